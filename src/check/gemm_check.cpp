@@ -1,0 +1,1 @@
+#include "check/gemm_check.hpp"

@@ -1,0 +1,64 @@
+// Verification of gemm results against the fp64 CPU reference, shared by the tests and
+// `rungs verify` / `rungs bench` (one definition of "correct" for the whole project).
+#pragma once
+
+#include <rungs/rungs.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rungs::check {
+
+struct GemmShape {
+  Trans ta = Trans::N, tb = Trans::N;
+  int64_t m = 0, n = 0, k = 0;
+  int64_t lda = 0, ldb = 0, ldc = 0;  // 0 = tight (the stored row length)
+  float alpha = 1.0f, beta = 0.0f;
+};
+
+// The tight ld's filled in, and the stored sizes of A, B, C in elements.
+GemmShape normalized(GemmShape s);
+int64_t a_elems(const GemmShape& s);
+int64_t b_elems(const GemmShape& s);
+int64_t c_elems(const GemmShape& s);
+
+// Host copies of the inputs in their stored layout (ld padding included).
+// Values are uniform in [-1, 1] with |x| >= 2^-8 (random and never zero), C0 likewise;
+// padding elements hold NaN so a rung that reads them poisons its output.
+struct GemmData {
+  std::vector<float> A, B, C0;
+};
+GemmData make_gemm_data(const GemmShape& s, uint64_t seed);
+
+// The fp64 reference on a set of rows of C (all rows, or a random sample for large shapes):
+// ref = alpha * op(A) op(B) + beta * C0, and mag = |alpha| |op(A)| |op(B)| + |beta| |C0|,
+// the magnitude that bounds rounding error element by element.
+struct GemmReference {
+  std::vector<int64_t> rows;  // which rows of C, ascending
+  std::vector<double> ref;    // rows.size() x n
+  std::vector<double> mag;    // rows.size() x n
+};
+GemmReference gemm_reference(const GemmShape& s, const GemmData& d, int64_t max_rows = 0, uint64_t seed = 1);
+
+// Error of a computed C (host copy, m rows of stride ldc) against the reference.
+struct GemmErrors {
+  double max_rel = 0;      // max |c - ref| / |ref| over elements with |ref| > 0 (article 003's metric)
+  double mean_rel = 0;     // mean of the same
+  double normwise = 0;     // ||C - ref||_F / ||ref||_F over the checked rows
+  double bound_ratio = 0;  // max |c - ref| / (gamma_k * mag): <= 1 is inside the rigorous bound
+  int64_t bad = 0;         // elements that are NaN/Inf where the reference is finite, or vice versa
+  bool pass = false;
+  std::string reason;      // why it failed (empty when it passed)
+};
+
+// Tolerances, derived in gemm_check.cpp: fp32 unit roundoff u = 2^-24.
+//  * element-wise: |c - ref| <= (k + 2) * u * mag (a rigorous bound for any summation order);
+//  * normwise: ||C - ref|| / ||ref|| <= 8 * u * sqrt(k + 2) (rounding errors of a dot product
+//    add like a random walk; 8x headroom over the sequential sum's typical 0.4 u sqrt(k)).
+// `looseness` multiplies both, for rungs documented to be looser (none in the fp32 ladder).
+double elementwise_gamma(int64_t k);
+double normwise_tolerance(int64_t k);
+GemmErrors compare_gemm(const GemmShape& s, const GemmReference& r, const float* C, double looseness = 1.0);
+
+}  // namespace rungs::check

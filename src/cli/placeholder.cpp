@@ -1,0 +1,1 @@
+namespace rungs::cli { int placeholder() { return 0; } }

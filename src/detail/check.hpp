@@ -1,0 +1,47 @@
+// Host-side error checking shared by every file of the library: each CUDA or cuBLAS
+// call is checked and a failure becomes rungs::Error naming the call and the API's string.
+#pragma once
+
+#include <rungs/rungs.hpp>
+
+#include <cuda_runtime_api.h>
+
+#include <sstream>
+#include <string>
+
+namespace rungs::detail {
+
+[[noreturn]] void throw_cuda(cudaError_t err, const char* what, const char* file, int line);
+[[noreturn]] void throw_cublas(int status, const char* what, const char* file, int line);
+
+// Builds "name = value" style messages: fail_arg("gemm", "lda", lda, ">= 17").
+template <typename T>
+[[noreturn]] void fail_arg(const char* fn, const char* arg, const T& value, const std::string& want) {
+  std::ostringstream os;
+  os << "rungs::" << fn << ": invalid argument " << arg << " = " << value << " (must be " << want << ")";
+  throw Error(os.str());
+}
+
+// Throws Unsupported with "<variant>: <reason>".
+[[noreturn]] void unsupported(const std::string& variant, const std::string& reason);
+
+// Compute capability of the current device as major*10+minor (cached per device).
+int current_sm();
+
+}  // namespace rungs::detail
+
+#define RUNGS_CUDA(call)                                                                   \
+  do {                                                                                     \
+    cudaError_t rungs_err_ = (call);                                                       \
+    if (rungs_err_ != cudaSuccess) ::rungs::detail::throw_cuda(rungs_err_, #call, __FILE__, __LINE__); \
+  } while (0)
+
+// After a kernel launch: launch-configuration errors surface here; faults inside
+// the kernel surface at the next synchronizing call, as in CUDA.
+#define RUNGS_LAUNCHED() RUNGS_CUDA(cudaPeekAtLastError())
+
+#define RUNGS_CUBLAS(call)                                                                   \
+  do {                                                                                       \
+    int rungs_st_ = static_cast<int>(call);                                                  \
+    if (rungs_st_ != 0) ::rungs::detail::throw_cublas(rungs_st_, #call, __FILE__, __LINE__); \
+  } while (0)

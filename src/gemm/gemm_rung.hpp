@@ -1,0 +1,70 @@
+// The contract between the gemm dispatcher (gemm.cpp) and each rung of the SGEMM ladder.
+// The list of rungs itself lives once, in ladder.cpp.
+#pragma once
+
+#include <rungs/rungs.hpp>
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rungs::sgemm {
+
+// One validated problem. The dispatcher guarantees before a rung sees it:
+//   1 <= m, n, k <= INT32_MAX; alpha != 0; A, B, C non-null and the ld's valid;
+//   beta == 0 means C must not be read. Row-major: op(A) is m x k, op(B) is k x n.
+// Rungs index with int tile coordinates and 64-bit element offsets.
+struct Args {
+  Trans ta, tb;
+  int64_t m, n, k;
+  float alpha;
+  const float* A;
+  int64_t lda;
+  const float* B;
+  int64_t ldb;
+  float beta;
+  float* C;
+  int64_t ldc;
+  cudaStream_t stream;
+};
+
+using RunFn = void (*)(const Args&);
+
+struct Rung {
+  const char* name;
+  const char* summary;
+  int min_sm;     // major*10+minor; 0 = runs on the host
+  bool baseline;  // the vendor library
+  RunFn run;
+};
+
+// The ladder in order; index = rung number (file prefix).
+const std::vector<Rung>& ladder();
+
+// One run() per rung, each defined in its own numbered file.
+namespace cpu_naive { void run(const Args&); }        // 00_cpu_naive.cpp
+namespace naive { void run(const Args&); }            // 01_naive.cu
+namespace coalesced { void run(const Args&); }        // 02_coalesced.cu
+namespace smem_tiling { void run(const Args&); }      // 03_smem_tiling.cu
+namespace blocktile_1d { void run(const Args&); }     // 04_blocktile_1d.cu
+namespace blocktile_2d { void run(const Args&); }     // 05_blocktile_2d.cu
+namespace vectorized { void run(const Args&); }       // 06_vectorized.cu
+namespace outer_product { void run(const Args&); }    // 07_outer_product.cu
+namespace double_buffer { void run(const Args&); }    // 08_double_buffer.cu
+namespace warptile { void run(const Args&); }         // 09_warptile.cu
+namespace kahan { void run(const Args&); }            // 10_kahan.cu
+namespace cublas { void run(const Args&); }           // 11_cublas.cpp
+
+// C = beta * C over m x n (beta == 0 writes zeros without reading C). Used for k == 0 / alpha == 0.
+void scale_c(int64_t m, int64_t n, float beta, float* C, int64_t ldc, cudaStream_t stream);
+
+}  // namespace rungs::sgemm
+
+// The warptile rung compiles several tile configurations; `rungs tune gemm` times each
+// one so the choice table in 09_warptile.cu can be measured rather than guessed.
+namespace rungs::sgemm::warptile {
+std::vector<std::string> configs();                 // names, e.g. "128x128x16_w64x32_t8x8_s3"
+void run_config(size_t index, const Args& args);    // run one configuration (index into configs())
+}

@@ -1,0 +1,11 @@
+// The `auto` choice for gemm: which rung runs for a shape on a device. The table behind it
+// (tuning.cpp) carries the measurement that justified each entry.
+#pragma once
+
+#include <rungs/rungs.hpp>
+
+#include <string>
+
+namespace rungs::sgemm {
+std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, int sm);
+}
