@@ -1,1 +1,198 @@
+// One definition of "correct" for gemm: the data, the fp64 reference and the tolerances.
+//
+// Why these tolerances (fp32, unit roundoff u = 2^-24):
+//  * Element-wise, any summation order of a k-term dot product satisfies
+//    |fl(x.y) - x.y| <= gamma_k |x|.|y| with gamma_k ~= k u; the alpha scaling, the beta term
+//    and the final add cost about 3 more roundings. So |c - ref| <= (k + 4) u mag is a bound
+//    no correct fp32 rung can exceed, whatever its blocking (mag = |alpha||A||B| + |beta||C0|).
+//  * That bound is loose: it lets through a rung that rounds its inputs to tf32 (error about
+//    2^-11 |a||b| per term, growing like sqrt(k), so under k u at k >~ 500) or one that
+//    drops a whole term at large k. The normwise check closes that hole: rounding errors of a
+//    dot product add like a random walk, so ||C - ref||_F / ||ref||_F stays near 0.3 u sqrt(k)
+//    for a sequential sum of zero-mean data and 0.6 u sqrt(k) for positive data (less for
+//    blocked sums). We allow 4 u sqrt(k + 2): 7x headroom over the worst of those, while a
+//    tf32-input rung (~3e-4, independent of k) is 19x over it at k = 4096 and 5x at 65536, and
+//    a dropped term (~1/sqrt(k)) is far over. tests/cpu/test_reference.cpp and
+//    tests/gpu/test_broken.cu prove both.
 #include "check/gemm_check.hpp"
+
+#include <rungs/reference.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <thread>
+
+namespace rungs::check {
+
+namespace {
+
+constexpr double kU = 1.0 / 16777216.0;  // 2^-24
+
+uint64_t splitmix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+// Value i of stream `stream` for `seed`: uniform magnitude in [2^-8, 1], random sign. Counter
+// based, so the fill is parallel and the same on every machine.
+float draw(uint64_t seed, uint64_t stream, uint64_t i) {
+  const uint64_t r = splitmix64(seed * 0x2545F4914F6CDD1Dull ^ (stream << 56) ^ splitmix64(i));
+  const double u01 = static_cast<double>(r >> 11) * (1.0 / 9007199254740992.0);  // [0, 1)
+  const double mag = 1.0 / 256.0 + u01 * (1.0 - 1.0 / 256.0);
+  return static_cast<float>((r & 1) ? -mag : mag);
+}
+
+template <typename F>
+void parallel_for(int64_t n, F f) {
+  const int64_t threads = std::max<int64_t>(1, std::min<int64_t>(std::thread::hardware_concurrency(), n / 4096 + 1));
+  std::vector<std::thread> pool;
+  const int64_t chunk = (n + threads - 1) / threads;
+  for (int64_t t = 0; t < threads; ++t) {
+    const int64_t lo = t * chunk, hi = std::min(n, lo + chunk);
+    if (lo < hi) pool.emplace_back([=] { f(lo, hi); });
+  }
+  for (auto& th : pool) th.join();
+}
+
+// Fill a stored rows x cols matrix with stride ld: values in the first cols, NaN in the padding.
+void fill(std::vector<float>& v, int64_t rows, int64_t cols, int64_t ld, uint64_t seed, uint64_t stream) {
+  v.assign(static_cast<size_t>(rows * ld), std::numeric_limits<float>::quiet_NaN());
+  parallel_for(rows, [&](int64_t lo, int64_t hi) {
+    for (int64_t r = lo; r < hi; ++r)
+      for (int64_t c = 0; c < cols; ++c) v[r * ld + c] = draw(seed, stream, static_cast<uint64_t>(r * cols + c));
+  });
+}
+
+inline double op_at(const std::vector<float>& p, int64_t ld, bool trans, int64_t r, int64_t c) {
+  return trans ? p[c * ld + r] : p[r * ld + c];
+}
+
+}  // namespace
+
+GemmShape normalized(GemmShape s) {
+  const int64_t a_row = s.ta == Trans::N ? s.k : s.m;
+  const int64_t b_row = s.tb == Trans::N ? s.n : s.k;
+  if (s.lda == 0) s.lda = std::max<int64_t>(1, a_row);
+  if (s.ldb == 0) s.ldb = std::max<int64_t>(1, b_row);
+  if (s.ldc == 0) s.ldc = std::max<int64_t>(1, s.n);
+  return s;
+}
+int64_t a_elems(const GemmShape& s) { return (s.ta == Trans::N ? s.m : s.k) * normalized(s).lda; }
+int64_t b_elems(const GemmShape& s) { return (s.tb == Trans::N ? s.k : s.n) * normalized(s).ldb; }
+int64_t c_elems(const GemmShape& s) { return s.m * normalized(s).ldc; }
+
+GemmData make_gemm_data(const GemmShape& s0, uint64_t seed) {
+  const GemmShape s = normalized(s0);
+  GemmData d;
+  fill(d.A, s.ta == Trans::N ? s.m : s.k, s.ta == Trans::N ? s.k : s.m, s.lda, seed, 1);
+  fill(d.B, s.tb == Trans::N ? s.k : s.n, s.tb == Trans::N ? s.n : s.k, s.ldb, seed, 2);
+  fill(d.C0, s.m, s.n, s.ldc, seed, 3);
+  return d;
+}
+
+GemmReference gemm_reference(const GemmShape& s0, const GemmData& d, int64_t max_rows, uint64_t seed) {
+  const GemmShape s = normalized(s0);
+  GemmReference r;
+  if (max_rows <= 0 || s.m <= max_rows) {
+    for (int64_t i = 0; i < s.m; ++i) r.rows.push_back(i);
+  } else {  // a random sample that always holds the first and the last row (the ragged edge)
+    std::vector<char> pick(static_cast<size_t>(s.m), 0);
+    pick[0] = pick[s.m - 1] = 1;
+    int64_t got = 2;
+    for (uint64_t i = 0; got < max_rows; ++i) {
+      const int64_t row = static_cast<int64_t>(splitmix64(seed ^ (i * 0x9E37u)) % static_cast<uint64_t>(s.m));
+      if (!pick[row]) pick[row] = 1, ++got;
+    }
+    for (int64_t i = 0; i < s.m; ++i)
+      if (pick[i]) r.rows.push_back(i);
+  }
+  const int64_t R = static_cast<int64_t>(r.rows.size()), n = s.n, k = s.k;
+  r.ref.assign(static_cast<size_t>(R * n), 0.0);
+  r.mag.assign(static_cast<size_t>(R * n), 0.0);
+  const bool ta = s.ta == Trans::T, tb = s.tb == Trans::T;
+  const bool empty = k == 0 || s.alpha == 0.0f;  // BLAS: A and B are not read
+  // op(B) packed once as a dense k x n panel, so the inner loop streams a row.
+  std::vector<double> Bp(empty ? 0 : static_cast<size_t>(k * n));
+  if (!empty)
+    parallel_for(k, [&](int64_t lo, int64_t hi) {
+      for (int64_t p = lo; p < hi; ++p)
+        for (int64_t j = 0; j < n; ++j) Bp[p * n + j] = op_at(d.B, s.ldb, tb, p, j);
+    });
+  const double alpha = s.alpha, beta = s.beta;
+  parallel_for(R, [&](int64_t lo, int64_t hi) {
+    std::vector<double> acc(static_cast<size_t>(n)), mag(static_cast<size_t>(n));
+    for (int64_t ri = lo; ri < hi; ++ri) {
+      const int64_t i = r.rows[ri];
+      std::fill(acc.begin(), acc.end(), 0.0);
+      std::fill(mag.begin(), mag.end(), 0.0);
+      if (!empty)
+        for (int64_t p = 0; p < k; ++p) {
+          const double a = op_at(d.A, s.lda, ta, i, p);
+          const double aa = std::fabs(a);
+          const double* b = &Bp[p * n];
+          for (int64_t j = 0; j < n; ++j) {
+            acc[j] += a * b[j];
+            mag[j] += aa * std::fabs(b[j]);
+          }
+        }
+      for (int64_t j = 0; j < n; ++j) {
+        const double c0 = beta == 0.0 ? 0.0 : static_cast<double>(d.C0[i * s.ldc + j]);
+        r.ref[ri * n + j] = (empty ? 0.0 : alpha * acc[j]) + (beta == 0.0 ? 0.0 : beta * c0);
+        r.mag[ri * n + j] = (empty ? 0.0 : std::fabs(alpha) * mag[j]) + std::fabs(beta) * std::fabs(c0);
+      }
+    }
+  });
+  return r;
+}
+
+double elementwise_gamma(int64_t k) { return static_cast<double>(k + 4) * kU; }
+double normwise_tolerance(int64_t k) { return 4.0 * kU * std::sqrt(static_cast<double>(k + 2)); }
+
+GemmErrors compare_gemm(const GemmShape& s0, const GemmReference& r, const float* C, double looseness) {
+  const GemmShape s = normalized(s0);
+  GemmErrors e;
+  const double gamma = elementwise_gamma(s.k) * looseness;
+  const double tol = normwise_tolerance(s.k) * looseness;
+  double err2 = 0, ref2 = 0, rel_sum = 0;
+  int64_t rel_count = 0, over_bound = 0;
+  for (size_t ri = 0; ri < r.rows.size(); ++ri) {
+    const int64_t i = r.rows[ri];
+    for (int64_t j = 0; j < s.n; ++j) {
+      const double ref = r.ref[ri * s.n + j], mag = r.mag[ri * s.n + j];
+      const double c = C[i * s.ldc + j];
+      if (!std::isfinite(ref) || !std::isfinite(c)) {
+        // Non-finite values must match exactly in kind: NaN for NaN, Inf of the same sign.
+        const bool same = (std::isnan(ref) && std::isnan(c)) || (std::isinf(ref) && c == ref);
+        if (!same) ++e.bad;
+        continue;
+      }
+      const double err = std::fabs(c - ref);
+      err2 += err * err;
+      ref2 += ref * ref;
+      if (ref != 0.0) {
+        const double rel = err / std::fabs(ref);
+        e.max_rel = std::max(e.max_rel, rel);
+        rel_sum += rel;
+        ++rel_count;
+      }
+      const double bound = gamma * mag;
+      if (bound > 0.0) e.bound_ratio = std::max(e.bound_ratio, err / bound);
+      if (err > bound) ++over_bound;  // also catches err > 0 where mag == 0
+    }
+  }
+  e.mean_rel = rel_count ? rel_sum / static_cast<double>(rel_count) : 0.0;
+  e.normwise = ref2 > 0 ? std::sqrt(err2 / ref2) : std::sqrt(err2);
+  std::ostringstream why;
+  if (e.bad) why << e.bad << " element(s) non-finite where the reference is not (or unwritten); ";
+  if (over_bound) why << over_bound << " element(s) beyond the (k+4)u|A||B| bound (worst " << e.bound_ratio << "x); ";
+  if (e.normwise > tol) why << "normwise error " << e.normwise << " > tolerance " << tol << "; ";
+  e.reason = why.str();
+  e.pass = e.reason.empty();
+  return e;
+}
+
+}  // namespace rungs::check

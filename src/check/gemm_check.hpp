@@ -54,8 +54,8 @@ struct GemmErrors {
 
 // Tolerances, derived in gemm_check.cpp: fp32 unit roundoff u = 2^-24.
 //  * element-wise: |c - ref| <= (k + 2) * u * mag (a rigorous bound for any summation order);
-//  * normwise: ||C - ref|| / ||ref|| <= 8 * u * sqrt(k + 2) (rounding errors of a dot product
-//    add like a random walk; 8x headroom over the sequential sum's typical 0.4 u sqrt(k)).
+//  * normwise: ||C - ref|| / ||ref|| <= 4 * u * sqrt(k + 2) (rounding errors of a dot product
+//    add like a random walk; 7x headroom over a sequential sum's 0.3-0.6 u sqrt(k)).
 // `looseness` multiplies both, for rungs documented to be looser (none in the fp32 ladder).
 double elementwise_gamma(int64_t k);
 double normwise_tolerance(int64_t k);

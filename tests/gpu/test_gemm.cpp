@@ -1,0 +1,261 @@
+// Every rung of the SGEMM ladder, through the public API, against the fp64 reference.
+// The tests iterate over variants(Op::gemm): a new rung is tested without editing this file.
+#include <rungs/rungs.hpp>
+
+#include "check/gemm_check.hpp"
+#include "gpu_env.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <thread>
+
+namespace rungs::test {
+namespace {
+
+std::vector<std::string> gemm_variant_names() {
+  std::vector<std::string> names{"auto"};
+  for (const auto& v : variants(Op::gemm)) names.push_back(v.name);
+  return names;
+}
+
+// Under compute-sanitizer the GPU script sets RUNGS_TEST_MAX_MNK so only small cases run.
+bool too_big_for_this_run(const check::GemmShape& s) {
+  const char* env = std::getenv("RUNGS_TEST_MAX_MNK");
+  return env && static_cast<double>(s.m) * s.n * s.k > std::atof(env);
+}
+
+struct Outcome {
+  bool filtered = false;  // left out by RUNGS_TEST_MAX_MNK
+  bool skipped = false;
+  std::string skip_reason;
+  check::GemmErrors err;
+  std::vector<float> C;  // the whole stored C after the call
+};
+
+// One call on fresh random data: C is poisoned with NaN when beta == 0 (an unwritten element
+// fails), otherwise it holds C0 with NaN in the ld padding (a write there is caught).
+Outcome run_case(const std::string& variant, check::GemmShape s, uint64_t seed, size_t misalign = 0,
+                 cudaStream_t stream = nullptr) {
+  s = check::normalized(s);
+  Outcome o;
+  if (too_big_for_this_run(s)) {
+    o.filtered = true;
+    return o;
+  }
+  const check::GemmData d = check::make_gemm_data(s, seed);
+  DeviceFloats A(d.A.size(), misalign), B(d.B.size(), misalign), C(d.C0.size(), misalign);
+  A.upload(d.A);
+  B.upload(d.B);
+  if (s.beta == 0.0f) C.poison(); else C.upload(d.C0);
+  Options opts;
+  opts.variant = variant;
+  opts.stream = stream;
+  try {
+    gemm(s.ta, s.tb, s.m, s.n, s.k, s.alpha, A.data(), s.lda, B.data(), s.ldb, s.beta, C.data(), s.ldc, opts);
+  } catch (const Unsupported& e) {
+    o.skipped = true;
+    o.skip_reason = e.what();
+    return o;
+  }
+  EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(stream));
+  EXPECT_EQ(cudaSuccess, cudaGetLastError());
+  o.C = C.download();
+  o.err = check::compare_gemm(s, check::gemm_reference(s, d), o.C.data());
+  // The padding of C (columns n..ldc) must be untouched: it held NaN before the call.
+  int64_t touched = 0;
+  for (int64_t i = 0; i < s.m; ++i)
+    for (int64_t j = s.n; j < s.ldc; ++j) touched += !std::isnan(o.C[i * s.ldc + j]);
+  EXPECT_EQ(touched, 0) << "wrote into the ld padding of C";
+  return o;
+}
+
+std::string describe(const check::GemmShape& s) {
+  std::ostringstream os;
+  os << s.m << "x" << s.n << "x" << s.k << " " << (s.ta == Trans::N ? "n" : "t") << (s.tb == Trans::N ? "n" : "t")
+     << " lda=" << s.lda << " ldb=" << s.ldb << " ldc=" << s.ldc << " alpha=" << s.alpha << " beta=" << s.beta;
+  return os.str();
+}
+
+#define EXPECT_CASE_PASSES(variant, shape, ...)                                                    \
+  do {                                                                                             \
+    const Outcome o_ = run_case(variant, shape, __VA_ARGS__);                                     \
+    if (o_.skipped) {                                                                              \
+      GTEST_SKIP() << o_.skip_reason;                                                              \
+    }                                                                                              \
+    if (!o_.filtered)                                                                              \
+      EXPECT_TRUE(o_.err.pass) << variant << " " << describe(check::normalized(shape)) << ": "       \
+                             << o_.err.reason << " (normwise " << o_.err.normwise << ", max_rel "  \
+                             << o_.err.max_rel << ")";                                             \
+  } while (0)
+
+class GemmRung : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override { RUNGS_REQUIRE_GPU(); }
+};
+
+const Trans kT[2] = {Trans::N, Trans::T};
+
+TEST_P(GemmRung, OddShapesAllTransposes) {
+  const int64_t shapes[][3] = {{1, 1, 1}, {127, 129, 65}, {1000, 13, 777}, {513, 1025, 257}, {33, 1, 2049},
+                               {1, 77, 300}, {5, 7, 3}, {200, 264, 9}};
+  uint64_t seed = 100;
+  for (Trans ta : kT)
+    for (Trans tb : kT)
+      for (const auto& sh : shapes) {
+        check::GemmShape s;
+        s.ta = ta, s.tb = tb, s.m = sh[0], s.n = sh[1], s.k = sh[2];
+        EXPECT_CASE_PASSES(GetParam(), s, ++seed);
+      }
+}
+
+TEST_P(GemmRung, TileMultiplesAndNeighbours) {
+  const int64_t shapes[][3] = {{512, 512, 512}, {511, 513, 515}, {256, 384, 1024}, {1024, 1024, 1024}};
+  uint64_t seed = 200;
+  for (const auto& sh : shapes)
+    for (Trans ta : kT)
+      for (Trans tb : kT) {
+        check::GemmShape s;
+        s.ta = ta, s.tb = tb, s.m = sh[0], s.n = sh[1], s.k = sh[2];
+        if (sh[0] == 1024 && (ta != Trans::N || tb != Trans::N)) continue;  // one large case is enough
+        EXPECT_CASE_PASSES(GetParam(), s, ++seed);
+      }
+}
+
+TEST_P(GemmRung, PaddedLeadingDimensions) {
+  uint64_t seed = 300;
+  for (Trans ta : kT)
+    for (Trans tb : kT)
+      for (int pad : {1, 3, 4, 37}) {
+        check::GemmShape s;
+        s.ta = ta, s.tb = tb, s.m = 131, s.n = 140, s.k = 96;
+        s = check::normalized(s);
+        s.lda += pad, s.ldb += pad, s.ldc += pad;
+        EXPECT_CASE_PASSES(GetParam(), s, ++seed);
+      }
+}
+
+TEST_P(GemmRung, MisalignedPointers) {  // A + 1, B + 1, C + 1: 4-byte aligned only
+  uint64_t seed = 400;
+  for (Trans ta : kT)
+    for (Trans tb : kT) {
+      check::GemmShape s;
+      s.ta = ta, s.tb = tb, s.m = 260, s.n = 136, s.k = 200;
+      EXPECT_CASE_PASSES(GetParam(), s, ++seed, 1);
+    }
+}
+
+TEST_P(GemmRung, AlphaBeta) {
+  const float ab[][2] = {{-1.5f, 0.75f}, {1.0f, 1.0f}, {2.0f, -2.0f}, {0.25f, 0.0f}};
+  uint64_t seed = 500;
+  for (const auto& v : ab)
+    for (Trans ta : kT) {
+      check::GemmShape s;
+      s.ta = ta, s.tb = Trans::T, s.m = 150, s.n = 97, s.k = 130, s.alpha = v[0], s.beta = v[1];
+      EXPECT_CASE_PASSES(GetParam(), s, ++seed);
+    }
+}
+
+TEST_P(GemmRung, EmptyProductScalesC) {  // k == 0 and alpha == 0: C = beta * C, A and B unread
+  for (float beta : {0.0f, 1.0f, -3.0f})
+    for (int variant_k : {0, 17}) {
+      check::GemmShape s;
+      s.m = 70, s.n = 33, s.k = variant_k, s.alpha = variant_k == 0 ? 1.0f : 0.0f, s.beta = beta;
+      s = check::normalized(s);
+      s.lda = std::max<int64_t>(1, s.k);
+      EXPECT_CASE_PASSES(GetParam(), s, 600);
+    }
+  // Null A and B are legal when nothing is read through them.
+  DeviceFloats C(10 * 10);
+  C.poison();
+  Options o;
+  o.variant = GetParam();
+  gemm(Trans::N, Trans::N, 10, 10, 0, 1.0f, nullptr, 1, nullptr, 10, 0.0f, C.data(), 10, o);
+  CUDA_OK(cudaDeviceSynchronize());
+  for (float x : C.download()) ASSERT_EQ(x, 0.0f);
+}
+
+TEST_P(GemmRung, NaNInAPropagatesToItsRowOnly) {
+  check::GemmShape s;
+  s.m = 97, s.n = 130, s.k = 75;
+  s = check::normalized(s);
+  check::GemmData d = check::make_gemm_data(s, 700);
+  const int64_t bad_row = 41;
+  d.A[bad_row * s.lda + 7] = std::numeric_limits<float>::quiet_NaN();
+  DeviceFloats A(d.A.size()), B(d.B.size()), C(d.C0.size());
+  A.upload(d.A), B.upload(d.B), C.poison();
+  Options o;
+  o.variant = GetParam();
+  try {
+    gemm(s.ta, s.tb, s.m, s.n, s.k, 1.0f, A.data(), s.lda, B.data(), s.ldb, 0.0f, C.data(), s.ldc, o);
+  } catch (const Unsupported& e) {
+    GTEST_SKIP() << e.what();
+  }
+  CUDA_OK(cudaDeviceSynchronize());
+  const auto out = C.download();
+  // The reference propagates the NaN too, so the whole comparison must pass, NaN row included.
+  const auto err = check::compare_gemm(s, check::gemm_reference(s, d), out.data());
+  EXPECT_TRUE(err.pass) << err.reason;
+  for (int64_t j = 0; j < s.n; ++j) EXPECT_TRUE(std::isnan(out[bad_row * s.ldc + j])) << "column " << j;
+}
+
+TEST_P(GemmRung, ConcurrentStreamsAndThreads) {
+  std::vector<std::thread> pool;
+  std::vector<int> ok(4, 0);
+  for (int t = 0; t < 4; ++t)
+    pool.emplace_back([&, t] {
+      cudaStream_t st;
+      if (cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) != cudaSuccess) return;
+      check::GemmShape s;
+      s.m = 300 + t, s.n = 257 - t, s.k = 190 + 3 * t, s.beta = t % 2 ? 0.5f : 0.0f;
+      bool all = true;
+      for (int rep = 0; rep < 3; ++rep) {
+        const Outcome o = run_case(GetParam(), s, 800 + 10 * t + rep, 0, st);
+        all = all && (o.skipped || o.filtered || o.err.pass);
+      }
+      cudaStreamDestroy(st);
+      ok[t] = all;
+    });
+  for (auto& th : pool) th.join();
+  for (int t = 0; t < 4; ++t) EXPECT_TRUE(ok[t]) << "thread " << t;
+}
+
+INSTANTIATE_TEST_SUITE_P(Ladder, GemmRung, ::testing::ValuesIn(gemm_variant_names()),
+                         [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
+
+// Article 003's point: compensated summation beats plain fp32 at large k. Positive data
+// (no cancellation) makes the plain sum's error grow with k. Both errors are reported.
+TEST(GemmAccuracy, KahanBeatsPlainFp32AtLargeK) {
+  RUNGS_REQUIRE_GPU();
+  check::GemmShape s;
+  s.m = 64, s.n = 64, s.k = 16384;
+  s = check::normalized(s);
+  check::GemmData d = check::make_gemm_data(s, 900);
+  for (auto* v : {&d.A, &d.B})
+    for (float& x : *v) x = std::fabs(x);
+  const check::GemmReference ref = check::gemm_reference(s, d);
+  DeviceFloats A(d.A.size()), B(d.B.size()), C(d.C0.size());
+  A.upload(d.A), B.upload(d.B);
+  auto err_of = [&](const char* variant) {
+    C.poison();
+    Options o;
+    o.variant = variant;
+    gemm(s.ta, s.tb, s.m, s.n, s.k, 1.0f, A.data(), s.lda, B.data(), s.ldb, 0.0f, C.data(), s.ldc, o);
+    EXPECT_EQ(cudaSuccess, cudaDeviceSynchronize());
+    const auto out = C.download();
+    return check::compare_gemm(s, ref, out.data());
+  };
+  const auto plain = err_of("smem_tiling"), kahan = err_of("kahan"), cublas = err_of("cublas");
+  RecordProperty("plain_fp32_max_rel", std::to_string(plain.max_rel));
+  RecordProperty("kahan_max_rel", std::to_string(kahan.max_rel));
+  RecordProperty("cublas_max_rel", std::to_string(cublas.max_rel));
+  std::cout << "k=16384 positive data, max relative error: plain fp32 " << plain.max_rel << ", cuBLAS "
+            << cublas.max_rel << ", kahan " << kahan.max_rel << "\n";
+  EXPECT_TRUE(kahan.pass) << kahan.reason;
+  EXPECT_LT(kahan.max_rel * 4, plain.max_rel);
+  EXPECT_LT(kahan.max_rel * 2, cublas.max_rel);
+  EXPECT_LT(kahan.max_rel, 4.0 / 16777216.0);  // a few ulps: compensation removed the k-growth
+}
+
+}  // namespace
+}  // namespace rungs::test
