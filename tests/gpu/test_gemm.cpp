@@ -77,16 +77,17 @@ std::string describe(const check::GemmShape& s) {
   return os.str();
 }
 
-#define EXPECT_CASE_PASSES(variant, shape, ...)                                                    \
-  do {                                                                                             \
-    const Outcome o_ = run_case(variant, shape, __VA_ARGS__);                                     \
-    if (o_.skipped) {                                                                              \
-      GTEST_SKIP() << o_.skip_reason;                                                              \
-    }                                                                                              \
-    if (!o_.filtered)                                                                              \
-      EXPECT_TRUE(o_.err.pass) << variant << " " << describe(check::normalized(shape)) << ": "       \
-                             << o_.err.reason << " (normwise " << o_.err.normwise << ", max_rel "  \
-                             << o_.err.max_rel << ")";                                             \
+#define EXPECT_CASE_PASSES(variant, shape, ...)                                                   \
+  do {                                                                                            \
+    const Outcome o_ = run_case(variant, shape, __VA_ARGS__);                                    \
+    if (o_.skipped) {                                                                             \
+      GTEST_SKIP() << o_.skip_reason;                                                             \
+    }                                                                                             \
+    if (!o_.filtered) {                                                                           \
+      EXPECT_TRUE(o_.err.pass) << variant << " " << describe(check::normalized(shape)) << ": "    \
+                               << o_.err.reason << " (normwise " << o_.err.normwise << ", max_rel " \
+                               << o_.err.max_rel << ")";                                          \
+    }                                                                                             \
   } while (0)
 
 class GemmRung : public ::testing::TestWithParam<std::string> {
