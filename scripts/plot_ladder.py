@@ -23,10 +23,12 @@ def main():
     src = args[0]
     out = args[1] if len(args) > 1 else src.rsplit(".", 1)[0] + ".png"
     data = json.load(open(src))
-    rows = [b for b in data["benchmarks"] if b.get("op", op) == op and not b.get("skipped")]
+    rows = [b for b in data["benchmarks"] if b.get("op", op) == op and "real_time" in b]
+    for b in rows:
+        b["shape"] = f'{b["m"]}x{b["n"]}x{b["k"]} {b.get("trans", "")}'
     rungs, shapes = OrderedDict(), OrderedDict()
     for b in rows:
-        rungs.setdefault(b["rung_name"], b.get("rung", 0))
+        rungs.setdefault(b["variant"], b["rung"] if b.get("rung", -1) >= 0 else 999)
         shapes.setdefault(b["shape"], None)
     value_key = "tflops" if any("tflops" in b for b in rows) else "gbs"
     import matplotlib
@@ -40,7 +42,7 @@ def main():
     for si, shape in enumerate(shapes):
         ys = []
         for n in names:
-            v = [b.get(value_key, 0) for b in rows if b["rung_name"] == n and b["shape"] == shape]
+            v = [b.get(value_key, 0) for b in rows if b["variant"] == n and b["shape"] == shape]
             ys.append(v[0] if v else 0)
         ax.bar([i + si * width for i in range(len(names))], ys, width, label=shape)
     ax.set_xticks([i + 0.4 - width / 2 for i in range(len(names))])

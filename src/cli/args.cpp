@@ -1,0 +1,621 @@
+// The `rungs` argument parser and help texts (no CUDA calls: the CPU tests drive them).
+#include "cli/args.hpp"
+
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+namespace rungs::cli {
+
+namespace {
+
+constexpr unsigned bit(Command c) { return 1u << static_cast<unsigned>(c); }
+constexpr unsigned kRun = bit(Command::bench) | bit(Command::verify) | bit(Command::tune);
+constexpr unsigned kTimed = bit(Command::bench) | bit(Command::tune);
+constexpr unsigned kAll = ~0u;
+constexpr int64_t kMaxDim = INT32_MAX;
+constexpr size_t kMaxListItems = 4096;
+
+struct CommandName {
+  const char* name;
+  Command cmd;
+};
+const CommandName kCommands[] = {{"info", Command::info},     {"list", Command::list}, {"bench", Command::bench},
+                                 {"verify", Command::verify}, {"tune", Command::tune}};
+
+const char* const kOps[] = {"gemm", "gemv", "reduce"};
+
+[[noreturn]] void fail(const std::string& msg) { throw CliError(msg, 2); }
+
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+int64_t parse_int(const std::string& text, const std::string& flag, int64_t lo, int64_t hi) {
+  if (text.empty()) fail(flag + ": empty value");
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (end == text.c_str() || *end != '\0' || errno == ERANGE)
+    fail(flag + ": " + quoted(text) + " is not an integer");
+  if (v < lo || v > hi)
+    fail(flag + ": " + text + " is out of range (" + std::to_string(lo) + " .. " + std::to_string(hi) + ")");
+  return v;
+}
+
+uint64_t parse_u64(const std::string& text, const std::string& flag) {
+  if (text.empty() || text[0] == '-') fail(flag + ": " + quoted(text) + " is not a non-negative integer");
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, 0);
+  if (end == text.c_str() || *end != '\0' || errno == ERANGE)
+    fail(flag + ": " + quoted(text) + " is not a non-negative integer");
+  return v;
+}
+
+float parse_float(const std::string& text, const std::string& flag) {
+  errno = 0;
+  char* end = nullptr;
+  const float v = std::strtof(text.c_str(), &end);
+  if (text.empty() || end == text.c_str() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
+    fail(flag + ": " + quoted(text) + " is not a finite number");
+  return v;
+}
+
+const FlagInfo* find_flag(const std::string& name) {
+  for (const auto& f : flags())
+    if (name == f.name) return &f;
+  return nullptr;
+}
+
+Command find_command(const std::string& name) {
+  for (const auto& c : kCommands)
+    if (name == c.name) return c.cmd;
+  return Command::none;
+}
+
+std::string commands_list() {
+  std::string s;
+  for (const auto& c : kCommands) s += (s.empty() ? "" : ", ") + std::string(c.name);
+  return s;
+}
+
+bool is_help(const std::string& t) { return t == "--help" || t == "-h"; }
+
+// Expands one list item: a size or a range a:b[:xF|:+S].
+void expand_item(const std::string& item, const std::string& flag, std::vector<int64_t>& out) {
+  const std::vector<std::string> parts = split(item, ':');
+  if (parts.size() == 1) {
+    out.push_back(parse_size(item, flag));
+    return;
+  }
+  if (parts.size() > 3) fail(flag + ": bad range " + quoted(item) + " (use a:b, a:b:xF or a:b:+S)");
+  const int64_t a = parse_size(parts[0], flag), b = parse_size(parts[1], flag);
+  if (b < a) fail(flag + ": bad range " + quoted(item) + ": the end is below the start");
+  bool mul = true;
+  int64_t step = 2;
+  if (parts.size() == 3) {
+    const std::string& st = parts[2];
+    if (st.size() < 2 || (st[0] != 'x' && st[0] != '*' && st[0] != '+'))
+      fail(flag + ": bad step " + quoted(st) + " in " + quoted(item) + " (use xF to multiply or +S to add)");
+    mul = st[0] != '+';
+    step = parse_int(st.substr(1), flag + " (step of " + item + ")", mul ? 2 : 1, kMaxDim);
+  }
+  for (int64_t v = a; v <= b; v = mul ? v * step : v + step) {
+    if (out.size() >= kMaxListItems) fail(flag + ": more than " + std::to_string(kMaxListItems) + " sizes");
+    out.push_back(v);
+  }
+}
+
+const char* kSizeGrammar =
+    "  LIST is comma-separated sizes and ranges (sizes are 1 .. 2^31-1):\n"
+    "      4096  or  2^12           one size\n"
+    "      1024:8192:x2             1024, 2048, 4096, 8192 (multiply by 2; a:b alone means a:b:x2)\n"
+    "      1000:4000:+1000          1000, 2000, 3000, 4000 (add 1000)\n"
+    "      512,1000,2^11:2^13       mixed\n";
+
+const char* kShapeFlags =
+    "Shapes (gemm: C(m x n) = alpha * op(A)(m x k) * op(B)(k x n) + beta * C; fp32, row-major, tight ld):\n"
+    "  --size LIST          square shapes m = n = k = each size. With --size, any of --m/--n/--k given\n"
+    "                       fixes that dimension instead (--size 1024:8192:x2 --k 256)\n"
+    "  --m LIST, --n LIST, --k LIST\n"
+    "                       the dimensions; every combination is run. Without --size all three are needed\n";
+
+const char* kTransFlags =
+    "  --trans LIST         nn, nt, tn, tt (comma-separated) or all; default nn. The first letter is A's,\n"
+    "                       the second B's: t = the operand is stored transposed\n"
+    "  --alpha X            default 1\n";
+
+const char* kDataFlags =
+    "  --seed N             seed of the random inputs and of the sampled rows (default 42)\n"
+    "  --check-rows N|all   rows of C checked against the fp64 reference (default: all rows when\n"
+    "                       m*n*k <= 2^30, else 256 random rows; the output says which)\n"
+    "  --device N           the CUDA device to use (default 0)\n";
+
+const char* kTimingFlags =
+    "  --reps N             timed repetitions (default 20). 20 or more is the method for reported numbers;\n"
+    "                       fewer is allowed for quick looks and the output notes it\n"
+    "  --warmup N           untimed runs before timing (default 3)\n"
+    "  --flush-l2 on|off    flush the L2 before each timed launch (default on)\n"
+    "  --baseline NAME      the rung timed beside every other (default cublas; none = no baseline)\n";
+
+const char* kOutputFlags =
+    "Output:\n"
+    "  --format table|csv|json\n"
+    "                       default table. csv: one row per measurement, with a header. json: Google\n"
+    "                       Benchmark's layout: {\"context\": {...}, \"benchmarks\": [...]}\n"
+    "  --output FILE        write the output to FILE instead of stdout (with csv or json the table is\n"
+    "                       still printed on stdout)\n"
+    "  --quiet              no progress lines on stderr\n"
+    "  --help, -h           this help\n";
+
+const char* kExit =
+    "Exit status: 0 success; 1 a rung failed verification (a FAIL or ERROR row; the results are still\n"
+    "written); 2 bad usage, no usable GPU, or shapes that do not fit in device memory; 3 a CUDA or cuBLAS\n"
+    "failure. Errors are one line on stderr: \"rungs: error: ...\".\n";
+
+std::string top_help() {
+  std::ostringstream os;
+  os << "rungs " << RUNGS_VERSION
+     << ": GPU linear-algebra kernels as ladders of rungs, each verified against fp64\n"
+        "and timed beside the vendor library (cuBLAS).\n"
+        "\n"
+        "Usage:\n"
+        "  rungs <command> [operation] [flags]\n"
+        "  rungs <command> --help       everything about one command (rungs bench --help: the method)\n"
+        "  rungs --version\n"
+        "\n"
+        "Commands:\n"
+        "  info      the device: name, SMs, clocks, L2, the fp32 peak assumed for \"% peak\", the DRAM\n"
+        "            bandwidth (measured), CUDA runtime, driver and cuBLAS versions\n"
+        "  list      the rungs of each ladder: number, name, min_sm, baseline, summary (no GPU needed)\n"
+        "  bench     time rungs beside the baseline, each checked against fp64. With no arguments: the\n"
+        "            seed workloads, every rung at SGEMM nn 1024, 2048, 4096, 8192\n"
+        "  verify    check rungs against the fp64 reference on fresh random data; exit 1 if any fails\n"
+        "  tune      time every warptile tile configuration per size and mark the fastest\n"
+        "\n"
+        "Operations (ladders): gemm (SGEMM), gemv and reduce (no rungs yet). Without one, bench and\n"
+        "verify run every ladder that has rungs.\n"
+        "\n"
+        "Common flags (bench, verify, tune; see each command's --help):\n"
+        "  --size LIST, --m LIST, --n LIST, --k LIST, --trans LIST, --alpha X, --beta X, --seed N,\n"
+        "  --check-rows N|all, --device N, --format table|csv|json, --output FILE, --quiet\n"
+        "  bench and tune also: --reps N, --warmup N, --flush-l2 on|off, --baseline NAME\n"
+        "  bench and verify also: --variant LIST\n"
+        "  info: --device N\n"
+        "\n"
+        "Examples:\n"
+        "  rungs info\n"
+        "  rungs list gemm\n"
+        "  rungs bench                                         the seed workloads\n"
+        "  rungs bench gemm --size 4096 --variant warptile,cublas\n"
+        "  rungs bench gemm --size 1024:8192:x2 --trans nn,tn --format json --output bench.json\n"
+        "  rungs bench gemm --m 4096 --n 4096 --k 4096 --reps 50\n"
+        "  rungs verify gemm --m 1000 --n 777 --k 513 --trans all\n"
+        "  rungs tune gemm --size 2048,4096\n"
+        "\n"
+     << kExit;
+  return os.str();
+}
+
+std::string bench_help() {
+  std::ostringstream os;
+  os << "rungs bench: time rungs beside the baseline (cuBLAS), each result checked against fp64\n"
+        "\n"
+        "Usage:\n"
+        "  rungs bench                  the seed workloads: every rung of every ladder that has rungs\n"
+        "                               (for now gemm), SGEMM nn at 1024, 2048, 4096 and 8192, one table\n"
+        "                               per operation\n"
+        "  rungs bench [gemm] [flags]   the seed sizes unless --size or --m/--n/--k is given\n"
+        "\n"
+     << kShapeFlags << kSizeGrammar << kTransFlags
+     << "  --beta X             default 0. With beta != 0 the timed runs accumulate into C (values grow;\n"
+        "                       fine for timing); the correctness run starts from C0\n"
+        "\n"
+        "Rungs:\n"
+        "  --variant LIST       all (default), or rung names or numbers, comma-separated (see rungs list)\n"
+        "\n"
+        "Method:\n"
+     << kTimingFlags << kDataFlags << "\n"
+     << kOutputFlags
+     << "\n"
+        "How it measures (per shape, i.e. m, n, k and trans):\n"
+        "  1. Device buffers, handles and data are set up outside the timed region: random non-zero inputs\n"
+        "     from check::make_gemm_data, uploaded once; the fp64 reference (check::gemm_reference, all or\n"
+        "     sampled rows) is computed once and reused for every rung.\n"
+        "  2. Per rung: one correctness run (C filled with NaN; C0 when beta != 0), C copied back and compared\n"
+        "     with the reference (check::compare_gemm); then --warmup untimed runs; then --reps timed\n"
+        "     repetitions interleaved with the baseline:\n"
+        "         (flush L2, event, rung, event, flush L2, event, baseline, event) x reps\n"
+        "     The L2 flush is a cudaMemsetAsync over 2x the device's L2 size, outside the events.\n"
+        "  3. Each launch is timed with cudaEventElapsedTime; median, min and max over the repetitions.\n"
+        "     TFLOP/s = 2*m*n*k / median; % peak is against the fp32 peak `rungs info` shows (SMs x fp32\n"
+        "     lanes per SM x 2 x max SM clock). x <baseline> = baseline median / rung median, both from the\n"
+        "     same interleaved loop (> 1 = faster than the baseline); the baseline's own row shows 1.00.\n"
+        "  4. A rung that cannot run the problem (rungs::Unsupported: cpu_naive beyond m*n*k = 2^31, a rung\n"
+        "     that needs a newer GPU, ...) is a SKIP row with the reason. If one warm-up run takes more than\n"
+        "     1 s, the repetitions are cut to what fits in about 10 s (at least 3) and the reps column\n"
+        "     marks the row with '*' (a note below the table says why).\n"
+        "  Every call goes through the public API: rungs::gemm(..., Options{variant = name, stream}).\n"
+        "  Progress goes to stderr: \"[gemm 12/48] warptile 4096x4096x4096 nn\".\n"
+        "\n"
+        "Table columns: rung (number and name); shape (m x n x k and trans); median, min, max (ms); reps;\n"
+        "  TFLOP/s; % peak; x <baseline>; error = ||C - Cref||_F / ||Cref||_F against fp64 on the checked\n"
+        "  rows; check = pass, FAIL (outside the tolerances of src/check/gemm_check.hpp; still timed), SKIP,\n"
+        "  or ERROR (the rung threw rungs::Error; the run goes on unless the CUDA context is lost).\n"
+        "JSON benchmarks entries: name (\"gemm/warptile/4096x4096x4096/nn\"), run_name, run_type (iteration),\n"
+        "  repetitions, iterations, real_time (the median), cpu_time (= real_time), time_unit (ms), min, max,\n"
+        "  tflops,"
+        " pct_peak, baseline, baseline_real_time, speedup_vs_baseline, error_normwise, error_max_rel,\n"
+        "  bound_ratio, checked_rows, pass, status (ok|fail|skip|error), reason; SKIP and ERROR entries also\n"
+        "  carry error_occurred and error_message as Google Benchmark writes them. The context holds date,\n"
+        "  host_name, executable, num_cpus, device, sm, sms, peak_tflops, dram_gbs, cuda_runtime, cuda_driver,\n"
+        "  cublas, git_commit (env RUNGS_GIT_COMMIT, else git rev-parse), library_build_type and the method.\n"
+        "\n"
+        "Examples:\n"
+        "  rungs bench\n"
+        "  rungs bench gemm --size 4096 --variant warptile,cublas --reps 50\n"
+        "  rungs bench gemm --size 1024:8192:x2 --trans nn,tn --format json --output bench.json\n"
+        "  rungs bench gemm --m 4096 --n 4096 --k 4096 --beta 1 --flush-l2 off\n"
+        "  rungs bench gemm --size 2^10:2^14 --variant 9 --baseline none --format csv\n"
+        "\n"
+     << kExit;
+  return os.str();
+}
+
+std::string verify_help() {
+  std::ostringstream os;
+  os << "rungs verify: check rungs against the fp64 reference on fresh random data\n"
+        "\n"
+        "Usage:\n"
+        "  rungs verify [gemm] [flags]  the seed sizes (1024, 2048, 4096, 8192) unless --size or --m/--n/--k\n"
+        "\n"
+        "Each selected rung runs once per shape on random non-zero inputs (check::make_gemm_data with --seed)\n"
+        "into a C filled with NaN (C0 when beta != 0); the result is compared with the fp64 reference\n"
+        "(check::gemm_reference) on all rows, or on 256 random rows when m*n*k > 2^30 (the output says so).\n"
+        "Per rung it prints: the max relative error, the normwise error ||C - Cref||_F / ||Cref||_F and its\n"
+        "tolerance, the bound ratio (max |c - ref| over the rigorous elementwise bound; <= 1 is inside it)\n"
+        "and pass/FAIL. A rung that cannot run the problem (rungs::Unsupported) prints SKIP with the reason.\n"
+        "Exit status 1 if any rung fails.\n"
+        "\n"
+     << kShapeFlags << kSizeGrammar << kTransFlags
+     << "  --beta X             default 0\n"
+        "\n"
+        "Rungs:\n"
+        "  --variant LIST       all (default), or rung names or numbers, comma-separated (see rungs list)\n"
+        "\n"
+        "Data:\n"
+     << kDataFlags << "\n"
+     << kOutputFlags << "\n"
+     << "Examples:\n"
+        "  rungs verify\n"
+        "  rungs verify gemm --m 1000 --n 777 --k 513 --trans all\n"
+        "  rungs verify gemm --size 1:64:+1 --variant warptile --format csv\n"
+        "\n"
+     << kExit;
+  return os.str();
+}
+
+std::string tune_help() {
+  std::ostringstream os;
+  os << "rungs tune: time every tile configuration of the warptile rung\n"
+        "\n"
+        "Usage:\n"
+        "  rungs tune [gemm] [flags]    the seed sizes (1024, 2048, 4096, 8192) unless --size or --m/--n/--k\n"
+        "\n"
+        "Each configuration of rungs::sgemm::warptile::configs() runs through run_config() with the bench\n"
+        "method (see rungs bench --help): a correctness run against fp64, warm-up, then timed repetitions\n"
+        "interleaved with the baseline, L2 flushed before each. One table per shape; the fastest passing\n"
+        "configuration (lowest median) is marked '*', and a summary lists the fastest per shape, so the\n"
+        "choice table in src/gemm/09_warptile.cu can be set from measurements.\n"
+        "\n"
+     << kShapeFlags << kSizeGrammar << kTransFlags << "  --beta X             default 0\n"
+     << "\n"
+        "Method:\n"
+     << kTimingFlags << kDataFlags << "\n"
+     << kOutputFlags << "\n"
+     << "Examples:\n"
+        "  rungs tune gemm --size 1024:8192:x2\n"
+        "  rungs tune gemm --m 4096 --n 4096 --k 1024,4096 --format csv --output tune.csv\n"
+        "\n"
+     << kExit;
+  return os.str();
+}
+
+std::string info_help() {
+  return "rungs info: the device and the numbers the benchmarks assume\n"
+         "\n"
+         "Usage:\n"
+         "  rungs info [--device N]\n"
+         "\n"
+         "Prints: device name, compute capability, SM count, max SM clock, memory clock and bus width, L2\n"
+         "size, memory; the fp32 peak assumed for \"% peak\" = SMs x fp32 lanes per SM (per-architecture\n"
+         "table) x 2 (an FMA is two flops) x max SM clock; the DRAM bandwidth assumed, MEASURED with a\n"
+         "large device-to-device cudaMemcpyAsync (median of several, counting bytes read + written) beside\n"
+         "the theoretical one from the memory clock; the CUDA runtime, driver and cuBLAS versions.\n"
+         "\n"
+         "  --device N           the CUDA device (default 0)\n"
+         "  --help, -h           this help\n"
+         "\n" +
+         std::string(kExit);
+}
+
+std::string list_help() {
+  return "rungs list: the rungs of each ladder (no GPU needed)\n"
+         "\n"
+         "Usage:\n"
+         "  rungs list [gemm|gemv|reduce]\n"
+         "\n"
+         "Per rung: number (its file prefix under src/gemm/), name (what --variant takes), min_sm (the\n"
+         "oldest compute capability it runs on, major*10+minor; 0 = host), baseline (the vendor library)\n"
+         "and a one-line summary. Ladders without rungs print \"(none yet)\".\n"
+         "\n"
+         "  --help, -h           this help\n";
+}
+
+}  // namespace
+
+const std::vector<FlagInfo>& flags() {
+  static const std::vector<FlagInfo> f = {
+      {"--size", true, kRun},
+      {"--m", true, kRun},
+      {"--n", true, kRun},
+      {"--k", true, kRun},
+      {"--trans", true, kRun},
+      {"--alpha", true, kRun},
+      {"--beta", true, kRun},
+      {"--variant", true, bit(Command::bench) | bit(Command::verify)},
+      {"--baseline", true, kTimed},
+      {"--reps", true, kTimed},
+      {"--warmup", true, kTimed},
+      {"--flush-l2", true, kTimed},
+      {"--seed", true, kRun},
+      {"--check-rows", true, kRun},
+      {"--device", true, kRun | bit(Command::info)},
+      {"--format", true, kRun},
+      {"--output", true, kRun},
+      {"--quiet", false, kRun},
+      {"--help", false, kAll},
+  };
+  return f;
+}
+
+std::string trans_name(TransPair t) {
+  return std::string(1, t.a == Trans::N ? 'n' : 't') + (t.b == Trans::N ? 'n' : 't');
+}
+
+std::string shape_name(const Shape& s) {
+  return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+}
+
+const char* command_name(Command c) {
+  for (const auto& x : kCommands)
+    if (x.cmd == c) return x.name;
+  return c == Command::help ? "help" : c == Command::version ? "version" : "";
+}
+
+const char* format_name(Format f) { return f == Format::csv ? "csv" : f == Format::json ? "json" : "table"; }
+
+std::vector<Shape> default_shapes() { return {{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 8192}}; }
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : text) {
+    if (c == sep) {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+int64_t parse_size(const std::string& text, const std::string& flag) {
+  const size_t caret = text.find('^');
+  if (caret != std::string::npos) {
+    if (text.substr(0, caret) != "2") fail(flag + ": bad size " + quoted(text) + " (powers are written 2^E)");
+    const int64_t e = parse_int(text.substr(caret + 1), flag + " (exponent of " + text + ")", 0, 30);
+    return int64_t{1} << e;
+  }
+  for (char c : text)
+    if (c < '0' || c > '9') fail(flag + ": bad size " + quoted(text) + " (a positive integer or 2^E)");
+  return parse_int(text, flag, 1, kMaxDim);
+}
+
+std::vector<int64_t> parse_size_list(const std::string& text, const std::string& flag) {
+  if (text.empty()) fail(flag + ": empty size list");
+  std::vector<int64_t> out;
+  for (const std::string& item : split(text, ',')) {
+    if (item.empty()) fail(flag + ": empty item in " + quoted(text));
+    expand_item(item, flag, out);
+  }
+  return out;
+}
+
+std::vector<TransPair> parse_trans_list(const std::string& text, const std::string& flag) {
+  std::vector<TransPair> out;
+  for (const std::string& raw : split(text, ',')) {
+    std::string t;
+    for (char c : raw) t += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    if (t == "all") {
+      for (Trans a : {Trans::N, Trans::T})
+        for (Trans b : {Trans::N, Trans::T}) out.push_back({a, b});
+      continue;
+    }
+    if (t.size() != 2 || (t[0] != 'n' && t[0] != 't') || (t[1] != 'n' && t[1] != 't'))
+      fail(flag + ": bad transpose " + quoted(raw) + " (nn, nt, tn, tt or all)");
+    out.push_back({t[0] == 'n' ? Trans::N : Trans::T, t[1] == 'n' ? Trans::N : Trans::T});
+  }
+  return out;
+}
+
+int64_t reference_rows(const Args& a, const Shape& s) {
+  int64_t rows = a.check_rows;
+  if (rows < 0) rows = static_cast<double>(s.m) * s.n * s.k > kSampleAbove ? kDefaultCheckRows : 0;
+  return rows >= s.m ? 0 : rows;
+}
+
+Args parse_args(const std::vector<std::string>& argv) {
+  Args a;
+  a.argv = argv;
+  if (argv.empty()) {
+    a.command = Command::help;
+    return a;
+  }
+  const std::string& first = argv[0];
+  if (is_help(first) || first == "help") {
+    a.command = Command::help;
+    if (first == "help" && argv.size() > 1) {
+      a.help_for = find_command(argv[1]);
+      if (a.help_for == Command::none)
+        fail("unknown command " + quoted(argv[1]) + " (commands: " + commands_list() + ")");
+    }
+    return a;
+  }
+  if (first == "--version" || first == "version") {
+    a.command = Command::version;
+    return a;
+  }
+  a.command = find_command(first);
+  if (a.command == Command::none) {
+    if (!first.empty() && first[0] == '-')
+      fail("unknown flag " + quoted(first) + " before the command (usage: rungs <command> [flags]; see rungs --help)");
+    fail("unknown command " + quoted(first) + " (commands: " + commands_list() + "; see rungs --help)");
+  }
+  const std::string cmd = command_name(a.command);
+  for (size_t i = 1; i < argv.size(); ++i) {
+    if (is_help(argv[i])) {
+      a.help_for = a.command;
+      a.command = Command::help;
+      return a;
+    }
+  }
+
+  std::string size_text, m_text, n_text, k_text;
+  bool positional_seen = false;
+  for (size_t i = 1; i < argv.size(); ++i) {
+    const std::string& tok = argv[i];
+    if (tok.size() > 1 && tok[0] == '-' && !(tok[1] >= '0' && tok[1] <= '9')) {
+      std::string name = tok, value;
+      bool inline_value = false;
+      const size_t eq = tok.find('=');
+      if (eq != std::string::npos) {
+        name = tok.substr(0, eq);
+        value = tok.substr(eq + 1);
+        inline_value = true;
+      }
+      const FlagInfo* f = find_flag(name);
+      if (f == nullptr)
+        fail("unknown flag " + name + " for 'rungs " + cmd + "' (see rungs " + cmd + " --help)");
+      if (!(f->commands & bit(a.command)))
+        fail("flag " + name + " does not apply to 'rungs " + cmd + "' (see rungs " + cmd + " --help)");
+      if (!f->takes_value) {
+        if (inline_value) fail("flag " + name + " takes no value");
+      } else if (!inline_value) {
+        if (i + 1 >= argv.size()) fail("flag " + name + " needs a value (see rungs " + cmd + " --help)");
+        value = argv[++i];
+      }
+      if (name == "--size") size_text = value;
+      else if (name == "--m") m_text = value;
+      else if (name == "--n") n_text = value;
+      else if (name == "--k") k_text = value;
+      else if (name == "--trans") a.trans = parse_trans_list(value, name);
+      else if (name == "--alpha") a.alpha = parse_float(value, name);
+      else if (name == "--beta") a.beta = parse_float(value, name);
+      else if (name == "--variant") {
+        a.variants.clear();
+        if (value != "all") {
+          for (const std::string& v : split(value, ',')) {
+            if (v.empty()) fail(name + ": empty rung name in " + quoted(value));
+            a.variants.push_back(v);
+          }
+        }
+      } else if (name == "--baseline") {
+        if (value.empty()) fail(name + ": empty rung name");
+        a.baseline = value;
+      } else if (name == "--reps") {
+        a.reps = static_cast<int>(parse_int(value, name, 1, 10000));
+        a.reps_given = true;
+      } else if (name == "--warmup") a.warmup = static_cast<int>(parse_int(value, name, 0, 10000));
+      else if (name == "--flush-l2") {
+        if (value == "on") a.flush_l2 = true;
+        else if (value == "off") a.flush_l2 = false;
+        else fail(name + ": " + quoted(value) + " is not on or off");
+      } else if (name == "--seed") a.seed = parse_u64(value, name);
+      else if (name == "--check-rows") a.check_rows = value == "all" ? 0 : parse_int(value, name, 1, kMaxDim);
+      else if (name == "--device") a.device = static_cast<int>(parse_int(value, name, 0, 1023));
+      else if (name == "--format") {
+        if (value == "table") a.format = Format::table;
+        else if (value == "csv") a.format = Format::csv;
+        else if (value == "json") a.format = Format::json;
+        else fail(name + ": " + quoted(value) + " is not table, csv or json");
+      } else if (name == "--output") {
+        if (value.empty()) fail(name + ": empty file name");
+        a.output = value;
+      } else if (name == "--quiet") a.quiet = true;
+      continue;
+    }
+    // A positional argument: the operation.
+    const bool takes_op = a.command == Command::list || a.command == Command::bench ||
+                          a.command == Command::verify || a.command == Command::tune;
+    if (!takes_op || positional_seen)
+      fail("unexpected argument " + quoted(tok) + " for 'rungs " + cmd + "' (see rungs " + cmd + " --help)");
+    bool known = false;
+    for (const char* op : kOps) known = known || tok == op;
+    if (!known) fail("unknown operation " + quoted(tok) + " (operations: gemm, gemv, reduce)");
+    a.op = tok;
+    positional_seen = true;
+  }
+
+  if (a.command == Command::tune) {
+    if (a.op.empty()) a.op = "gemm";
+    if (a.op != "gemm") fail("tune: only gemm has tunable configurations (got " + a.op + ")");
+    if (a.alpha == 0.0f) fail("tune: --alpha 0 does not run the kernels (C = beta*C); use a non-zero alpha");
+  }
+
+  // Shapes: --size gives square ones; --m/--n/--k lists fix dimensions; every combination runs.
+  const bool any_dim = !m_text.empty() || !n_text.empty() || !k_text.empty();
+  if (!size_text.empty() || any_dim) {
+    if (size_text.empty() && (m_text.empty() || n_text.empty() || k_text.empty())) {
+      std::string missing;
+      if (m_text.empty()) missing += " --m";
+      if (n_text.empty()) missing += " --n";
+      if (k_text.empty()) missing += " --k";
+      fail("--m, --n and --k go together (or give --size); missing" + missing);
+    }
+    const std::vector<int64_t> sizes = size_text.empty() ? std::vector<int64_t>{0} : parse_size_list(size_text, "--size");
+    const std::vector<int64_t> ms = m_text.empty() ? std::vector<int64_t>{} : parse_size_list(m_text, "--m");
+    const std::vector<int64_t> ns = n_text.empty() ? std::vector<int64_t>{} : parse_size_list(n_text, "--n");
+    const std::vector<int64_t> ks = k_text.empty() ? std::vector<int64_t>{} : parse_size_list(k_text, "--k");
+    for (int64_t s : sizes) {
+      const std::vector<int64_t> m1 = ms.empty() ? std::vector<int64_t>{s} : ms;
+      const std::vector<int64_t> n1 = ns.empty() ? std::vector<int64_t>{s} : ns;
+      const std::vector<int64_t> k1 = ks.empty() ? std::vector<int64_t>{s} : ks;
+      for (int64_t m : m1)
+        for (int64_t n : n1)
+          for (int64_t k : k1) {
+            if (a.shapes.size() >= kMaxListItems) fail("more than " + std::to_string(kMaxListItems) + " shapes");
+            a.shapes.push_back({m, n, k});
+          }
+    }
+  }
+  if (!a.shapes.empty() && !a.op.empty() && a.op != "gemm")
+    fail("--size/--m/--n/--k describe gemm shapes; the " + a.op + " ladder has no rungs yet");
+  return a;
+}
+
+std::string help_text(Command c) {
+  switch (c) {
+    case Command::info: return info_help();
+    case Command::list: return list_help();
+    case Command::bench: return bench_help();
+    case Command::verify: return verify_help();
+    case Command::tune: return tune_help();
+    default: return top_help();
+  }
+}
+
+}  // namespace rungs::cli

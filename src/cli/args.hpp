@@ -1,0 +1,99 @@
+// `rungs` command line: the parsed arguments as a plain struct, the parser and the help
+// texts. Pure functions (no CUDA calls), so the CPU tests drive them directly.
+#pragma once
+
+#include <rungs/rungs.hpp>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace rungs::cli {
+
+// A failure the user can fix or must know about; main prints "rungs: error: <what>" and
+// exits with `code` (2 for usage errors, no GPU, not enough device memory).
+class CliError : public std::runtime_error {
+ public:
+  explicit CliError(const std::string& what, int code = 2) : std::runtime_error(what), code_(code) {}
+  int code() const { return code_; }
+
+ private:
+  int code_;
+};
+
+enum class Command { none, help, version, info, list, bench, verify, tune };
+enum class Format { table, csv, json };
+
+struct Shape {
+  int64_t m = 0, n = 0, k = 0;
+  bool operator==(const Shape& o) const { return m == o.m && n == o.n && k == o.k; }
+};
+
+struct TransPair {
+  Trans a = Trans::N, b = Trans::N;
+  bool operator==(const TransPair& o) const { return a == o.a && b == o.b; }
+};
+
+std::string trans_name(TransPair t);  // "nn", "nt", "tn", "tt"
+std::string shape_name(const Shape& s);  // "4096x4096x4096"
+const char* command_name(Command c);
+const char* format_name(Format f);
+
+// The seed workloads (`rungs bench` with no sizes): square 1024, 2048, 4096, 8192.
+std::vector<Shape> default_shapes();
+// Above this m*n*k the fp64 reference is computed on sampled rows (kDefaultCheckRows of them).
+constexpr double kSampleAbove = 1073741824.0;  // 2^30
+constexpr int64_t kDefaultCheckRows = 256;
+// The project's method: reported numbers use at least this many repetitions.
+constexpr int kMinReportedReps = 20;
+
+struct Args {
+  Command command = Command::none;
+  Command help_for = Command::none;  // command == help: whose help (none = the top-level one)
+  std::string op;                    // "gemm", "gemv", "reduce"; empty = every ladder
+  std::vector<Shape> shapes;         // empty = the seed workloads
+  std::vector<std::string> variants; // empty = all rungs
+  std::vector<TransPair> trans;      // empty = {nn}
+  float alpha = 1.0f, beta = 0.0f;
+  int reps = 20, warmup = 3;
+  bool reps_given = false;
+  bool flush_l2 = true;
+  uint64_t seed = 42;
+  Format format = Format::table;
+  std::string output;                // empty = stdout
+  std::string baseline = "cublas";   // "none" = no baseline
+  int64_t check_rows = -1;           // -1 = auto (all rows up to 2^30 multiply-adds, else 256); 0 = all
+  int device = 0;
+  bool quiet = false;
+  std::vector<std::string> argv;     // the command line as given (for the JSON context)
+};
+
+// argv without the program name. Throws CliError (code 2) naming the bad flag or value.
+// Any --help / -h makes it a help request for the command it follows.
+Args parse_args(const std::vector<std::string>& argv);
+
+// Value grammars, exposed for the tests. `flag` names the flag in error messages.
+//   size:  1024 | 2^12                          (1 .. 2^31-1)
+//   list:  item[,item...], item = size | range
+//   range: a:b[:xF | :+S]  from a to b inclusive, multiplying by F (default x2) or adding S
+int64_t parse_size(const std::string& text, const std::string& flag);
+std::vector<int64_t> parse_size_list(const std::string& text, const std::string& flag);
+std::vector<TransPair> parse_trans_list(const std::string& text, const std::string& flag);
+std::vector<std::string> split(const std::string& text, char sep);
+
+// The rows of C the fp64 reference checks for a shape, as given to check::gemm_reference
+// (0 = all rows).
+int64_t reference_rows(const Args& a, const Shape& s);
+
+// Help texts: the top-level one for Command::none / help.
+std::string help_text(Command c);
+// Every flag the parser accepts, with the commands it applies to (for the tests and errors).
+struct FlagInfo {
+  const char* name;
+  bool takes_value;
+  unsigned commands;  // bit (1u << int(Command))
+};
+const std::vector<FlagInfo>& flags();
+
+}  // namespace rungs::cli

@@ -1,0 +1,29 @@
+// The `rungs` commands (info, list, bench, verify, tune) and the top level that maps errors
+// to one line on stderr and an exit code.
+#pragma once
+
+#include "cli/args.hpp"
+#include "cli/results.hpp"
+
+#include <rungs/rungs.hpp>
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace rungs::cli {
+
+// The whole program: args without the program name. Returns the exit code:
+// 0 success, 1 a rung failed verification, 2 usage / no GPU / not enough device memory,
+// 3 a CUDA or cuBLAS failure.
+int run_main(const std::vector<std::string>& args, const std::string& argv0, std::ostream& out, std::ostream& err);
+
+// --variant: names or numbers against a ladder, in ladder order, without duplicates
+// (empty = all). Throws CliError naming an unknown rung. Pure.
+std::vector<VariantInfo> select_variants(const std::vector<VariantInfo>& ladder, const std::vector<std::string>& wanted,
+                                         const std::string& op, const std::string& flag = "--variant");
+
+// The exit code for a finished run: 1 if any result failed its check or errored, else 0.
+int exit_code(const std::vector<Result>& rows);
+
+}  // namespace rungs::cli

@@ -1,0 +1,39 @@
+// What `rungs` knows about the machine: the GPU (peak, measured DRAM bandwidth, versions)
+// and the host context recorded with every result.
+#pragma once
+
+#include "cli/args.hpp"
+#include "cli/results.hpp"
+
+#include <string>
+
+namespace rungs::cli {
+
+// fp32 lanes (FMA units) per SM by compute capability (major*10+minor): the per-architecture
+// table behind the assumed peak. Pure; exposed for the tests.
+int fp32_lanes_per_sm(int sm);
+// TFLOP/s = sms * lanes * 2 (an FMA is two flops) * clock.
+double peak_tflops(int sms, int lanes, double clock_mhz);
+// 13000 -> "13.0" (cudaRuntimeGetVersion / cudaDriverGetVersion encoding).
+std::string cuda_version_string(int v);
+
+// Throws CliError (exit 2) with one clear line when no CUDA device is usable or `device` does
+// not exist; otherwise makes `device` current.
+void require_gpu(int device);
+
+// The current device's description; measure_bandwidth runs the device-to-device copy.
+DeviceInfo query_device(int device, bool measure_bandwidth);
+// DRAM bandwidth in GB/s: a large cudaMemcpyAsync device to device, median of several,
+// counting bytes read + written.
+double measure_dram_gbs();
+
+// cuBLAS version, "13.0.2" (no GPU needed).
+std::string cublas_version();
+// env RUNGS_GIT_COMMIT, else `git rev-parse --short HEAD` in the source tree, else "unknown".
+std::string git_commit();
+std::string iso_date_now();
+
+// Host context for a run (device filled in by the caller).
+Context make_context(const Args& a, const std::string& argv0);
+
+}  // namespace rungs::cli

@@ -1,1 +1,0 @@
-namespace rungs::cli { int placeholder() { return 0; } }

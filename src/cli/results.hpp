@@ -1,0 +1,85 @@
+// What the commands measure, as plain structs: the writers (output.cpp) turn them into a
+// table, CSV or JSON, and the tests feed them fake ones.
+#pragma once
+
+#include "cli/args.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rungs::cli {
+
+struct DeviceInfo {
+  int index = 0;
+  std::string name;
+  int sm = 0;                   // compute capability major*10+minor
+  int sms = 0;                  // streaming multiprocessors
+  double sm_clock_mhz = 0;      // max SM clock
+  double mem_clock_mhz = 0;     // peak memory clock (0 if the driver does not say)
+  int bus_width_bits = 0;
+  int64_t l2_bytes = 0;
+  int64_t total_mem = 0, free_mem = 0;
+  int fp32_lanes = 0;           // fp32 lanes per SM (per-architecture table)
+  double peak_tflops = 0;       // sms * lanes * 2 * clock
+  double dram_gbs = 0;          // measured (device-to-device copy, bytes read + written)
+  double dram_gbs_theory = 0;   // 2 * memory clock * bus width / 8 (0 if unknown)
+  std::string cuda_runtime, cuda_driver, cublas;
+};
+
+// The run's context (JSON "context", the table's header).
+struct Context {
+  std::string command;          // "bench", "verify", "tune"
+  std::string date;             // ISO 8601 with offset
+  std::string host_name, executable, command_line;
+  int num_cpus = 0;
+  std::string git_commit, build_type, rungs_version;
+  DeviceInfo device;
+  bool has_device = false;
+  // The method, as run.
+  int reps = 20, warmup = 3;
+  bool flush_l2 = true;
+  std::string baseline;         // "" = none
+  uint64_t seed = 0;
+  float alpha = 1, beta = 0;
+};
+
+enum class Status { ok, fail, skip, error };
+const char* status_name(Status s);  // "ok", "fail", "skip", "error"
+
+// One measurement: a rung (or, for tune, a configuration) on one shape.
+struct Result {
+  std::string op = "gemm";
+  std::string variant;          // rung name, or "warptile" for tune
+  std::string config;           // tune: the configuration's name; else empty
+  int rung = -1;                // rung number (tune: configuration index)
+  bool is_baseline = false;
+  Shape shape;
+  TransPair trans;
+  float alpha = 1, beta = 0;
+  Status status = Status::ok;
+  std::string reason;           // SKIP / FAIL / ERROR: why
+
+  // Correctness run against fp64.
+  bool checked = false;
+  int64_t checked_rows = 0;     // rows of C compared (== m when all)
+  double max_rel = 0, normwise = 0, normwise_tol = 0, bound_ratio = 0;
+  int64_t bad = 0;
+
+  // Timing (bench, tune).
+  bool timed = false;
+  int reps = 0, reps_requested = 0, warmup = 0;
+  bool reps_cut = false;        // a warm-up run took > 1 s: repetitions cut to fit ~10 s
+  double warm_ms = 0;           // that warm-up run
+  double median_ms = 0, min_ms = 0, max_ms = 0;
+  double tflops = 0, pct_peak = 0;
+  std::string baseline;         // empty = none
+  double baseline_median_ms = 0;
+  double speedup = 0;           // baseline median / rung median (1 for the baseline itself)
+  bool fastest = false;         // tune: the fastest passing configuration of its shape
+
+  bool passed() const { return status == Status::ok; }
+  double flops() const { return 2.0 * static_cast<double>(shape.m) * shape.n * shape.k; }
+};
+
+}  // namespace rungs::cli

@@ -1,0 +1,60 @@
+// The project's timing method: L2 flush, CUDA events around each launch, warm-up, timed
+// repetitions interleaved with the baseline; median, min, max.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace rungs::cli {
+
+struct Stats {
+  double median = 0, min = 0, max = 0;
+};
+// Median (mean of the middle two for an even count), min and max. Pure; {} for an empty list.
+Stats summarize(std::vector<double> ms);
+
+// A warm-up run over kSlowRunMs cuts the repetitions to what fits in kSlowBudgetMs, never
+// below kMinSlowReps (nor above the requested count). Pure.
+constexpr double kSlowRunMs = 1000.0;
+constexpr double kSlowBudgetMs = 10000.0;
+constexpr int kMinSlowReps = 3;
+int reps_for(double one_run_ms, int reps);
+
+// cudaMemsetAsync over 2x the L2 size before each timed launch (outside the events).
+class L2Flusher {
+ public:
+  L2Flusher(bool enabled, int64_t l2_bytes);
+  ~L2Flusher();
+  L2Flusher(const L2Flusher&) = delete;
+  L2Flusher& operator=(const L2Flusher&) = delete;
+  void flush(cudaStream_t stream);
+  int64_t bytes() const { return bytes_; }
+
+ private:
+  void* buf_ = nullptr;
+  int64_t bytes_ = 0;
+};
+
+using Launch = std::function<void()>;
+
+// One launch between two events; synchronizes and returns milliseconds.
+double time_once(const Launch& f, cudaStream_t stream);
+
+struct Measurement {
+  std::vector<double> rung_ms, base_ms;  // base_ms empty without a baseline
+  int reps = 0;                          // repetitions done
+  int warmup = 0;                        // warm-up runs done
+  bool cut = false;                      // repetitions cut (a warm-up run took > kSlowRunMs)
+  double warm_ms = 0;                    // the timed warm-up run (or first_run_ms without warm-up)
+};
+
+// Warm-up (the first warm-up run is timed; if it is slow the rest are skipped and the
+// repetitions cut), then `reps` x (flush, event, rung, event, flush, event, baseline, event).
+// first_run_ms: the correctness run's time, the slowness signal when warmup == 0.
+Measurement measure(const Launch& rung, const Launch* baseline, int reps, int warmup, L2Flusher& flusher,
+                    cudaStream_t stream, double first_run_ms);
+
+}  // namespace rungs::cli

@@ -1,0 +1,283 @@
+// The `rungs` argument parser: sizes (lists, ranges, 2^k), transposes, every flag, and
+// errors that name the bad flag. No GPU: the parser is a pure function.
+#include "cli/args.hpp"
+#include "cli/commands.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+namespace rungs::cli {
+namespace {
+
+// The CliError message for argv, or "" when it parses.
+std::string parse_error(const std::vector<std::string>& argv) {
+  try {
+    (void)parse_args(argv);
+  } catch (const CliError& e) {
+    EXPECT_EQ(e.code(), 2);
+    return e.what();
+  }
+  return "";
+}
+
+std::vector<int64_t> sizes(const std::string& text) { return parse_size_list(text, "--size"); }
+
+std::string size_error(const std::string& text) {
+  try {
+    (void)sizes(text);
+  } catch (const CliError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(CliArgs, SingleSizes) {
+  EXPECT_EQ(parse_size("4096", "--m"), 4096);
+  EXPECT_EQ(parse_size("1", "--m"), 1);
+  EXPECT_EQ(parse_size("2^12", "--m"), 4096);
+  EXPECT_EQ(parse_size("2^0", "--m"), 1);
+  EXPECT_EQ(parse_size("2^30", "--m"), int64_t{1} << 30);
+  EXPECT_EQ(parse_size("2147483647", "--m"), 2147483647);
+  for (const char* bad : {"0", "-1", "abc", "12a", "3^4", "2^31", "2^", "2147483648", "", "1.5", " 8"}) {
+    try {
+      (void)parse_size(bad, "--m");
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const CliError& e) {
+      EXPECT_NE(std::string(e.what()).find("--m"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(CliArgs, SizeListsAndRanges) {
+  EXPECT_EQ(sizes("1024,2048,4096"), (std::vector<int64_t>{1024, 2048, 4096}));
+  EXPECT_EQ(sizes("1024:8192:x2"), (std::vector<int64_t>{1024, 2048, 4096, 8192}));
+  EXPECT_EQ(sizes("1024:8192"), (std::vector<int64_t>{1024, 2048, 4096, 8192}));
+  EXPECT_EQ(sizes("1000:4000:+1000"), (std::vector<int64_t>{1000, 2000, 3000, 4000}));
+  EXPECT_EQ(sizes("1000:3500:+1000"), (std::vector<int64_t>{1000, 2000, 3000}));
+  EXPECT_EQ(sizes("100:1000:x3"), (std::vector<int64_t>{100, 300, 900}));
+  EXPECT_EQ(sizes("2^10:2^13"), (std::vector<int64_t>{1024, 2048, 4096, 8192}));
+  EXPECT_EQ(sizes("512,1000,2^11:2^12"), (std::vector<int64_t>{512, 1000, 2048, 4096}));
+  EXPECT_EQ(sizes("7:7:+1"), (std::vector<int64_t>{7}));
+  EXPECT_EQ(sizes("1:4:+1"), (std::vector<int64_t>{1, 2, 3, 4}));
+}
+
+TEST(CliArgs, BadSizeListsNameTheFlag) {
+  for (const char* bad : {"1024:512", "1:8:y2", "1:8:x1", "1:8:+0", "1,,2", "", "1:2:x2:4", "1:", ":8",
+                          "1:8:x", "8,", "2^40:2^41", "1:2147483647:+1"}) {
+    const std::string e = size_error(bad);
+    EXPECT_NE(e.find("--size"), std::string::npos) << "'" << bad << "' gave: " << e;
+  }
+}
+
+TEST(CliArgs, TransLists) {
+  const auto t = parse_trans_list("nn,tn", "--trans");
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(trans_name(t[0]), "nn");
+  EXPECT_EQ(trans_name(t[1]), "tn");
+  EXPECT_EQ(t[1].a, Trans::T);
+  EXPECT_EQ(t[1].b, Trans::N);
+  const auto all = parse_trans_list("all", "--trans");
+  ASSERT_EQ(all.size(), 4u);
+  EXPECT_EQ(trans_name(all[0]), "nn");
+  EXPECT_EQ(trans_name(all[1]), "nt");
+  EXPECT_EQ(trans_name(all[2]), "tn");
+  EXPECT_EQ(trans_name(all[3]), "tt");
+  EXPECT_EQ(trans_name(parse_trans_list("TT", "--trans")[0]), "tt");
+  EXPECT_NE(parse_error({"bench", "--trans", "nx"}).find("--trans"), std::string::npos);
+  EXPECT_NE(parse_error({"bench", "--trans", "nn,"}).find("--trans"), std::string::npos);
+  EXPECT_NE(parse_error({"bench", "--trans", "n"}).find("--trans"), std::string::npos);
+}
+
+TEST(CliArgs, BenchWithNoArgumentsIsTheSeedWorkload) {
+  const Args a = parse_args({"bench"});
+  EXPECT_EQ(a.command, Command::bench);
+  EXPECT_TRUE(a.op.empty());
+  EXPECT_TRUE(a.shapes.empty());
+  EXPECT_TRUE(a.variants.empty());
+  EXPECT_TRUE(a.trans.empty());
+  EXPECT_EQ(a.reps, 20);
+  EXPECT_EQ(a.warmup, 3);
+  EXPECT_TRUE(a.flush_l2);
+  EXPECT_EQ(a.format, Format::table);
+  EXPECT_EQ(a.baseline, "cublas");
+  EXPECT_EQ(a.alpha, 1.0f);
+  EXPECT_EQ(a.beta, 0.0f);
+  EXPECT_EQ(a.check_rows, -1);
+  EXPECT_TRUE(a.output.empty());
+  const auto d = default_shapes();
+  ASSERT_EQ(d.size(), 4u);
+  EXPECT_EQ(d[0], (Shape{1024, 1024, 1024}));
+  EXPECT_EQ(d[3], (Shape{8192, 8192, 8192}));
+}
+
+TEST(CliArgs, EveryBenchFlag) {
+  const Args a = parse_args({"bench", "gemm", "--size", "1024:4096:x2", "--variant", "warptile,cublas", "--trans=nn,tt",
+                             "--alpha", "-1.5", "--beta=0.25", "--reps", "50", "--warmup=0", "--flush-l2", "off",
+                             "--seed", "7", "--format", "json", "--output", "out.json", "--baseline", "naive",
+                             "--check-rows", "all", "--device", "1", "--quiet"});
+  EXPECT_EQ(a.command, Command::bench);
+  EXPECT_EQ(a.op, "gemm");
+  EXPECT_EQ(a.shapes, (std::vector<Shape>{{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}}));
+  EXPECT_EQ(a.variants, (std::vector<std::string>{"warptile", "cublas"}));
+  ASSERT_EQ(a.trans.size(), 2u);
+  EXPECT_EQ(trans_name(a.trans[1]), "tt");
+  EXPECT_EQ(a.alpha, -1.5f);
+  EXPECT_EQ(a.beta, 0.25f);
+  EXPECT_EQ(a.reps, 50);
+  EXPECT_TRUE(a.reps_given);
+  EXPECT_EQ(a.warmup, 0);
+  EXPECT_FALSE(a.flush_l2);
+  EXPECT_EQ(a.seed, 7u);
+  EXPECT_EQ(a.format, Format::json);
+  EXPECT_EQ(a.output, "out.json");
+  EXPECT_EQ(a.baseline, "naive");
+  EXPECT_EQ(a.check_rows, 0);
+  EXPECT_EQ(a.device, 1);
+  EXPECT_TRUE(a.quiet);
+  EXPECT_EQ(parse_args({"bench", "--variant", "all"}).variants.size(), 0u);
+  EXPECT_EQ(parse_args({"bench", "--format", "csv"}).format, Format::csv);
+  EXPECT_EQ(parse_args({"bench", "--check-rows", "64"}).check_rows, 64);
+  EXPECT_EQ(parse_args({"bench", "--baseline", "none"}).baseline, "none");
+}
+
+TEST(CliArgs, MnkListsMultiply) {
+  const Args a = parse_args({"bench", "--m", "4096", "--n", "4096", "--k", "4096"});
+  EXPECT_EQ(a.shapes, (std::vector<Shape>{{4096, 4096, 4096}}));
+  const Args b = parse_args({"verify", "--m", "1,2", "--n", "3", "--k", "4,5"});
+  EXPECT_EQ(b.shapes, (std::vector<Shape>{{1, 3, 4}, {1, 3, 5}, {2, 3, 4}, {2, 3, 5}}));
+  const Args c = parse_args({"bench", "--size", "8,16", "--k", "4"});
+  EXPECT_EQ(c.shapes, (std::vector<Shape>{{8, 8, 4}, {16, 16, 4}}));
+  const std::string e = parse_error({"bench", "--m", "100", "--n", "100"});
+  EXPECT_NE(e.find("--k"), std::string::npos) << e;
+  EXPECT_EQ(e.find("--m "), std::string::npos) << e;
+}
+
+TEST(CliArgs, ErrorsNameTheFlag) {
+  struct Case {
+    std::vector<std::string> argv;
+    const char* must_name;
+  };
+  const std::vector<Case> cases = {
+      {{"bench", "--bogus"}, "--bogus"},
+      {{"bench", "--bogus=3"}, "--bogus"},
+      {{"bench", "-x"}, "-x"},
+      {{"verify", "--reps", "5"}, "--reps"},
+      {{"verify", "--baseline", "cublas"}, "--baseline"},
+      {{"tune", "--variant", "warptile"}, "--variant"},
+      {{"info", "--size", "5"}, "--size"},
+      {{"list", "--format", "csv"}, "--format"},
+      {{"bench", "--m"}, "--m"},
+      {{"bench", "--reps", "x"}, "--reps"},
+      {{"bench", "--reps", "0"}, "--reps"},
+      {{"bench", "--warmup", "-1"}, "--warmup"},
+      {{"bench", "--alpha", "nan"}, "--alpha"},
+      {{"bench", "--beta", "1e99"}, "--beta"},
+      {{"bench", "--alpha", ""}, "--alpha"},
+      {{"bench", "--seed", "-3"}, "--seed"},
+      {{"bench", "--flush-l2", "maybe"}, "--flush-l2"},
+      {{"bench", "--format", "xml"}, "--format"},
+      {{"bench", "--quiet=1"}, "--quiet"},
+      {{"bench", "--device", "x"}, "--device"},
+      {{"bench", "--check-rows", "0"}, "--check-rows"},
+      {{"bench", "--variant", "a,,b"}, "--variant"},
+      {{"bench", "--output", ""}, "--output"},
+      {{"bench", "--size", "4x"}, "--size"},
+      {{"bench", "--k", "2^99"}, "--k"},
+      {{"frob"}, "frob"},
+      {{"--frob"}, "--frob"},
+      {{"bench", "gemm", "gemm"}, "gemm"},
+      {{"bench", "matmul"}, "matmul"},
+      {{"info", "gemm"}, "gemm"},
+      {{"help", "nothing"}, "nothing"},
+      {{"tune", "gemv"}, "gemv"},
+      {{"tune", "--alpha", "0"}, "--alpha"},
+      {{"bench", "gemv", "--size", "8"}, "gemv"},
+  };
+  for (const auto& c : cases) {
+    const std::string e = parse_error(c.argv);
+    EXPECT_NE(e.find(c.must_name), std::string::npos) << "argv[1]=" << c.argv.back() << " gave: '" << e << "'";
+    EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+  }
+}
+
+TEST(CliArgs, HelpAndVersion) {
+  EXPECT_EQ(parse_args({}).command, Command::help);
+  EXPECT_EQ(parse_args({"--help"}).help_for, Command::none);
+  EXPECT_EQ(parse_args({"-h"}).command, Command::help);
+  const Args b = parse_args({"bench", "--size", "4", "--help"});
+  EXPECT_EQ(b.command, Command::help);
+  EXPECT_EQ(b.help_for, Command::bench);
+  EXPECT_EQ(parse_args({"bench", "--bogus", "-h"}).help_for, Command::bench);  // help wins over errors
+  EXPECT_EQ(parse_args({"help", "tune"}).help_for, Command::tune);
+  EXPECT_EQ(parse_args({"--version"}).command, Command::version);
+  EXPECT_EQ(parse_args({"list"}).command, Command::list);
+  EXPECT_EQ(parse_args({"list", "gemv"}).op, "gemv");
+  EXPECT_EQ(parse_args({"info", "--device", "2"}).device, 2);
+  EXPECT_EQ(parse_args({"tune"}).op, "gemm");
+}
+
+TEST(CliArgs, ReferenceRows) {
+  Args a;
+  EXPECT_EQ(reference_rows(a, {1024, 1024, 1024}), 0);                  // 2^30: all rows
+  EXPECT_EQ(reference_rows(a, {2048, 2048, 2048}), kDefaultCheckRows);  // sampled
+  EXPECT_EQ(reference_rows(a, {100, 8192, 8192}), 0);                   // fewer rows than the sample
+  a.check_rows = 0;
+  EXPECT_EQ(reference_rows(a, {8192, 8192, 8192}), 0);
+  a.check_rows = 10;
+  EXPECT_EQ(reference_rows(a, {64, 64, 64}), 10);
+  EXPECT_EQ(reference_rows(a, {8, 64, 64}), 0);
+}
+
+TEST(CliArgs, SelectVariants) {
+  const std::vector<VariantInfo> ladder = {
+      {"cpu_naive", "host", 0, 0, false}, {"naive", "n", 1, 70, false}, {"cublas", "vendor", 2, 75, true}};
+  const auto all = select_variants(ladder, {}, "gemm");
+  ASSERT_EQ(all.size(), 4u);  // the ladder, then auto
+  EXPECT_EQ(all.back().name, "auto");
+  EXPECT_EQ(select_variants(ladder, {"auto"}, "gemm").size(), 1u);
+  const auto s = select_variants(ladder, {"cublas", "0", "naive", "cublas"}, "gemm");
+  ASSERT_EQ(s.size(), 3u);  // ladder order, no duplicates
+  EXPECT_EQ(s[0].name, "cpu_naive");
+  EXPECT_EQ(s[2].name, "cublas");
+  try {
+    (void)select_variants(ladder, {"naive", "warpy"}, "gemm");
+    ADD_FAILURE();
+  } catch (const CliError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("warpy"), std::string::npos) << m;
+    EXPECT_NE(m.find("--variant"), std::string::npos) << m;
+    EXPECT_NE(m.find("cublas"), std::string::npos) << m;  // lists the known ones
+    EXPECT_EQ(e.code(), 2);
+  }
+  EXPECT_THROW((void)select_variants(ladder, {"7"}, "gemm"), CliError);
+}
+
+// The top level without a GPU: help, list and argument errors never touch the device.
+TEST(CliMain, NoGpuPathsAndExitCodes) {
+  std::ostringstream out, err;
+  EXPECT_EQ(run_main({"--help"}, "rungs", out, err), 0);
+  EXPECT_NE(out.str().find("Usage"), std::string::npos);
+  out.str("");
+  EXPECT_EQ(run_main({"list"}, "rungs", out, err), 0);
+  EXPECT_NE(out.str().find("cublas"), std::string::npos);
+  EXPECT_NE(out.str().find("gemv: (none yet)"), std::string::npos);
+  EXPECT_NE(out.str().find("reduce: (none yet)"), std::string::npos);
+  EXPECT_NE(out.str().find("min_sm"), std::string::npos);
+  EXPECT_NE(out.str().find("baseline"), std::string::npos);
+  EXPECT_EQ(err.str(), "");
+  for (const std::vector<std::string>& argv :
+       {std::vector<std::string>{"frob"}, {"bench", "--bogus"}, {"bench", "--variant", "nope"},
+        {"verify", "gemm", "--baseline", "x"}, {"bench", "gemv"}, {"bench", "--size", "0"}}) {
+    out.str("");
+    err.str("");
+    EXPECT_EQ(run_main(argv, "rungs", out, err), 2) << argv.back();
+    const std::string e = err.str();
+    EXPECT_EQ(e.rfind("rungs: error: ", 0), 0u) << e;
+    EXPECT_EQ(e.find('\n'), e.size() - 1) << "one line: " << e;
+    EXPECT_EQ(out.str(), "");
+  }
+}
+
+}  // namespace
+}  // namespace rungs::cli
