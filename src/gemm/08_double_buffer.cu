@@ -1,6 +1,148 @@
-// STUB: to be written.
+// Rung 08, double_buffer: rung 07's kernel (128x128x8 block tile, 256 threads, an 8x8 outer
+// product per thread from float4 shared loads, A transposed in shared memory) with its global ->
+// shared copies made asynchronous (cp.async) and the shared tiles multi-buffered: while the
+// block multiplies k-tile t, the copies of tiles t+1 and t+2 are in flight (article 004 v8).
+// Rung 07 loads a tile, waits for it, then computes: every tile pays a full global-memory
+// latency (~1 us) that only the other resident block can cover. Here it overlaps the FFMAs.
+//
+// Copies (detail/gemm_pipeline.cuh): the operand whose stored rows run along x (A with ta == T,
+// B with tb == N) goes with 16-byte cp.async.cg (float4_ok) or 4-byte cp.async per element
+// (unaligned); the operand whose stored rows run along k (A with ta == N, B with tb == T) goes
+// element by element with 4-byte cp.async into its transposed slot: a 16-byte copy cannot
+// transpose, and staging through registers would tie the copy to the compute order and cost 4+
+// registers per float4 in flight. Ragged m/n/k edges are zero-filled (src_bytes = 0).
+//
+// Pipeline (one barrier per k-tile): at the top of iteration t, wait until tile t has landed
+// (cp.async.wait_group STAGES-2: groups 0..t complete) and __syncthreads, which both publishes
+// tile t and proves every thread is done reading tile t-1; then refill tile t-1's stage with
+// tile t+STAGES-1 and compute tile t. STAGES = 3 rather than the textbook 2: a 128x128x8 tile is
+// 512 FFMA per thread (~2 us with two blocks sharing an SM at ~50% of peak), and a third stage
+// doubles the latency slack for 8.3 KB more shared memory (25 KB per block, static).
+//
+// Bounded by: shared-memory wavefronts and latency. Per k a thread issues 4 LDS.128 for 64 FFMA
+// (16 FFMA per LDS), but with rung 07's contiguous 8-column fragments a warp's 16 B-fragment
+// float4s sit 32 bytes apart, use only 16 of the 32 banks and cost 4 wavefronts each: 2 x 1 (A,
+// 2 distinct rows, broadcast) + 2 x 4 (B) = 10 wavefronts per 64 warp-FFMAs, ~60% of the
+// shared-memory bandwidth at FFMA peak. Fragments load right before their FFMAs (no register
+// double buffer), so each k's LDS latency (~30 cycles) must be covered by the other warps: 16
+// per SM (2 blocks x 8 warps; 64 accumulators + 16 fragment registers, <= 128 registers). One
+// __syncthreads per 8 k. Expect ~55-65% of fp32 peak (~35-40 TFLOP/s on H100 at 4096^3);
+// rung 09 removes the conflicts, double-buffers the fragments and tunes the tile.
 #include "detail/check.hpp"
+#include "detail/gemm_pipeline.cuh"
+#include "detail/gemm_tile.cuh"
 #include "gemm/gemm_rung.hpp"
+
 namespace rungs::sgemm::double_buffer {
-void run(const Args&) { detail::unsupported("double_buffer", "not written yet"); }
+
+namespace {
+
+using detail::GemmParams;
+
+constexpr int BM = 128, BN = 128, BK = 8;  // block tile: rung 07's
+constexpr int TM = 8, TN = 8;              // outputs per thread: rung 07's
+constexpr int THREADS = (BM / TM) * (BN / TN);  // 256, a 16 x 16 grid of threads
+constexpr int STAGES = 3;                  // shared-memory buffers (see the header)
+
+// A_KC / B_KC: the operand is stored k-contiguous (A with ta == N, B with tb == T).
+template <bool A_KC, bool B_KC>
+__global__ void __launch_bounds__(THREADS, 2) double_buffer_kernel(const GemmParams p) {
+  constexpr int SLDA = detail::smem_stride<BM, A_KC>(), SLDB = detail::smem_stride<BN, B_KC>();
+  __shared__ __align__(16) float As[STAGES][BK][SLDA];  // As[s][k][m] = op(A)(m0 + m, k0 + k)
+  __shared__ __align__(16) float Bs[STAGES][BK][SLDB];  // Bs[s][k][n] = op(B)(k0 + k, n0 + n)
+  using LoadA = detail::TileLoader<BK, BM, THREADS, SLDA, A_KC>;
+  using LoadB = detail::TileLoader<BK, BN, THREADS, SLDB, B_KC>;
+
+  const int b = static_cast<int>(blockIdx.x);
+  const int m0 = (b / p.tiles_n) * BM, n0 = (b % p.tiles_n) * BN;
+  const int m_left = p.m - m0, n_left = p.n - n0;  // >= 1
+  const int tid = static_cast<int>(threadIdx.x);
+  const int ty = tid / (BN / TN), tx = tid % (BN / TN);  // rows ty*8 .. +7, columns tx*8 .. +7
+  const int kt_count = (p.k - 1) / BK + 1;
+
+  LoadA load_a;
+  LoadB load_b;
+  load_a.init(detail::panel_base<A_KC>(p.A, p.lda, m0), p.lda, m_left, p.a_vec, tid);
+  load_b.init(detail::panel_base<B_KC>(p.B, p.ldb, n0), p.ldb, n_left, p.b_vec, tid);
+  // Copies k-tile kt (the loaders step through the tiles in order) into `stage`.
+  auto load_tile = [&](int stage, int kt) {
+    const int k_left = p.k - kt * BK;
+    load_a.load(&As[stage][0][0], p.lda, k_left, p.A);
+    load_b.load(&Bs[stage][0][0], p.ldb, k_left, p.B);
+  };
+
+  // Prologue: tiles 0 .. STAGES-2 in flight, one commit group each (empty past the last tile,
+  // so that group g always holds tile g).
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < kt_count) load_tile(s, s);
+    detail::cp_async_commit();
+  }
+
+  float acc[TM][TN];
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
+
+  int read_stage = 0, write_stage = STAGES - 1;
+  for (int kt = 0; kt < kt_count; ++kt) {
+    // Committed so far: STAGES-1 + kt groups; tile kt is group kt, so STAGES-2 may still pend.
+    detail::cp_async_wait<STAGES - 2>();
+    __syncthreads();  // tile kt visible to all; all reads of tile kt-1 (in write_stage) done
+    if (kt + STAGES - 1 < kt_count) load_tile(write_stage, kt + STAGES - 1);
+    detail::cp_async_commit();
+    write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
+
+    const float* as = &As[read_stage][0][0];
+    const float* bs = &Bs[read_stage][0][0];
+    // Unrolled by 2, not 8: fully unrolled, ptxas hoists the fragment loads of several k ahead
+    // of their FFMAs and spills past the 128 registers that two blocks per SM allow.
+#pragma unroll 2
+    for (int k = 0; k < BK; ++k) {
+      float a[TM], bf[TN];
+      detail::lds4(a, as + k * SLDA + ty * TM);
+      detail::lds4(a + 4, as + k * SLDA + ty * TM + 4);
+      detail::lds4(bf, bs + k * SLDB + tx * TN);
+      detail::lds4(bf + 4, bs + k * SLDB + tx * TN + 4);
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], bf[j], acc[i][j]);
+    }
+    read_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;
+  }
+  detail::cp_async_wait<0>();  // only empty groups can remain; leave nothing in flight
+
+#pragma unroll
+  for (int i = 0; i < TM; ++i) {
+    const int row = ty * TM + i;
+    if (row >= m_left) continue;
+#pragma unroll
+    for (int j = 0; j < TN; j += 4) {
+      const int col = tx * TN + j;
+      detail::store_c4(p.C, p.ldc, static_cast<int64_t>(m0) + row, static_cast<int64_t>(n0) + col, n_left - col,
+                       &acc[i][j], p.alpha, p.beta, p.c_vec);
+    }
+  }
 }
+
+template <bool A_KC, bool B_KC>
+void launch(const Args& a) {
+  const int64_t tiles_m = detail::ceil_div(a.m, BM), tiles_n = detail::ceil_div(a.n, BN);
+  const dim3 grid = detail::tile_grid(tiles_m, tiles_n, "double_buffer");
+  double_buffer_kernel<A_KC, B_KC><<<grid, THREADS, 0, a.stream>>>(detail::make_gemm_params(a, tiles_m, tiles_n));
+  detail::check_launch("double_buffer");
+}
+
+}  // namespace
+
+void run(const Args& a) {
+  const bool a_kc = a.ta == Trans::N, b_kc = a.tb == Trans::T;
+  if (a_kc && b_kc) launch<true, true>(a);
+  else if (a_kc) launch<true, false>(a);
+  else if (b_kc) launch<false, true>(a);
+  else launch<false, false>(a);
+}
+
+}  // namespace rungs::sgemm::double_buffer

@@ -1,6 +1,281 @@
-// STUB: to be written.
+// Rung 09, warptile: the flagship CUDA-core SGEMM. Over rung 08 it adds
+//  - warp tiling: each warp owns a WM x WN sub-tile, each lane TM x TN outputs split into 4x4
+//    sub-tiles strided by 4 lanes, so a warp's LDS.128 of a fragment reads 4 (A) or 8 (B)
+//    distinct contiguous float4s that the other lanes get by broadcast: 1 wavefront per load,
+//    where rung 08's contiguous 8-wide fragments cost 4 (half the banks idle);
+//  - register double buffering: the fragments of k+1 load while the FFMAs of k run, and the
+//    k-tile barrier sits before the last k's FFMAs so the next tile's first fragments load
+//    under them: no LDS latency is exposed, even with a single block per SM;
+//  - a block swizzle (bands of 8 tile rows) so resident blocks share A and B panels in L2;
+//  - a float4 epilogue when C allows it (float4_ok), scalar and masked otherwise;
+//  - tile configurations chosen per shape (table below; `rungs tune gemm` measures them all).
+// Shared-memory pipeline as rung 08 (STAGES-deep cp.async ring, one barrier per k-tile, the
+// k-contiguous operand transposed by 4-byte copies; see detail/gemm_pipeline.cuh), with BK = 16
+// so the per-tile fixed cost (barrier, wait, stage rotation, copy issue) is spread over 1024
+// FFMA per thread, and interior tiles copied without any bounds test.
+//
+// Bounded by: FFMA issue. Napkin for the default 128x128x16, 256 threads, 8x8 per lane:
+//  - per k a lane issues 64 FFMA + 4 LDS.128; per k-tile add ~25 instructions of copies for the
+//    transposed operand, ~10 for the other, ~20 of barrier/loop: ~1145 issue slots for 1024
+//    FFMA, so at most ~89% of the 128 FFMA/clk/SM (~60 TFLOP/s at 1.98 GHz, less under power
+//    capping) -- cuBLAS's SASS-tuned kernels sit at ~76% of peak;
+//  - shared memory: 4 wavefronts per 64 warp-FFMAs = 25% of the 1 wavefront/clk/SM at FFMA
+//    peak (+~2% for the cp.async writes): not the limit any more;
+//  - registers: 64 accumulators + 2 x 16 fragments + ~30 addressing = 127 (<= 128), so 2 blocks
+//    (16 warps, 4 per scheduler) per SM; shared memory 3 x 16 KB = 50 KB per block;
+//  - L2 -> SM: (128+128) x 16 x 4 B per 2 x 128 x 128 x 16 FLOP = 32 FLOP/B: 1.6 TB/s at
+//    50 TFLOP/s, a fraction of L2 bandwidth; DRAM traffic is lower still thanks to the swizzle.
+// The 16x8-per-lane configs (128x256, 256x128) halve the LDS share (6 per 128 FFMA) and need
+// 255 registers, so one block (8 warps) per SM. Small problems (1024^2 is only 64 tiles of
+// 128x128 for 132 SMs) take 64x128 or 64x64 tiles to occupy every SM.
+// Expected on H100: ~40-48 TFLOP/s at 2048..8192^3 (80-95% of cuBLAS), ~22-28 at 1024^3.
 #include "detail/check.hpp"
+#include "detail/gemm_pipeline.cuh"
+#include "detail/gemm_tile.cuh"
 #include "gemm/gemm_rung.hpp"
+
+#include <string>
+#include <vector>
+
 namespace rungs::sgemm::warptile {
-void run(const Args&) { detail::unsupported("warptile", "not written yet"); }
+
+namespace {
+
+using detail::GemmParams;
+
+// One tile configuration. The block tile BM x BN is split among warps of WM x WN; each lane of
+// a warp owns TM x TN outputs as (TM/4) x (TN/4) sub-tiles of 4x4, LM x LN lanes per warp
+// (LM = WM/TM, LN = WN/TN, LM * LN = 32). Sub-tile i of a lane covers warp rows
+// i*4*LM + lane_row*4 .. +3, so one LDS.128 per sub-tile reads LM (or LN) distinct,
+// contiguous float4s that the other lanes of the warp share by broadcast: one wavefront each.
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int MIN_BLOCKS_>
+struct Tile {
+  static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, TM = TM_, TN = TN_;
+  static constexpr int STAGES = STAGES_, MIN_BLOCKS = MIN_BLOCKS_;
+  static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN, THREADS = 32 * WARPS_M * WARPS_N;
+  static constexpr int LM = WM / TM, LN = WN / TN;
+  static constexpr int SUB_M = TM / 4, SUB_N = TN / 4;
+  static_assert(BM % WM == 0 && BN % WN == 0 && WM % TM == 0 && WN % TN == 0, "tiles nest");
+  static_assert(TM % 4 == 0 && TN % 4 == 0, "4x4 sub-tiles");
+  static_assert(LM * LN == 32, "a warp is 32 lanes");
+  static_assert(LM <= 8 && LN <= 8, "one LDS.128 wavefront (<= 128 distinct bytes) per fragment load");
+  static_assert(BK % 2 == 0 && STAGES >= 2, "register double buffer alternates within a tile");
+  // L2 swizzle band height (tile rows). fp32 SIMT GEMM is compute bound (32 FLOP per byte of
+  // L2 traffic at 128x128), so this is a small win at 4096+ where a row of tiles spans many
+  // SMs' worth of B panels; 8 keeps ~264 resident 128x128 blocks inside 8 A and ~33 B panels.
+  static constexpr int GROUP = 8;
+
+  template <bool A_KC, bool B_KC>
+  static constexpr int smem_bytes() {
+    return STAGES * BK * (detail::smem_stride<BM, A_KC>() + detail::smem_stride<BN, B_KC>()) *
+           static_cast<int>(sizeof(float));
+  }
+};
+
+// A_KC / B_KC: operand stored k-contiguous (A with ta == N, B with tb == T); see gemm_pipeline.cuh.
+template <class T, bool A_KC, bool B_KC>
+__global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS) warptile_kernel(const GemmParams p) {
+  constexpr int BM = T::BM, BN = T::BN, BK = T::BK, TM = T::TM, TN = T::TN, S = T::STAGES;
+  constexpr int NT = T::THREADS;
+  constexpr int SLDA = detail::smem_stride<BM, A_KC>(), SLDB = detail::smem_stride<BN, B_KC>();
+  constexpr int A_STAGE = BK * SLDA, B_STAGE = BK * SLDB;
+  using LoadA = detail::TileLoader<BK, BM, NT, SLDA, A_KC>;
+  using LoadB = detail::TileLoader<BK, BN, NT, SLDB, B_KC>;
+
+  extern __shared__ float4 smem4[];
+  float* As = reinterpret_cast<float*>(smem4);  // As: [S][BK][SLDA], As[s][k][m] = op(A)(m0 + m, k0 + k)
+  float* Bs = As + S * A_STAGE;                 // Bs: [S][BK][SLDB], Bs[s][k][n] = op(B)(k0 + k, n0 + n)
+
+  int tm, tn;
+  detail::swizzle_tile(static_cast<int>(blockIdx.x), p.tiles_m, p.tiles_n, T::GROUP, tm, tn);
+  const int m0 = tm * BM, n0 = tn * BN;
+  const int m_left = p.m - m0, n_left = p.n - n0;  // >= 1
+  const int tid = static_cast<int>(threadIdx.x);
+  const int kt_count = (p.k - 1) / BK + 1;
+
+  LoadA load_a;
+  LoadB load_b;
+  load_a.init(detail::panel_base<A_KC>(p.A, p.lda, m0), p.lda, m_left, p.a_vec, tid);
+  load_b.init(detail::panel_base<B_KC>(p.B, p.ldb, n0), p.ldb, n_left, p.b_vec, tid);
+  // Copies k-tile kt (the loaders step through the tiles in order) into `stage`.
+  auto load_tile = [&](int stage, int kt) {
+    const int k_left = p.k - kt * BK;
+    load_a.load(As + stage * A_STAGE, p.lda, k_left, p.A);
+    load_b.load(Bs + stage * B_STAGE, p.ldb, k_left, p.B);
+  };
+
+  // Warp (wm, wn) of the block, lane (lr, lc) of the warp.
+  const int warp = tid >> 5, lane = tid & 31;
+  const int wm = warp / T::WARPS_N, wn = warp % T::WARPS_N;
+  const int lr = lane / T::LN, lc = lane % T::LN;
+  const int a_off = wm * T::WM + lr * 4;  // + i * 4 * LM for sub-tile row i
+  const int b_off = wn * T::WN + lc * 4;  // + j * 4 * LN for sub-tile column j
+
+  auto load_frags = [&](float* fa, float* fb, const float* as, const float* bs, int k) {
+#pragma unroll
+    for (int i = 0; i < T::SUB_M; ++i) detail::lds4(fa + 4 * i, as + k * SLDA + a_off + i * 4 * T::LM);
+#pragma unroll
+    for (int j = 0; j < T::SUB_N; ++j) detail::lds4(fb + 4 * j, bs + k * SLDB + b_off + j * 4 * T::LN);
+  };
+
+  // Prologue: tiles 0 .. S-2 in flight (one commit group each, empty past the last tile, so
+  // that "group g holds tile g" stays true for the wait counts below).
+#pragma unroll
+  for (int s = 0; s < S - 1; ++s) {
+    if (s < kt_count) load_tile(s, s);
+    detail::cp_async_commit();
+  }
+  detail::cp_async_wait<S - 2>();  // tile 0 landed (this thread's copies) ...
+  __syncthreads();                 // ... and everyone's
+
+  float acc[TM][TN];
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
+
+  float fa[2][TM], fb[2][TN];  // register double buffer: fragments of k+1 load while k multiplies
+  int read_stage = 0, write_stage = S - 1;
+  const float* as = As;
+  const float* bs = Bs;
+  load_frags(fa[0], fb[0], as, bs, 0);
+
+  for (int kt = 0; kt < kt_count; ++kt) {
+    // Refill the stage freed by the barrier at the end of tile kt-1 (it held tile kt-1) with
+    // tile kt+S-1. Always commit, so group kt+S-1 exists.
+    if (kt + S - 1 < kt_count) load_tile(write_stage, kt + S - 1);
+    detail::cp_async_commit();
+    write_stage = write_stage + 1 == S ? 0 : write_stage + 1;
+
+#pragma unroll
+    for (int k = 0; k < BK; ++k) {
+      if (k == BK - 1) {
+        if (kt + 1 < kt_count) {  // block-uniform
+          // Committed groups: S-1 + (kt+1); tile kt+1 is group kt+1, so at most S-2 may pend.
+          // The barrier also ends every thread's reads of stage kt % S (its last fragment load
+          // was k = BK-2 above), which the next iteration's copies overwrite.
+          detail::cp_async_wait<S - 2>();
+          __syncthreads();
+          read_stage = read_stage + 1 == S ? 0 : read_stage + 1;
+          as = As + read_stage * A_STAGE;
+          bs = Bs + read_stage * B_STAGE;
+          load_frags(fa[0], fb[0], as, bs, 0);  // BK even: (k+1) % 2 == 0
+        }
+      } else {
+        load_frags(fa[(k + 1) % 2], fb[(k + 1) % 2], as, bs, k + 1);
+      }
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(fa[k % 2][i], fb[k % 2][j], acc[i][j]);
+    }
+  }
+  detail::cp_async_wait<0>();  // only empty groups can remain; leave nothing in flight
+
+  // Epilogue: row i*4*LM + r of the lane's sub-tiles, 4 consecutive columns per store.
+#pragma unroll
+  for (int i = 0; i < T::SUB_M; ++i)
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+      const int row = a_off + i * 4 * T::LM + r;  // within the block tile
+      if (row >= m_left) continue;
+#pragma unroll
+      for (int j = 0; j < T::SUB_N; ++j) {
+        const int col = b_off + j * 4 * T::LN;
+        detail::store_c4(p.C, p.ldc, static_cast<int64_t>(m0) + row, static_cast<int64_t>(n0) + col, n_left - col,
+                         &acc[i * 4 + r][j * 4], p.alpha, p.beta, p.c_vec);
+      }
+    }
 }
+
+template <class T, bool A_KC, bool B_KC>
+void launch(const Args& a) {
+  const int64_t tiles_m = detail::ceil_div(a.m, T::BM), tiles_n = detail::ceil_div(a.n, T::BN);
+  const dim3 grid = detail::tile_grid(tiles_m, tiles_n, "warptile");
+  constexpr int smem = T::template smem_bytes<A_KC, B_KC>();
+  static_assert(smem <= 227 * 1024, "fits one SM's shared memory");
+  auto* kernel = &warptile_kernel<T, A_KC, B_KC>;
+  detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), smem);
+  kernel<<<grid, T::THREADS, smem, a.stream>>>(detail::make_gemm_params(a, tiles_m, tiles_n));
+  detail::check_launch("warptile");
+}
+
+template <class T>
+void launch_any(const Args& a) {
+  const bool a_kc = a.ta == Trans::N, b_kc = a.tb == Trans::T;
+  if (a_kc && b_kc) launch<T, true, true>(a);
+  else if (a_kc) launch<T, true, false>(a);
+  else if (b_kc) launch<T, false, true>(a);
+  else launch<T, false, false>(a);
+}
+
+// The compiled configurations: BM, BN, BK, WM, WN, TM, TN, STAGES, min blocks per SM.
+// Six, so that 6 x 4 transposes = 24 kernels build in well under a minute per core.
+using Big = Tile<128, 128, 16, 32, 64, 8, 8, 3, 2>;    // 256 thr, <= 128 regs: 2 blocks/SM
+using Deep = Tile<128, 128, 32, 32, 64, 8, 8, 3, 2>;   // Big with half the per-tile overhead, 2x smem
+using Wide = Tile<128, 256, 16, 64, 64, 16, 8, 3, 1>;  // 256 thr, 16x8 per thread, 1 block/SM
+using Tall = Tile<256, 128, 16, 64, 64, 16, 8, 3, 1>;  // 256 thr, 16x8 per thread, 1 block/SM
+using Mid = Tile<64, 128, 16, 32, 64, 8, 8, 3, 4>;     // 128 thr: twice Big's blocks, for mid sizes
+using Small = Tile<64, 64, 16, 32, 32, 8, 4, 3, 4>;    // 128 thr: 4x Big's blocks, for 1024^2-ish
+
+struct Config {
+  const char* name;
+  int bm, bn;
+  void (*run)(const Args&);
+};
+
+// Names: BMxBNxBK_wWMxWN_tTMxTN_sSTAGES. Indices are what `rungs tune gemm` reports.
+const Config kConfigs[] = {
+    {"128x128x16_w32x64_t8x8_s3", 128, 128, launch_any<Big>},
+    {"128x128x32_w32x64_t8x8_s3", 128, 128, launch_any<Deep>},
+    {"128x256x16_w64x64_t16x8_s3", 128, 256, launch_any<Wide>},
+    {"256x128x16_w64x64_t16x8_s3", 256, 128, launch_any<Tall>},
+    {"64x128x16_w32x64_t8x8_s3", 64, 128, launch_any<Mid>},
+    {"64x64x16_w32x32_t8x4_s3", 64, 64, launch_any<Small>},
+};
+constexpr size_t kNumConfigs = sizeof(kConfigs) / sizeof(kConfigs[0]);
+
+// Choice table: to be replaced by the measurement of `rungs tune gemm`.
+// The first row whose config cuts the problem into at least min_tiles_per_sm tiles per SM wins
+// (the last row always does). Rationale of the guess: a 128x128 block alone on an SM (8 warps)
+// cannot hide its own barrier and shared-memory latencies, so the big tile is worth it only when
+// nearly every SM gets two (>= 1.9 per SM: 2048^2 has 256 tiles for 132 SMs); below that, the
+// smaller tiles trade FFMA-per-LDS for enough blocks to occupy every SM (1024^2: 256 tiles of
+// 64x64). Tall/Wide/Deep are candidates for the tuner, not guessed into the table.
+struct Pick {
+  size_t config;
+  double min_tiles_per_sm;
+};
+constexpr Pick kPicks[] = {
+    {0, 1.9},  // 128x128x16: 2048^2 and up
+    {4, 1.9},  // 64x128x16: ~1400^2 .. 2000^2
+    {5, 0.0},  // 64x64x16: everything smaller
+};
+
+}  // namespace
+
+std::vector<std::string> configs() {
+  std::vector<std::string> names;
+  for (const auto& c : kConfigs) names.emplace_back(c.name);
+  return names;
+}
+
+void run_config(size_t index, const Args& a) {
+  if (index >= kNumConfigs) detail::unsupported("warptile", "no configuration " + std::to_string(index));
+  kConfigs[index].run(a);
+}
+
+void run(const Args& a) {
+  const int sms = detail::sm_count();
+  for (const Pick& pick : kPicks) {
+    const Config& c = kConfigs[pick.config];
+    const double tiles = static_cast<double>(detail::ceil_div(a.m, c.bm)) * detail::ceil_div(a.n, c.bn);
+    if (tiles >= pick.min_tiles_per_sm * sms) {
+      c.run(a);
+      return;
+    }
+  }
+  kConfigs[kPicks[sizeof(kPicks) / sizeof(kPicks[0]) - 1].config].run(a);  // not reached: last row is 0
+}
+
+}  // namespace rungs::sgemm::warptile

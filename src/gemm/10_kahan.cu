@@ -1,6 +1,146 @@
-// STUB: to be written.
+// Rung 10, kahan: Kahan-compensated accumulation (article 003). Every accumulator s carries a
+// compensation c holding the low-order bits that the last addition into s lost; the next
+// addend is corrected by it before it is added, so the rounding errors of the k additions stop
+// accumulating: the error of a length-k dot product drops from ~k * 2^-24 (worst case; ~sqrt(k)
+// * 2^-24 typically, and ~k * 2^-25 for positive data, where every partial sum only grows) to
+// ~2 * 2^-24, independent of k. Per product a*b:
+//   y = fma(a, b, -c)      a*b - c with one rounding (better than article 003's separate
+//                          multiply and subtract: the product enters unrounded)
+//   t = s + y
+//   c = (t - s) - y        what the addition dropped (exact when |s| >= |y|)
+//   s = t
+// and the result is s - c. Written with __fmaf_rn / __fadd_rn / __fsub_rn: nvcc never contracts
+// those into other FMAs nor reassociates them, so (t - s) - y cannot be "simplified" to 0 (it is
+// what -ffast-math style reassociation would do). Caveat of any compensated sum: once a partial
+// sum overflows to Inf, t - s = Inf - Inf turns the compensation (and then the sum) into NaN.
+//
+// Tile structure: rung 08's pipeline (3-stage cp.async, one barrier per k-tile) with rung 09's
+// conflict-free fragment layout, shrunk because each output needs two registers: a 64x64x16 block
+// tile, 256 threads in 8 warps of 16x32, each lane one 4x4 tile (16 sums + 16 compensations),
+// lanes 4 x 8 per warp so an A or B fragment is one broadcast LDS.128 (1 wavefront).
+//
+// Bounded by: FP32 issue. 4 dependent FP32 operations per multiply-add instead of 1 FFMA, so the
+// ceiling is a quarter of fp32 peak (~16 TFLOP/s counted as 2 flops per multiply-add on H100);
+// per k a thread issues 2 LDS.128 for 64 FP32 operations, so shared memory is far from a limit,
+// and the 4-operation chain (~16 cycles per k per accumulator) is hidden by the 16 independent
+// accumulators per thread. Expect ~10-13 TFLOP/s at large sizes: slower than rung 09 by ~4x,
+// accurate to a few ulps at any k.
 #include "detail/check.hpp"
+#include "detail/gemm_pipeline.cuh"
+#include "detail/gemm_tile.cuh"
 #include "gemm/gemm_rung.hpp"
+
 namespace rungs::sgemm::kahan {
-void run(const Args&) { detail::unsupported("kahan", "not written yet"); }
+
+namespace {
+
+using detail::GemmParams;
+
+constexpr int BM = 64, BN = 64, BK = 16;  // block tile
+constexpr int WM = 16, WN = 32;           // warp tile: 4 x 8 lanes of 4x4
+constexpr int LN = WN / 4;                // lanes of a warp along n (8)
+constexpr int WARPS_N = BN / WN;          // 2 (and BM / WM = 4 along m)
+constexpr int THREADS = 32 * (BM / WM) * (BN / WN);  // 256
+constexpr int STAGES = 3;  // 3 x 16 x (68 + 68) x 4 B <= 26 KB static: latency slack for free
+static_assert((WM / 4) * LN == 32, "a warp is 32 lanes");
+
+// A_KC / B_KC: the operand is stored k-contiguous (A with ta == N, B with tb == T).
+template <bool A_KC, bool B_KC>
+__global__ void __launch_bounds__(THREADS, 3) kahan_kernel(const GemmParams p) {
+  constexpr int SLDA = detail::smem_stride<BM, A_KC>(), SLDB = detail::smem_stride<BN, B_KC>();
+  __shared__ __align__(16) float As[STAGES][BK][SLDA];  // As[s][k][m] = op(A)(m0 + m, k0 + k)
+  __shared__ __align__(16) float Bs[STAGES][BK][SLDB];  // Bs[s][k][n] = op(B)(k0 + k, n0 + n)
+  using LoadA = detail::TileLoader<BK, BM, THREADS, SLDA, A_KC>;
+  using LoadB = detail::TileLoader<BK, BN, THREADS, SLDB, B_KC>;
+
+  const int b = static_cast<int>(blockIdx.x);
+  const int m0 = (b / p.tiles_n) * BM, n0 = (b % p.tiles_n) * BN;
+  const int m_left = p.m - m0, n_left = p.n - n0;  // >= 1
+  const int tid = static_cast<int>(threadIdx.x);
+  const int warp = tid >> 5, lane = tid & 31;
+  const int row0 = (warp / WARPS_N) * WM + (lane / LN) * 4;  // this lane's 4 rows ...
+  const int col0 = (warp % WARPS_N) * WN + (lane % LN) * 4;  // ... and 4 columns in the tile
+  const int kt_count = (p.k - 1) / BK + 1;
+
+  LoadA load_a;
+  LoadB load_b;
+  load_a.init(detail::panel_base<A_KC>(p.A, p.lda, m0), p.lda, m_left, p.a_vec, tid);
+  load_b.init(detail::panel_base<B_KC>(p.B, p.ldb, n0), p.ldb, n_left, p.b_vec, tid);
+  auto load_tile = [&](int stage, int kt) {  // k-tiles in order
+    const int k_left = p.k - kt * BK;
+    load_a.load(&As[stage][0][0], p.lda, k_left, p.A);
+    load_b.load(&Bs[stage][0][0], p.ldb, k_left, p.B);
+  };
+
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {  // group g holds tile g (empty past the end)
+    if (s < kt_count) load_tile(s, s);
+    detail::cp_async_commit();
+  }
+
+  float sum[4][4], comp[4][4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i)
+#pragma unroll
+    for (int j = 0; j < 4; ++j) sum[i][j] = 0.0f, comp[i][j] = 0.0f;
+
+  int read_stage = 0, write_stage = STAGES - 1;
+  for (int kt = 0; kt < kt_count; ++kt) {
+    detail::cp_async_wait<STAGES - 2>();  // groups 0..kt complete: tile kt landed
+    __syncthreads();                      // ... for everyone; tile kt-1's stage is free
+    if (kt + STAGES - 1 < kt_count) load_tile(write_stage, kt + STAGES - 1);
+    detail::cp_async_commit();
+    write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
+
+    const float* as = &As[read_stage][0][0];
+    const float* bs = &Bs[read_stage][0][0];
+#pragma unroll
+    for (int k = 0; k < BK; ++k) {
+      float a[4], bf[4];
+      detail::lds4(a, as + k * SLDA + row0);
+      detail::lds4(bf, bs + k * SLDB + col0);
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          const float y = __fmaf_rn(a[i], bf[j], -comp[i][j]);
+          const float t = __fadd_rn(sum[i][j], y);
+          comp[i][j] = __fsub_rn(__fsub_rn(t, sum[i][j]), y);
+          sum[i][j] = t;
+        }
+    }
+    read_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;
+  }
+  detail::cp_async_wait<0>();
+
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const int row = row0 + i;
+    if (row >= m_left) continue;
+    float v[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) v[j] = __fsub_rn(sum[i][j], comp[i][j]);
+    detail::store_c4(p.C, p.ldc, static_cast<int64_t>(m0) + row, static_cast<int64_t>(n0) + col0, n_left - col0, v,
+                     p.alpha, p.beta, p.c_vec);
+  }
 }
+
+template <bool A_KC, bool B_KC>
+void launch(const Args& a) {
+  const int64_t tiles_m = detail::ceil_div(a.m, BM), tiles_n = detail::ceil_div(a.n, BN);
+  const dim3 grid = detail::tile_grid(tiles_m, tiles_n, "kahan");
+  kahan_kernel<A_KC, B_KC><<<grid, THREADS, 0, a.stream>>>(detail::make_gemm_params(a, tiles_m, tiles_n));
+  detail::check_launch("kahan");
+}
+
+}  // namespace
+
+void run(const Args& a) {
+  const bool a_kc = a.ta == Trans::N, b_kc = a.tb == Trans::T;
+  if (a_kc && b_kc) launch<true, true>(a);
+  else if (a_kc) launch<true, false>(a);
+  else if (b_kc) launch<false, true>(a);
+  else launch<false, false>(a);
+}
+
+}  // namespace rungs::sgemm::kahan

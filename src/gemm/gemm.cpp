@@ -59,8 +59,8 @@ void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, cons
   check_ld("ldb", ldb, tb == Trans::N ? n : k);
   check_ld("ldc", ldc, n);
   // Resolve the variant before the early returns so a bad name always throws.
-  const sgemm::Rung& rung = find_rung(opts.variant == "auto" ? resolve_gemm_variant(ta, tb, m, n, k, opts)
-                                                            : opts.variant);
+  const std::string name = opts.variant == "auto" ? resolve_gemm_variant(ta, tb, m, n, k, opts) : opts.variant;
+  const sgemm::Rung& rung = find_rung(name);
   if (m == 0 || n == 0) return;
   if (C == nullptr) detail::fail_arg("gemm", "C", "nullptr", "a device pointer (m*n > 0)");
   const bool reads_ab = k > 0 && alpha != 0.0f;
