@@ -10,12 +10,17 @@
 //     smem rows, so 16-byte cp.async.cg copies 4 elements at once (when float4_ok; otherwise one
 //     4-byte cp.async per element, still coalesced);
 //   "k-contiguous" (A stored m x k, ta == N; B stored n x k, tb == T): a 16-byte copy would land
-//     4 k's in one smem row, which is the wrong direction. Instead each element travels alone
-//     with a 4-byte cp.async whose destination is the transposed slot: the copy engine does the
-//     transpose, no register staging, and the operand keeps the same multi-stage pipeline as the
-//     other one. Cost: 4x the copy instructions of the float4 path (BM*BK/threads per tile, e.g.
-//     8 per thread per 16-k tile at 128x128 / 256 threads, next to 1024 FFMA), and a padded smem
-//     row (stride % 32 == 4) so a warp's 32 scattered writes land in 32 distinct banks.
+//     4 k's in one smem row, the wrong direction. Instead each element travels alone with a
+//     4-byte cp.async whose destination is its transposed slot: the copy engine does the
+//     transpose, no registers hold data in flight, and this operand keeps the same multi-stage
+//     pipeline as the other. (Rejected: staging through registers -- LDG.128 for tile t+1, STS
+//     transposed after tile t -- ties the copy to the compute loop, holds 4 registers per float4
+//     in flight and allows only one tile of look-ahead; keeping the tile k-contiguous in smem and
+//     reading 4 k's per LDS.128 needs a whole 4-k block of one operand's fragments live at once,
+//     32 more registers at 8x8 per thread, which the 2-blocks-per-SM budget of 128 lacks.)
+//     Cost: BM*BK/threads copies per thread and tile (8 at 128x128x16 / 256 threads, next to
+//     1024 FFMA), ~3 issue slots each with addressing, and a padded smem row (stride % 32 == 4)
+//     so that a warp's 32 scattered 4-byte writes land in 32 distinct banks.
 // Out-of-range elements (the ragged m/n/k edges) are zero-filled with src_bytes = 0 from a
 // clamped, valid address, so a full tile always computes and nothing outside A or B is read.
 #pragma once
@@ -281,7 +286,9 @@ inline int sm_count() {
 }
 
 // Opt a kernel in to `bytes` of dynamic shared memory (needed above 48 KB) on the current
-// device, once per (kernel, device); thread-safe.
+// device, once per (kernel, device); thread-safe. Also hints the largest shared-memory carveout:
+// these kernels want 2 blocks per SM of up to ~100 KB each and barely use L1 (cp.async.cg
+// bypasses it), so the L1/shared split must not be what limits their occupancy.
 inline void allow_dynamic_smem(const void* kernel, int bytes) {
   if (bytes <= 48 * 1024) return;
   static std::mutex mu;
@@ -291,6 +298,8 @@ inline void allow_dynamic_smem(const void* kernel, int bytes) {
   std::lock_guard<std::mutex> lock(mu);
   if (done.count({kernel, dev})) return;
   RUNGS_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  RUNGS_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                  static_cast<int>(cudaSharedmemCarveoutMaxShared)));
   done.insert({kernel, dev});
 }
 

@@ -1,33 +1,36 @@
-// Rung 08, double_buffer: rung 07's kernel (128x128x8 block tile, 256 threads, an 8x8 outer
-// product per thread from float4 shared loads, A transposed in shared memory) with its global ->
-// shared copies made asynchronous (cp.async) and the shared tiles multi-buffered: while the
-// block multiplies k-tile t, the copies of tiles t+1 and t+2 are in flight (article 004 v8).
-// Rung 07 loads a tile, waits for it, then computes: every tile pays a full global-memory
-// latency (~1 us) that only the other resident block can cover. Here it overlaps the FFMAs.
+// Rung 08, double_buffer: rung 07's kernel (128x128x8 block tile, 256 threads placed 4 x 8 per
+// warp, an 8x8 outer product per thread from four LDS.128 per k, A transposed in shared memory,
+// B fragments in two 4-wide chunks 64 columns apart) with its global -> shared copies made
+// asynchronous (cp.async) and the shared tiles multi-buffered: while the block multiplies
+// k-tile t, the copies of tiles t+1 and t+2 are in flight (article 004 v8). Rung 07 copies a
+// tile, waits, computes, waits again: every 8-k step pays a full global-memory latency (~1 us)
+// that only the other resident block can cover. Here the copies overlap the FFMAs.
 //
 // Copies (detail/gemm_pipeline.cuh): the operand whose stored rows run along x (A with ta == T,
 // B with tb == N) goes with 16-byte cp.async.cg (float4_ok) or 4-byte cp.async per element
 // (unaligned); the operand whose stored rows run along k (A with ta == N, B with tb == T) goes
 // element by element with 4-byte cp.async into its transposed slot: a 16-byte copy cannot
-// transpose, and staging through registers would tie the copy to the compute order and cost 4+
-// registers per float4 in flight. Ragged m/n/k edges are zero-filled (src_bytes = 0).
+// transpose, and staging through registers would tie the copy to the compute order and cost 4
+// registers per float4 in flight (the header of gemm_pipeline.cuh weighs the options). Ragged
+// m/n/k edges are zero-filled (src_bytes = 0 from a clamped address).
 //
-// Pipeline (one barrier per k-tile): at the top of iteration t, wait until tile t has landed
-// (cp.async.wait_group STAGES-2: groups 0..t complete) and __syncthreads, which both publishes
-// tile t and proves every thread is done reading tile t-1; then refill tile t-1's stage with
-// tile t+STAGES-1 and compute tile t. STAGES = 3 rather than the textbook 2: a 128x128x8 tile is
-// 512 FFMA per thread (~2 us with two blocks sharing an SM at ~50% of peak), and a third stage
-// doubles the latency slack for 8.3 KB more shared memory (25 KB per block, static).
+// Pipeline (one barrier per k-tile instead of rung 07's two): at the top of iteration t, wait
+// until tile t has landed (cp.async.wait_group STAGES-2: groups 0..t complete) and __syncthreads,
+// which both publishes tile t and proves every thread is done reading tile t-1; then refill tile
+// t-1's stage with tile t+STAGES-1 and compute tile t. STAGES = 3 rather than the textbook 2: an
+// 8-k tile is only 512 FFMA per thread (~1 us with two blocks sharing an SM at ~50% of peak),
+// about one global latency, and a third stage doubles the slack for 8.3 KB more shared memory
+// (25 KB per block, static).
 //
-// Bounded by: shared-memory wavefronts and latency. Per k a thread issues 4 LDS.128 for 64 FFMA
-// (16 FFMA per LDS), but with rung 07's contiguous 8-column fragments a warp's 16 B-fragment
-// float4s sit 32 bytes apart, use only 16 of the 32 banks and cost 4 wavefronts each: 2 x 1 (A,
-// 2 distinct rows, broadcast) + 2 x 4 (B) = 10 wavefronts per 64 warp-FFMAs, ~60% of the
-// shared-memory bandwidth at FFMA peak. Fragments load right before their FFMAs (no register
-// double buffer), so each k's LDS latency (~30 cycles) must be covered by the other warps: 16
-// per SM (2 blocks x 8 warps; 64 accumulators + 16 fragment registers, <= 128 registers). One
-// __syncthreads per 8 k. Expect ~55-65% of fp32 peak (~35-40 TFLOP/s on H100 at 4096^3);
-// rung 09 removes the conflicts, double-buffers the fragments and tunes the tile.
+// Bounded by: issue and latency inside the SM. Per k a thread issues 4 LDS.128 for 64 FFMA, one
+// wavefront each (rung 07's placement: a quarter-warp shares one A float4 and reads 128
+// contiguous bytes of B), so shared memory runs at ~25% of its bandwidth at FFMA peak. But the
+// fragments load right before their FFMAs (no register double buffer), so each k's LDS latency
+// (~30 cycles) must be covered by other warps: 16 per SM (2 blocks x 8 warps; 64 accumulators +
+// 16 fragment registers + addressing = 128 registers, the 2-blocks limit), and the block-wide
+// barrier every 8 k drains the pipeline 8x more often than rung 09's. Expect ~45-55% of fp32
+// peak (~30-37 TFLOP/s on H100 at 4096^3); rung 09 double-buffers the fragments, moves the
+// barrier under the FFMAs, takes 16 k per barrier and tunes the tile shape.
 #include "detail/check.hpp"
 #include "detail/gemm_pipeline.cuh"
 #include "detail/gemm_tile.cuh"
@@ -43,6 +46,9 @@ constexpr int BM = 128, BN = 128, BK = 8;  // block tile: rung 07's
 constexpr int TM = 8, TN = 8;              // outputs per thread: rung 07's
 constexpr int THREADS = (BM / TM) * (BN / TN);  // 256, a 16 x 16 grid of threads
 constexpr int STAGES = 3;                  // shared-memory buffers (see the header)
+// A thread's 8 columns: rung 07's two chunks of 4, BN/2 apart (one LDS.128 each).
+constexpr int kChunk = 4, kChunkStride = BN / 2;
+static_assert((BN / TN) * kChunk == kChunkStride && TN == 2 * kChunk, "two chunks of 4 columns");
 
 // A_KC / B_KC: the operand is stored k-contiguous (A with ta == N, B with tb == T).
 template <bool A_KC, bool B_KC>
@@ -57,7 +63,8 @@ __global__ void __launch_bounds__(THREADS, 2) double_buffer_kernel(const GemmPar
   const int m0 = (b / p.tiles_n) * BM, n0 = (b % p.tiles_n) * BN;
   const int m_left = p.m - m0, n_left = p.n - n0;  // >= 1
   const int tid = static_cast<int>(threadIdx.x);
-  const int ty = tid / (BN / TN), tx = tid % (BN / TN);  // rows ty*8 .. +7, columns tx*8 .. +7
+  // Rung 07's placement: rows t.row*8 .. +7, columns t.col*4 .. +3 and 64 + t.col*4 .. +3.
+  const detail::ThreadRC t = detail::thread_rc_16x16_warp4x8(tid);
   const int kt_count = (p.k - 1) / BK + 1;
 
   LoadA load_a;
@@ -101,10 +108,10 @@ __global__ void __launch_bounds__(THREADS, 2) double_buffer_kernel(const GemmPar
 #pragma unroll 2
     for (int k = 0; k < BK; ++k) {
       float a[TM], bf[TN];
-      detail::lds4(a, as + k * SLDA + ty * TM);
-      detail::lds4(a + 4, as + k * SLDA + ty * TM + 4);
-      detail::lds4(bf, bs + k * SLDB + tx * TN);
-      detail::lds4(bf + 4, bs + k * SLDB + tx * TN + 4);
+      detail::lds4(a, as + k * SLDA + t.row * TM);
+      detail::lds4(a + 4, as + k * SLDA + t.row * TM + 4);
+      detail::lds4(bf, bs + k * SLDB + t.col * kChunk);
+      detail::lds4(bf + 4, bs + k * SLDB + kChunkStride + t.col * kChunk);
 #pragma unroll
       for (int i = 0; i < TM; ++i)
 #pragma unroll
@@ -116,11 +123,11 @@ __global__ void __launch_bounds__(THREADS, 2) double_buffer_kernel(const GemmPar
 
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
-    const int row = ty * TM + i;
+    const int row = t.row * TM + i;
     if (row >= m_left) continue;
 #pragma unroll
-    for (int j = 0; j < TN; j += 4) {
-      const int col = tx * TN + j;
+    for (int j = 0; j < TN; j += kChunk) {
+      const int col = (j / kChunk) * kChunkStride + t.col * kChunk;
       detail::store_c4(p.C, p.ldc, static_cast<int64_t>(m0) + row, static_cast<int64_t>(n0) + col, n_left - col,
                        &acc[i][j], p.alpha, p.beta, p.c_vec);
     }

@@ -1,8 +1,10 @@
 // Rung 09, warptile: the flagship CUDA-core SGEMM. Over rung 08 it adds
-//  - warp tiling: each warp owns a WM x WN sub-tile, each lane TM x TN outputs split into 4x4
-//    sub-tiles strided by 4 lanes, so a warp's LDS.128 of a fragment reads 4 (A) or 8 (B)
-//    distinct contiguous float4s that the other lanes get by broadcast: 1 wavefront per load,
-//    where rung 08's contiguous 8-wide fragments cost 4 (half the banks idle);
+//  - warp tiling as a parameter: each warp owns a WM x WN sub-tile, each lane TM x TN outputs
+//    in 4x4 sub-tiles that interleave with the other lanes' (sub-tile i of lane row r starts at
+//    warp row 4*LM*i + 4*r), so every LDS.128 of a fragment reads LM (or LN) <= 8 distinct
+//    contiguous float4s shared by broadcast: 1 wavefront, for any tile shape -- rung 08's fixed
+//    16 x 16 placement is the 32x64-warp, 8x8-lane case of this, and 16x8 per lane (fewer LDS
+//    per FFMA) or smaller block tiles (more blocks for small problems) become possible;
 //  - register double buffering: the fragments of k+1 load while the FFMAs of k run, and the
 //    k-tile barrier sits before the last k's FFMAs so the next tile's first fragments load
 //    under them: no LDS latency is exposed, even with a single block per SM;
