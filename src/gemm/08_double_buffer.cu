@@ -145,11 +145,8 @@ void launch(const Args& a) {
 }  // namespace
 
 void run(const Args& a) {
-  const bool a_kc = a.ta == Trans::N, b_kc = a.tb == Trans::T;
-  if (a_kc && b_kc) launch<true, true>(a);
-  else if (a_kc) launch<true, false>(a);
-  else if (b_kc) launch<false, true>(a);
-  else launch<false, false>(a);
+  // A is k-contiguous when not transposed, B when transposed.
+  detail::dispatch_trans(a.ta, a.tb, [&](auto ta, auto tb) { launch<!decltype(ta)::value, decltype(tb)::value>(a); });
 }
 
 }  // namespace rungs::sgemm::double_buffer
