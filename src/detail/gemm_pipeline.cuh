@@ -50,8 +50,10 @@ struct GemmParams {
   int m, n, k;
   float alpha, beta;
   int tiles_m, tiles_n;  // tile grid of the launch (tiles_m * tiles_n blocks)
-  bool a_vec;            // A may use 16-byte copies (only read when A is x-contiguous, ta == T)
-  bool b_vec;            // B may use 16-byte copies (only read when B is x-contiguous, tb == N)
+  bool a_vec;            // A may use 16-byte copies (only read when A is x-contiguous, ta == T;
+                         // rung 09 sets it to float4_ok(A, lda) for its register-staged loader)
+  bool b_vec;            // B may use 16-byte copies (only read when B is x-contiguous, tb == N;
+                         // likewise for rung 09's register-staged loader when tb == T)
   bool c_vec;            // C may use float4 loads/stores (float4_ok(C, ldc))
 };
 
@@ -208,6 +210,88 @@ struct TileLoader<BK, BX, NT, SLD, true> {
         }
     }
     g += BK;
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Register-staged loader of a k-contiguous operand (element (k, x) at base[x * ld + k]), the
+// alternative to TileLoader<.., true> that rung 09 offers its tuner (configs named *_rs): the
+// tile is read with LDG.128 along k (4 k's of one x per thread and float4) into registers
+// (fetch), which the kernel writes transposed into the stage with 4 STS.32 each (store) after
+// one k-tile of FFMAs has hidden the load latency. Costs 4 registers per float4 in flight
+// (BX * BK / NT floats per thread) and binds the copy to the compute loop; saves the 4-byte
+// cp.async per element (a quarter of the copy instructions and L1/LSU requests for the loads).
+// Mapping: lane l of warp w takes x = 16 * (w / (KQ/2)) + l % 16 (+ i * kXStep) and the float4
+// kq = 2 * (w % (KQ/2)) + l / 16 (KQ = BK / 4 float4s per row): a warp's LDG.128 reads 16 rows x
+// 32 contiguous bytes (16 whole sectors), and its STS.32 of k = 4 kq + e hit banks
+// 16 kq + 4 e + x (SLD % 8 == 4): the two kq's of the warp fall in disjoint halves, 32 banks.
+// The transposed tile and its padding are those of TileLoader<.., true> (smem_stride<BX, true>).
+//   init(base, ld, x_left, vec, tid): as TileLoader; vec = float4_ok(matrix, ld) (k0 % 4 == 0
+//     keeps every float4 aligned then).
+//   fetch(ld, k_left): loads the next k-tile into registers (zeros outside the matrix; edge or
+//     unaligned tiles use guarded scalar loads; nothing outside the matrix is read).
+//   store(s): writes the fetched tile into stage s (the caller synchronizes).
+// ---------------------------------------------------------------------------------------------
+template <int BK, int BX, int NT, int SLD>
+struct RegTileLoader {
+  static constexpr int KQ = BK / 4;                  // float4s per stored row and tile
+  static constexpr int NW = NT / 32;                 // warps
+  static constexpr int kXStep = 16 * NW / (KQ / 2);  // x distance between a thread's float4s
+  static constexpr int kRows = BX / kXStep;          // float4s per thread and tile
+  static_assert(BK % 8 == 0 && NT % 32 == 0 && NW % (KQ / 2) == 0, "warps tile k in pairs of float4s");
+  static_assert(BX % kXStep == 0 && kRows >= 1 && kRows <= 32, "threads tile the x direction");
+  static_assert(SLD % 8 == 4 && SLD >= BX, "conflict-free transposed writes, 16-byte aligned rows");
+
+  const float* g;  // this thread's first element of the next tile
+  int soff;        // its smem offset within a stage
+  int k4;          // its first k within a tile (4 kq)
+  unsigned xmask;  // bit i: its i-th row exists
+  bool xfull;      // the block's panel has all BX rows
+  bool vec;        // LDG.128 allowed
+  float r[kRows][4];
+
+  __device__ __forceinline__ void init(const float* base, int64_t ld, int x_left, bool use_vec, int tid) {
+    const int lane = tid & 31, w = tid >> 5;
+    k4 = 4 * (2 * (w % (KQ / 2)) + (lane >> 4));
+    const int xb = 16 * (w / (KQ / 2)) + (lane & 15);
+    vec = use_vec;
+    xfull = x_left >= BX;
+    xmask = 0;
+#pragma unroll
+    for (int i = 0; i < kRows; ++i) xmask |= (xb + i * kXStep < x_left ? 1u : 0u) << i;
+    soff = k4 * SLD + xb;
+    g = base + xb * ld + k4;
+  }
+
+  __device__ __forceinline__ void fetch(int64_t ld, int k_left) {
+    const float* q = g;
+    if (xfull && k_left >= BK) {
+      if (vec) {
+#pragma unroll
+        for (int i = 0; i < kRows; ++i, q += kXStep * ld) {
+          const float4 v = *reinterpret_cast<const float4*>(q);
+          r[i][0] = v.x, r[i][1] = v.y, r[i][2] = v.z, r[i][3] = v.w;
+        }
+      } else {
+#pragma unroll
+        for (int i = 0; i < kRows; ++i, q += kXStep * ld)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) r[i][e] = q[e];
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < kRows; ++i, q += kXStep * ld)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) r[i][e] = (k4 + e < k_left && ((xmask >> i) & 1u)) ? q[e] : 0.0f;
+    }
+    g += BK;
+  }
+
+  __device__ __forceinline__ void store(float* __restrict__ s) const {
+#pragma unroll
+    for (int i = 0; i < kRows; ++i)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) s[soff + e * SLD + i * kXStep] = r[i][e];
   }
 };
 

@@ -30,13 +30,27 @@
 // The 16x8-per-lane configs (128x256, 256x128) halve the LDS share (6 per 128 FFMA) and need
 // 255 registers, so one block (8 warps) per SM. Small problems (1024^2 is only 64 tiles of
 // 128x128 for 132 SMs) take 64x128 or 64x64 tiles to occupy every SM.
-// Expected on H100: ~40-48 TFLOP/s at 2048..8192^3 (80-95% of cuBLAS), ~22-28 at 1024^3.
+// Measured (H100 SXM, NN): 128x256x16 47.3 TFLOP/s at 4096^3, 45.3 at 2048^3, 48.0 at 8192^3
+// (0.91-0.93 of cuBLAS); 64x128x16 29.2 at 1024^3 (0.88). ncu (128x128x16 at 4096): issue slots
+// 78% busy, IPC 3.24, FFMA 87% of issued instructions -- the rest (copies, addressing, barrier)
+// and the issue stalls of 4 warps per scheduler are the gap to cuBLAS's SIMT kernel (256x128x8,
+// 8 warps of 64x64, 16x8 per thread, 3 stages, 87% issue busy, IPC 3.60).
+// The transposed copy of the k-contiguous operand costs 4-8% (tn 47.2 vs nn 45.4 vs nt 43.3 at
+// 4096, 128x128x16). Candidates for the tuner against both (configs 6+):
+//  - cuBLAS's shape 256x128x8 (and 128x256x8): half the smem per stage, 2x the barriers per FFMA;
+//  - 128x256x16 with 4 stages (99 KB of smem NN): one more tile of latency cover at 1 block/SM;
+//  - *_rs: the k-contiguous operand register-staged (detail::RegTileLoader): LDG.128 along k at
+//    the top of tile t for tile t+S-1, 4 transposing STS.32 per float4 after tile t's FFMAs --
+//    a quarter of the load instructions and L1 requests of 4-byte cp.async, + BX*BK/threads
+//    registers (8 at 128x16 / 256 threads; the 128-register configs can only afford one operand:
+//    _rs1 = the one k-contiguous operand, none in TT; _rsa = A in NN only).
 #include "detail/check.hpp"
 #include "detail/gemm_pipeline.cuh"
 #include "detail/gemm_tile.cuh"
 #include "gemm/gemm_rung.hpp"
 
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace rungs::sgemm::warptile {
@@ -50,10 +64,23 @@ using detail::GemmParams;
 // (LM = WM/TM, LN = WN/TN, LM * LN = 32). Sub-tile i of a lane covers warp rows
 // i*4*LM + lane_row*4 .. +3, so one LDS.128 per sub-tile reads LM (or LN) distinct,
 // contiguous float4s that the other lanes of the warp share by broadcast: one wavefront each.
-template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int MIN_BLOCKS_>
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int MIN_BLOCKS_, int RS_ = 0>
 struct Tile {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, TM = TM_, TN = TN_;
   static constexpr int STAGES = STAGES_, MIN_BLOCKS = MIN_BLOCKS_;
+  // RS: which k-contiguous operands go through registers (RegTileLoader: LDG.128 along k,
+  // transposing STS.32) instead of 4-byte cp.async (TileLoader<.., true>): 0 none, 1 A when B is
+  // x-contiguous (NN only), 3 every k-contiguous one, 4 the only k-contiguous one (none in TT).
+  // Each costs BX * BK / threads registers, which the 128-register configs lack for B (or A+B).
+  static constexpr int RS = RS_;
+  template <bool A_KC, bool B_KC>
+  static constexpr bool rs_a() {
+    return A_KC && (RS == 3 || ((RS == 1 || RS == 4) && !B_KC));
+  }
+  template <bool A_KC, bool B_KC>
+  static constexpr bool rs_b() {
+    return B_KC && (RS == 3 || (RS == 4 && !A_KC));
+  }
   static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN, THREADS = 32 * WARPS_M * WARPS_N;
   static constexpr int LM = WM / TM, LN = WN / TN;
   static constexpr int SUB_M = TM / 4, SUB_N = TN / 4;
@@ -81,8 +108,11 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS) warptile_kernel(con
   constexpr int NT = T::THREADS;
   constexpr int SLDA = detail::smem_stride<BM, A_KC>(), SLDB = detail::smem_stride<BN, B_KC>();
   constexpr int A_STAGE = BK * SLDA, B_STAGE = BK * SLDB;
-  using LoadA = detail::TileLoader<BK, BM, NT, SLDA, A_KC>;
-  using LoadB = detail::TileLoader<BK, BN, NT, SLDB, B_KC>;
+  constexpr bool A_RS = T::template rs_a<A_KC, B_KC>(), B_RS = T::template rs_b<A_KC, B_KC>();  // register-staged operands
+  using LoadA = std::conditional_t<A_RS, detail::RegTileLoader<BK, BM, NT, SLDA>,
+                                   detail::TileLoader<BK, BM, NT, SLDA, A_KC>>;
+  using LoadB = std::conditional_t<B_RS, detail::RegTileLoader<BK, BN, NT, SLDB>,
+                                   detail::TileLoader<BK, BN, NT, SLDB, B_KC>>;
 
   extern __shared__ float4 smem4[];
   float* As = reinterpret_cast<float*>(smem4);  // As: [S][BK][SLDA], As[s][k][m] = op(A)(m0 + m, k0 + k)
@@ -99,11 +129,20 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS) warptile_kernel(con
   LoadB load_b;
   load_a.init(detail::panel_base<A_KC>(p.A, p.lda, m0), p.lda, m_left, p.a_vec, tid);
   load_b.init(detail::panel_base<B_KC>(p.B, p.ldb, n0), p.ldb, n_left, p.b_vec, tid);
-  // Copies k-tile kt (the loaders step through the tiles in order) into `stage`.
+  // Starts k-tile kt (the loaders step through the tiles in order) towards `stage`: cp.async
+  // operands are copied there, register-staged ones fetched into registers ...
   auto load_tile = [&](int stage, int kt) {
     const int k_left = p.k - kt * BK;
-    load_a.load(As + stage * A_STAGE, p.lda, k_left, p.A);
-    load_b.load(Bs + stage * B_STAGE, p.ldb, k_left, p.B);
+    if constexpr (A_RS) load_a.fetch(p.lda, k_left);
+    else load_a.load(As + stage * A_STAGE, p.lda, k_left, p.A);
+    if constexpr (B_RS) load_b.fetch(p.ldb, k_left);
+    else load_b.load(Bs + stage * B_STAGE, p.ldb, k_left, p.B);
+  };
+  // ... and stored into it by finish_tile (nothing to do without register staging).
+  auto finish_tile = [&](int stage) {
+    if constexpr (A_RS) load_a.store(As + stage * A_STAGE);
+    if constexpr (B_RS) load_b.store(Bs + stage * B_STAGE);
+    (void)stage;
   };
 
   // Warp (wm, wn) of the block, lane (lr, lc) of the warp.
@@ -124,7 +163,10 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS) warptile_kernel(con
   // that "group g holds tile g" stays true for the wait counts below).
 #pragma unroll
   for (int s = 0; s < S - 1; ++s) {
-    if (s < kt_count) load_tile(s, s);
+    if (s < kt_count) {
+      load_tile(s, s);
+      finish_tile(s);
+    }
     detail::cp_async_commit();
   }
   detail::cp_async_wait<S - 2>();  // tile 0 landed (this thread's copies) ...
@@ -145,7 +187,12 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS) warptile_kernel(con
   for (int kt = 0; kt < kt_count; ++kt) {
     // Refill the stage freed by the barrier at the end of tile kt-1 (it held tile kt-1) with
     // tile kt+S-1. Always commit, so group kt+S-1 exists.
-    if (kt + S - 1 < kt_count) load_tile(write_stage, kt + S - 1);
+    // Register-staged operands are fetched now and stored at the end of the tile (before the
+    // barrier that precedes any read of that stage), so the FFMAs of tile kt hide the loads.
+    const bool fill = kt + S - 1 < kt_count;  // block-uniform
+    const int fill_stage = write_stage;
+    (void)fill_stage;  // read only when register staging
+    if (fill) load_tile(write_stage, kt + S - 1);
     detail::cp_async_commit();
     write_stage = write_stage + 1 == S ? 0 : write_stage + 1;
 
@@ -153,6 +200,9 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS) warptile_kernel(con
     for (int k = 0; k < BK; ++k) {
       if (k == BK - 1) {
         if (kt + 1 < kt_count) {  // block-uniform
+          if constexpr (A_RS || B_RS) {
+            if (fill) finish_tile(fill_stage);  // fill implies kt + 1 < kt_count
+          }
           // Committed groups: S-1 + (kt+1); tile kt+1 is group kt+1, so at most S-2 may pend.
           // The barrier also ends every thread's reads of stage kt % S (its last fragment load
           // was k = BK-2 above), which the next iteration's copies overwrite.
@@ -198,7 +248,11 @@ void launch(const Args& a) {
   static_assert(smem <= 227 * 1024, "fits one SM's shared memory");
   auto* kernel = &warptile_kernel<T, A_KC, B_KC>;
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), smem);
-  kernel<<<grid, T::THREADS, smem, a.stream>>>(detail::make_gemm_params(a, tiles_m, tiles_n));
+  detail::GemmParams prm = detail::make_gemm_params(a, tiles_m, tiles_n);
+  // The register-staged loader reads k-contiguous operands as float4s along k when aligned.
+  if (T::template rs_a<A_KC, B_KC>()) prm.a_vec = detail::float4_ok(a.A, a.lda);
+  if (T::template rs_b<A_KC, B_KC>()) prm.b_vec = detail::float4_ok(a.B, a.ldb);
+  kernel<<<grid, T::THREADS, smem, a.stream>>>(prm);
   detail::check_launch("warptile");
 }
 
@@ -211,14 +265,26 @@ void launch_any(const Args& a) {
   else launch<T, false, false>(a);
 }
 
-// The compiled configurations: BM, BN, BK, WM, WN, TM, TN, STAGES, min blocks per SM.
-// Six, so that 6 x 4 transposes = 24 kernels build in well under a minute per core.
+// The compiled configurations: BM, BN, BK, WM, WN, TM, TN, STAGES, min blocks per SM[, RS].
+// Fourteen x 4 transposes = 56 kernels: ~60 s of one core (nvcc, sm_90a); every one at <= 128
+// (2+ blocks/SM) or 255 (1 block/SM) registers without spills (-warn-spills is an error).
 using Big = Tile<128, 128, 16, 32, 64, 8, 8, 3, 2>;    // 256 thr, <= 128 regs: 2 blocks/SM
 using Deep = Tile<128, 128, 32, 32, 64, 8, 8, 3, 2>;   // Big with half the per-tile overhead, 2x smem
 using Wide = Tile<128, 256, 16, 64, 64, 16, 8, 3, 1>;  // 256 thr, 16x8 per thread, 1 block/SM
 using Tall = Tile<256, 128, 16, 64, 64, 16, 8, 3, 1>;  // 256 thr, 16x8 per thread, 1 block/SM
 using Mid = Tile<64, 128, 16, 32, 64, 8, 8, 3, 4>;     // 128 thr: twice Big's blocks, for mid sizes
 using Small = Tile<64, 64, 16, 32, 32, 8, 4, 3, 4>;    // 128 thr: 4x Big's blocks, for 1024^2-ish
+// cuBLAS's own SIMT shape (sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize256x128x8_stage3_warpsize4x2x1):
+// 8 warps of 64x64, 16x8 per thread, BK = 8, 3 stages, 1 block/SM; and its transpose, and a deeper Wide.
+using Cub = Tile<256, 128, 8, 64, 64, 16, 8, 3, 1>;
+using CubW = Tile<128, 256, 8, 64, 64, 16, 8, 3, 1>;
+using Wide4 = Tile<128, 256, 16, 64, 64, 16, 8, 4, 1>;
+// Register-staged k-contiguous operand (_rs): LDG.128 along k + transposing STS instead of 4-byte cp.async.
+using CubRs = Tile<256, 128, 8, 64, 64, 16, 8, 3, 1, 3>;
+using CubWRs = Tile<128, 256, 8, 64, 64, 16, 8, 3, 1, 3>;
+using WideRs = Tile<128, 256, 16, 64, 64, 16, 8, 3, 1, 3>;
+using BigRs = Tile<128, 128, 16, 32, 64, 8, 8, 3, 2, 4>;  // NN: A, NT: B (128 regs)
+using MidRs = Tile<64, 128, 16, 32, 64, 8, 8, 3, 4, 1>;   // NN only: B's 16 would spill
 
 struct Config {
   const char* name;
@@ -234,23 +300,33 @@ const Config kConfigs[] = {
     {"256x128x16_w64x64_t16x8_s3", 256, 128, launch_any<Tall>},
     {"64x128x16_w32x64_t8x8_s3", 64, 128, launch_any<Mid>},
     {"64x64x16_w32x32_t8x4_s3", 64, 64, launch_any<Small>},
+    {"256x128x8_w64x64_t16x8_s3", 256, 128, launch_any<Cub>},
+    {"128x256x8_w64x64_t16x8_s3", 128, 256, launch_any<CubW>},
+    {"128x256x16_w64x64_t16x8_s4", 128, 256, launch_any<Wide4>},
+    {"256x128x8_w64x64_t16x8_s3_rs", 256, 128, launch_any<CubRs>},
+    {"128x256x8_w64x64_t16x8_s3_rs", 128, 256, launch_any<CubWRs>},
+    {"128x256x16_w64x64_t16x8_s3_rs", 128, 256, launch_any<WideRs>},
+    {"128x128x16_w32x64_t8x8_s3_rs1", 128, 128, launch_any<BigRs>},
+    {"64x128x16_w32x64_t8x8_s3_rsa", 64, 128, launch_any<MidRs>},
 };
 constexpr size_t kNumConfigs = sizeof(kConfigs) / sizeof(kConfigs[0]);
 
-// Choice table: to be replaced by the measurement of `rungs tune gemm`.
+// Choice table, from `rungs tune gemm` on H100 SXM (median of 20, L2 flushed, NN, configs 0-5):
+//   4096^3: 128x128x16 45.8, 128x128x32 46.3, 128x256x16 47.3 (best), 256x128x16 45.1,
+//           64x128x16 46.3, 64x64x16 38.7 TFLOP/s (cuBLAS 51.7-52.0);
+//   2048^3: 128x256x16 45.3 (0.91 of cuBLAS); 8192^3: 128x256x16 48.0 (0.93);
+//   1024^3: 64x128x16 29.2 (0.88 of cuBLAS's 33).
 // The first row whose config cuts the problem into at least min_tiles_per_sm tiles per SM wins
-// (the last row always does). Rationale of the guess: a 128x128 block alone on an SM (8 warps)
-// cannot hide its own barrier and shared-memory latencies, so the big tile is worth it only when
-// nearly every SM gets two (>= 1.9 per SM: 2048^2 has 256 tiles for 132 SMs); below that, the
-// smaller tiles trade FFMA-per-LDS for enough blocks to occupy every SM (1024^2: 256 tiles of
-// 64x64). Tall/Wide/Deep are candidates for the tuner, not guessed into the table.
+// (the last row always does): 128x256 from 2048^2 (128 tiles for 132 SMs, one block per SM
+// anyway), 64x128 from ~1024^2 (128 tiles), 64x64 below. Configs 6+ (cuBLAS's 256x128x8 shape,
+// 4 stages, register-staged loaders) are candidates for the tuner, not yet in the table.
 struct Pick {
   size_t config;
   double min_tiles_per_sm;
 };
 constexpr Pick kPicks[] = {
-    {0, 1.9},  // 128x128x16: 2048^2 and up
-    {4, 1.9},  // 64x128x16: ~1400^2 .. 2000^2
+    {2, 0.9},  // 128x256x16: ~2000^2 and up
+    {4, 0.9},  // 64x128x16: ~1000^2 .. 2000^2
     {5, 0.0},  // 64x64x16: everything smaller
 };
 
