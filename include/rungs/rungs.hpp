@@ -20,6 +20,8 @@ enum class Trans { N, T };
 enum class Op { gemm, gemv, reduce };
 // tf32 and tf32x3 arrive with the tensor-core ladder; until then asking for them throws rungs::Error.
 enum class Math { fp32, tf32, tf32x3 };
+// Element types of reduce_sum's input (for resolve_reduce_variant).
+enum class DType { i32, i64, f32, f64 };
 
 struct Options {
   std::string variant = "auto";   // a rung's name from variants(op), or "auto"
@@ -57,5 +59,31 @@ void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, cons
 
 // The name `auto` resolves to for this problem on the current device (what gemm would run).
 std::string resolve_gemm_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, const Options& opts = {});
+
+// y = alpha * op(A) x + beta * y. A is stored row-major, m rows and n columns, row stride lda >= n.
+// Trans::N: y has m elements, x has n.   Trans::T: y has n elements, x has m.
+// incx, incy > 0 are element strides. BLAS semantics: beta == 0 means y is not read; an empty
+// product (the dot length is 0) or alpha == 0 gives y = beta * y without reading A or x;
+// an empty y is a no-op.
+void gemv(Trans trans, int64_t m, int64_t n, float alpha, const float* A, int64_t lda, const float* x, int64_t incx,
+          float beta, float* y, int64_t incy, const Options& opts = {});
+
+// The name `auto` resolves to for this gemv on the current device.
+std::string resolve_gemv_variant(Trans trans, int64_t m, int64_t n, const Options& opts = {});
+
+// *out = sum of in[0..n). out is a device pointer; the call is asynchronous on opts.stream.
+// n == 0 gives 0. The input is never modified. Temporary memory comes from a stream-ordered
+// pool the library owns, so concurrent calls on different streams are safe.
+//  * int32 is summed exactly in int64; int64 wraps modulo 2^64 (exact otherwise).
+//  * float and double: NaN anywhere gives NaN; +Inf gives +Inf unless -Inf is also present (NaN).
+//    The `auto` sum is bitwise reproducible (same device, same n) and accurate: error at most
+//    1 ulp of the exact sum plus 2^-40 * sum|x| (float), 2^-69 * sum|x| (double).
+void reduce_sum(const int32_t* in, int64_t n, int64_t* out, const Options& opts = {});
+void reduce_sum(const int64_t* in, int64_t n, int64_t* out, const Options& opts = {});
+void reduce_sum(const float* in, int64_t n, float* out, const Options& opts = {});
+void reduce_sum(const double* in, int64_t n, double* out, const Options& opts = {});
+
+// The name `auto` resolves to for a reduction of n elements of this type on the current device.
+std::string resolve_reduce_variant(DType dtype, int64_t n, const Options& opts = {});
 
 }  // namespace rungs

@@ -34,15 +34,6 @@ void check_math(Math math) {
 
 }  // namespace
 
-std::vector<VariantInfo> variants(Op op) {
-  std::vector<VariantInfo> out;
-  if (op != Op::gemm) return out;  // the gemv and reduce ladders arrive with their issues
-  const auto& l = sgemm::ladder();
-  for (size_t i = 0; i < l.size(); ++i)
-    out.push_back({l[i].name, l[i].summary, static_cast<int>(i), l[i].min_sm, l[i].baseline});
-  return out;
-}
-
 std::string resolve_gemm_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, const Options& opts) {
   if (opts.variant != "auto") return find_rung(opts.variant).name;
   return sgemm::auto_variant(ta, tb, m, n, k, detail::current_sm());

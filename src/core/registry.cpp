@@ -1,0 +1,31 @@
+// rungs::variants: every ladder's rungs, read from the one list of each operation.
+#include <rungs/rungs.hpp>
+
+#include "gemm/gemm_rung.hpp"
+#include "gemv/gemv_rung.hpp"
+#include "reduce/reduce_rung.hpp"
+
+namespace rungs {
+
+namespace {
+// first = the number of the ladder's first entry (gemm starts at its CPU rung 0, the others at 1).
+template <typename Rung>
+std::vector<VariantInfo> list(const std::vector<Rung>& ladder, int first) {
+  std::vector<VariantInfo> out;
+  for (size_t i = 0; i < ladder.size(); ++i)
+    out.push_back({ladder[i].name, ladder[i].summary, static_cast<int>(i) + first, ladder[i].min_sm,
+                   ladder[i].baseline});
+  return out;
+}
+}  // namespace
+
+std::vector<VariantInfo> variants(Op op) {
+  switch (op) {
+    case Op::gemm: return list(sgemm::ladder(), 0);
+    case Op::gemv: return list(sgemv::ladder(), 1);
+    case Op::reduce: return list(reduce::ladder(), 1);
+  }
+  return {};
+}
+
+}  // namespace rungs

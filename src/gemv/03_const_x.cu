@@ -1,0 +1,6 @@
+// PLACEHOLDER (being written): throws Unsupported until the rung lands.
+#include "detail/check.hpp"
+#include "gemv/gemv_rung.hpp"
+namespace rungs::sgemv::const_x {
+void run(const Args&) { detail::unsupported("const_x", "not written yet"); }
+}

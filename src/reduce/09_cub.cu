@@ -1,0 +1,6 @@
+// PLACEHOLDER (being written): throws Unsupported until the rung lands.
+#include "detail/check.hpp"
+#include "reduce/reduce_rung.hpp"
+namespace rungs::reduce::cub {
+void run(const Args&) { detail::unsupported("cub", "not written yet"); }
+}
