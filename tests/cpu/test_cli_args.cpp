@@ -71,22 +71,30 @@ TEST(CliArgs, BadSizeListsNameTheFlag) {
 }
 
 TEST(CliArgs, TransLists) {
-  const auto t = parse_trans_list("nn,tn", "--trans");
+  const auto t = parse_trans_list("nn,tn", "--trans", "gemm");
   ASSERT_EQ(t.size(), 2u);
   EXPECT_EQ(trans_name(t[0]), "nn");
   EXPECT_EQ(trans_name(t[1]), "tn");
   EXPECT_EQ(t[1].a, Trans::T);
   EXPECT_EQ(t[1].b, Trans::N);
-  const auto all = parse_trans_list("all", "--trans");
+  const auto all = parse_trans_list("all", "--trans", "gemm");
   ASSERT_EQ(all.size(), 4u);
   EXPECT_EQ(trans_name(all[0]), "nn");
   EXPECT_EQ(trans_name(all[1]), "nt");
   EXPECT_EQ(trans_name(all[2]), "tn");
   EXPECT_EQ(trans_name(all[3]), "tt");
-  EXPECT_EQ(trans_name(parse_trans_list("TT", "--trans")[0]), "tt");
+  EXPECT_EQ(trans_name(parse_trans_list("TT", "--trans", "gemm")[0]), "tt");
   EXPECT_NE(parse_error({"bench", "--trans", "nx"}).find("--trans"), std::string::npos);
   EXPECT_NE(parse_error({"bench", "--trans", "nn,"}).find("--trans"), std::string::npos);
   EXPECT_NE(parse_error({"bench", "--trans", "n"}).find("--trans"), std::string::npos);
+  EXPECT_NE(parse_error({"bench", "gemm", "--trans", "n"}).find("--trans"), std::string::npos);
+  // gemv takes one letter: n, t or all (both).
+  const auto gv = parse_trans_list("all", "--trans", "gemv");
+  ASSERT_EQ(gv.size(), 2u);
+  EXPECT_EQ(gv[0].a, Trans::N);
+  EXPECT_EQ(gv[1].a, Trans::T);
+  EXPECT_EQ(trans_name("gemv", gv[1]), "t");
+  EXPECT_NE(parse_error({"bench", "gemv", "--trans", "nn"}).find("--trans"), std::string::npos);
 }
 
 TEST(CliArgs, BenchWithNoArgumentsIsTheSeedWorkload) {
@@ -100,7 +108,7 @@ TEST(CliArgs, BenchWithNoArgumentsIsTheSeedWorkload) {
   EXPECT_EQ(a.warmup, 3);
   EXPECT_TRUE(a.flush_l2);
   EXPECT_EQ(a.format, Format::table);
-  EXPECT_EQ(a.baseline, "cublas");
+  EXPECT_EQ(a.baseline, "auto");  // each ladder's vendor rung
   EXPECT_EQ(a.alpha, 1.0f);
   EXPECT_EQ(a.beta, 0.0f);
   EXPECT_EQ(a.check_rows, -1);
@@ -142,15 +150,47 @@ TEST(CliArgs, EveryBenchFlag) {
 }
 
 TEST(CliArgs, MnkListsMultiply) {
-  const Args a = parse_args({"bench", "--m", "4096", "--n", "4096", "--k", "4096"});
+  const Args a = parse_args({"bench", "gemm", "--m", "4096", "--n", "4096", "--k", "4096"});
   EXPECT_EQ(a.shapes, (std::vector<Shape>{{4096, 4096, 4096}}));
-  const Args b = parse_args({"verify", "--m", "1,2", "--n", "3", "--k", "4,5"});
+  const Args b = parse_args({"verify", "gemm", "--m", "1,2", "--n", "3", "--k", "4,5"});
   EXPECT_EQ(b.shapes, (std::vector<Shape>{{1, 3, 4}, {1, 3, 5}, {2, 3, 4}, {2, 3, 5}}));
-  const Args c = parse_args({"bench", "--size", "8,16", "--k", "4"});
+  const Args c = parse_args({"bench", "gemm", "--size", "8,16", "--k", "4"});
   EXPECT_EQ(c.shapes, (std::vector<Shape>{{8, 8, 4}, {16, 16, 4}}));
-  const std::string e = parse_error({"bench", "--m", "100", "--n", "100"});
+  const std::string e = parse_error({"bench", "gemm", "--m", "100", "--n", "100"});
   EXPECT_NE(e.find("--k"), std::string::npos) << e;
   EXPECT_EQ(e.find("--m "), std::string::npos) << e;
+  // Shapes mean different things per ladder, so they need the ladder named.
+  EXPECT_NE(parse_error({"bench", "--size", "4096"}).find("name the operation"), std::string::npos);
+}
+
+TEST(CliArgs, GemvAndReduceShapes) {
+  const Args g = parse_args({"bench", "gemv", "--m", "100,200", "--n", "7", "--trans", "all"});
+  EXPECT_EQ(g.shapes, (std::vector<Shape>{{100, 7, 0}, {200, 7, 0}}));
+  ASSERT_EQ(g.trans.size(), 2u);
+  EXPECT_EQ(parse_args({"bench", "gemv", "--size", "4096"}).shapes, (std::vector<Shape>{{4096, 4096, 0}}));
+  EXPECT_NE(parse_error({"bench", "gemv", "--m", "100"}).find("--n"), std::string::npos);
+  const Args r = parse_args({"verify", "reduce", "--n", "1,2^33", "--dtype", "i32,f64"});
+  EXPECT_EQ(r.shapes, (std::vector<Shape>{{0, 1, 0}, {0, int64_t{1} << 33, 0}}));
+  EXPECT_EQ(r.dtypes, (std::vector<DType>{DType::i32, DType::f64}));
+  EXPECT_EQ(parse_args({"bench", "reduce", "--size", "2^24"}).shapes, (std::vector<Shape>{{0, 1 << 24, 0}}));
+  EXPECT_NE(parse_error({"bench", "reduce", "--n", "2^37"}).find("--n"), std::string::npos);
+  EXPECT_NE(parse_error({"bench", "gemm", "--dtype", "i64"}).find("--dtype"), std::string::npos);
+  EXPECT_NE(parse_error({"bench", "reduce", "--trans", "n"}).find("--trans"), std::string::npos);
+  EXPECT_NE(parse_error({"bench", "reduce", "--dtype", "f16"}).find("--dtype"), std::string::npos);
+  // The seed workloads per ladder.
+  const Args none = parse_args({"bench"});
+  EXPECT_EQ(cases_for(none, "gemm").size(), 4u);
+  const std::vector<Case> gv = cases_for(none, "gemv");
+  ASSERT_EQ(gv.size(), 12u);  // 2^12..2^15 squares and the two skinny shapes, both transposes
+  EXPECT_EQ(gv[0].shape, (Shape{4096, 4096, 0}));
+  EXPECT_EQ(gv[1].trans.a, Trans::T);
+  EXPECT_EQ(gv[11].shape, (Shape{64, 1 << 20, 0}));
+  const std::vector<Case> rd = cases_for(none, "reduce");
+  ASSERT_EQ(rd.size(), 8u);  // 2^24 and 2^28, every dtype
+  EXPECT_EQ(rd[0].shape.n, 1 << 24);
+  EXPECT_EQ(rd[0].dtype, DType::i64);
+  EXPECT_EQ(rd[7].shape.n, 1 << 28);
+  EXPECT_EQ(cases_for(r, "reduce").size(), 4u);
 }
 
 TEST(CliArgs, ErrorsNameTheFlag) {
@@ -166,6 +206,8 @@ TEST(CliArgs, ErrorsNameTheFlag) {
       {{"verify", "--baseline", "cublas"}, "--baseline"},
       {{"tune", "--variant", "warptile"}, "--variant"},
       {{"info", "--size", "5"}, "--size"},
+      {{"bench", "gemv", "--k", "8"}, "--k"},
+      {{"bench", "reduce", "--m", "8"}, "--m"},
       {{"list", "--format", "csv"}, "--format"},
       {{"bench", "--m"}, "--m"},
       {{"bench", "--reps", "x"}, "--reps"},
@@ -182,8 +224,8 @@ TEST(CliArgs, ErrorsNameTheFlag) {
       {{"bench", "--check-rows", "0"}, "--check-rows"},
       {{"bench", "--variant", "a,,b"}, "--variant"},
       {{"bench", "--output", ""}, "--output"},
-      {{"bench", "--size", "4x"}, "--size"},
-      {{"bench", "--k", "2^99"}, "--k"},
+      {{"bench", "gemm", "--size", "4x"}, "--size"},
+      {{"bench", "gemm", "--k", "2^99"}, "--k"},
       {{"frob"}, "frob"},
       {{"--frob"}, "--frob"},
       {{"bench", "gemm", "gemm"}, "gemm"},
@@ -192,7 +234,6 @@ TEST(CliArgs, ErrorsNameTheFlag) {
       {{"help", "nothing"}, "nothing"},
       {{"tune", "gemv"}, "gemv"},
       {{"tune", "--alpha", "0"}, "--alpha"},
-      {{"bench", "gemv", "--size", "8"}, "gemv"},
   };
   for (const auto& c : cases) {
     const std::string e = parse_error(c.argv);
@@ -261,14 +302,15 @@ TEST(CliMain, NoGpuPathsAndExitCodes) {
   out.str("");
   EXPECT_EQ(run_main({"list"}, "rungs", out, err), 0);
   EXPECT_NE(out.str().find("cublas"), std::string::npos);
-  EXPECT_NE(out.str().find("gemv: (none yet)"), std::string::npos);
-  EXPECT_NE(out.str().find("reduce: (none yet)"), std::string::npos);
+  EXPECT_NE(out.str().find("gemv (8 rungs)"), std::string::npos);
+  EXPECT_NE(out.str().find("reduce (9 rungs)"), std::string::npos);
+  EXPECT_NE(out.str().find("cub"), std::string::npos);
   EXPECT_NE(out.str().find("min_sm"), std::string::npos);
   EXPECT_NE(out.str().find("baseline"), std::string::npos);
   EXPECT_EQ(err.str(), "");
   for (const std::vector<std::string>& argv :
        {std::vector<std::string>{"frob"}, {"bench", "--bogus"}, {"bench", "--variant", "nope"},
-        {"verify", "gemm", "--baseline", "x"}, {"bench", "gemv"}, {"bench", "--size", "0"}}) {
+        {"verify", "gemm", "--baseline", "x"}, {"bench", "gemv", "--k", "3"}, {"bench", "gemm", "--size", "0"}}) {
     out.str("");
     err.str("");
     EXPECT_EQ(run_main(argv, "rungs", out, err), 2) << argv.back();
