@@ -83,14 +83,14 @@ std::string commands_list() {
 bool is_help(const std::string& t) { return t == "--help" || t == "-h"; }
 
 // Expands one list item: a size or a range a:b[:xF|:+S].
-void expand_item(const std::string& item, const std::string& flag, std::vector<int64_t>& out) {
+void expand_item(const std::string& item, const std::string& flag, int64_t max, std::vector<int64_t>& out) {
   const std::vector<std::string> parts = split(item, ':');
   if (parts.size() == 1) {
-    out.push_back(parse_size(item, flag));
+    out.push_back(parse_size(item, flag, max));
     return;
   }
   if (parts.size() > 3) fail(flag + ": bad range " + quoted(item) + " (use a:b, a:b:xF or a:b:+S)");
-  const int64_t a = parse_size(parts[0], flag), b = parse_size(parts[1], flag);
+  const int64_t a = parse_size(parts[0], flag, max), b = parse_size(parts[1], flag, max);
   if (b < a) fail(flag + ": bad range " + quoted(item) + ": the end is below the start");
   bool mul = true;
   int64_t step = 2;
@@ -99,9 +99,9 @@ void expand_item(const std::string& item, const std::string& flag, std::vector<i
     if (st.size() < 2 || (st[0] != 'x' && st[0] != '*' && st[0] != '+'))
       fail(flag + ": bad step " + quoted(st) + " in " + quoted(item) + " (use xF to multiply or +S to add)");
     mul = st[0] != '+';
-    step = parse_int(st.substr(1), flag + " (step of " + item + ")", mul ? 2 : 1, kMaxDim);
+    step = parse_int(st.substr(1), flag + " (step of " + item + ")", mul ? 2 : 1, max);
   }
-  for (int64_t v = a; v <= b; v = mul ? v * step : v + step) {
+  for (int64_t v = a; v <= b; v = (mul ? (v > max / step ? max + 1 : v * step) : v + step)) {
     if (out.size() >= kMaxListItems) fail(flag + ": more than " + std::to_string(kMaxListItems) + " sizes");
     out.push_back(v);
   }
@@ -115,15 +115,22 @@ const char* kSizeGrammar =
     "      512,1000,2^11:2^13       mixed\n";
 
 const char* kShapeFlags =
-    "Shapes (gemm: C(m x n) = alpha * op(A)(m x k) * op(B)(k x n) + beta * C; fp32, row-major, tight ld):\n"
+    "Shapes (they need the operation named; fp32 row-major, tight ld):\n"
+    "  gemm: C(m x n) = alpha * op(A)(m x k) * op(B)(k x n) + beta * C\n"
     "  --size LIST          square shapes m = n = k = each size. With --size, any of --m/--n/--k given\n"
     "                       fixes that dimension instead (--size 1024:8192:x2 --k 256)\n"
     "  --m LIST, --n LIST, --k LIST\n"
-    "                       the dimensions; every combination is run. Without --size all three are needed\n";
+    "                       the dimensions; every combination is run. Without --size all three are needed\n"
+    "  gemv: A is m x n (stored rows x columns); y = alpha * op(A) x + beta * y\n"
+    "  --size LIST          square A;  --m LIST --n LIST: every combination\n"
+    "  reduce: the sum of n elements\n"
+    "  --n LIST (or --size) the lengths, up to 2^36 (2^31 and more take the 64-bit index paths)\n"
+    "  --dtype LIST         i32, i64, f32, f64 or all (default all); i32 sums exactly into int64\n";
 
 const char* kTransFlags =
-    "  --trans LIST         nn, nt, tn, tt (comma-separated) or all; default nn. The first letter is A's,\n"
-    "                       the second B's: t = the operand is stored transposed\n"
+    "  --trans LIST         gemm: nn, nt, tn, tt (comma-separated) or all; default nn. The first letter is\n"
+    "                       A's, the second B's: t = the operand is stored transposed.\n"
+    "                       gemv: n (y = A x), t (y = A^T x) or all; default n (the seed workloads: both)\n"
     "  --alpha X            default 1\n";
 
 const char* kDataFlags =
@@ -137,7 +144,8 @@ const char* kTimingFlags =
     "                       fewer is allowed for quick looks and the output notes it\n"
     "  --warmup N           untimed runs before timing (default 3)\n"
     "  --flush-l2 on|off    flush the L2 before each timed launch (default on)\n"
-    "  --baseline NAME      the rung timed beside every other (default cublas; none = no baseline)\n";
+    "  --baseline NAME      the rung timed beside every other (default auto: each ladder's vendor rung,\n"
+    "                       cublas for gemm and gemv, cub for reduce; none = no baseline)\n";
 
 const char* kOutputFlags =
     "Output:\n"
@@ -158,7 +166,7 @@ std::string top_help() {
   std::ostringstream os;
   os << "rungs " << RUNGS_VERSION
      << ": GPU linear-algebra kernels as ladders of rungs, each verified against fp64\n"
-        "and timed beside the vendor library (cuBLAS).\n"
+        "and timed beside the vendor library (cuBLAS, CUB).\n"
         "\n"
         "Usage:\n"
         "  rungs <command> [operation] [flags]\n"
@@ -170,15 +178,17 @@ std::string top_help() {
         "            bandwidth (measured), CUDA runtime, driver and cuBLAS versions\n"
         "  list      the rungs of each ladder: number, name, min_sm, baseline, summary (no GPU needed)\n"
         "  bench     time rungs beside the baseline, each checked against fp64. With no arguments: the\n"
-        "            seed workloads, every rung at SGEMM nn 1024, 2048, 4096, 8192\n"
+        "            seed workloads of every ladder: SGEMM nn 1024..8192; SGEMV 2^12..2^15 squares and\n"
+        "            2^20 x 64, 64 x 2^20, both transposes; reduce_sum of 2^24 and 2^28 elements, every dtype\n"
         "  verify    check rungs against the fp64 reference on fresh random data; exit 1 if any fails\n"
         "  tune      time every warptile tile configuration per size and mark the fastest\n"
         "\n"
-        "Operations (ladders): gemm (SGEMM), gemv and reduce (no rungs yet). Without one, bench and\n"
-        "verify run every ladder that has rungs.\n"
+        "Operations (ladders): gemm (SGEMM), gemv (SGEMV), reduce (reduce_sum). Without one, bench and\n"
+        "verify run every ladder.\n"
         "\n"
         "Common flags (bench, verify, tune; see each command's --help):\n"
-        "  --size LIST, --m LIST, --n LIST, --k LIST, --trans LIST, --alpha X, --beta X, --seed N,\n"
+        "  --size LIST, --m LIST, --n LIST, --k LIST, --trans LIST, --dtype LIST (these need the operation\n"
+        "  named), --alpha X, --beta X, --seed N,\n"
         "  --check-rows N|all, --device N, --format table|csv|json, --output FILE, --quiet\n"
         "  bench and tune also: --reps N, --warmup N, --flush-l2 on|off, --baseline NAME\n"
         "  bench and verify also: --variant LIST\n"
@@ -192,6 +202,8 @@ std::string top_help() {
         "  rungs bench gemm --size 1024:8192:x2 --trans nn,tn --format json --output bench.json\n"
         "  rungs bench gemm --m 4096 --n 4096 --k 4096 --reps 50\n"
         "  rungs verify gemm --m 1000 --n 777 --k 513 --trans all\n"
+        "  rungs bench gemv --m 2^20 --n 64 --trans all\n"
+        "  rungs bench reduce --n 2^24,2^28 --dtype f32,f64\n"
         "  rungs tune gemm --size 2048,4096\n"
         "\n"
      << kExit;
@@ -200,13 +212,14 @@ std::string top_help() {
 
 std::string bench_help() {
   std::ostringstream os;
-  os << "rungs bench: time rungs beside the baseline (cuBLAS), each result checked against fp64\n"
+  os << "rungs bench: time rungs beside the baseline (cuBLAS, CUB), each result checked against fp64 (or an\n"
+        "exact sum for reduce)\n"
         "\n"
         "Usage:\n"
-        "  rungs bench                  the seed workloads: every rung of every ladder that has rungs\n"
-        "                               (for now gemm), SGEMM nn at 1024, 2048, 4096 and 8192, one table\n"
-        "                               per operation\n"
-        "  rungs bench [gemm] [flags]   the seed sizes unless --size or --m/--n/--k is given\n"
+        "  rungs bench                  the seed workloads: every rung of every ladder, one table per\n"
+        "                               operation: gemm nn 1024..8192; gemv M = N = 2^12..2^15 and\n"
+        "                               2^20 x 64, 64 x 2^20, n and t; reduce 2^24 and 2^28, every dtype\n"
+        "  rungs bench OP [flags]       OP = gemm, gemv or reduce: its seed workloads unless shapes are given\n"
         "\n"
      << kShapeFlags << kSizeGrammar << kTransFlags
      << "  --beta X             default 0. With beta != 0 the timed runs accumulate into C (values grow;\n"
@@ -236,7 +249,12 @@ std::string bench_help() {
         "     that needs a newer GPU, ...) is a SKIP row with the reason. If one warm-up run takes more than\n"
         "     1 s, the repetitions are cut to what fits in about 10 s (at least 3) and the reps column\n"
         "     marks the row with '*' (a note below the table says why).\n"
-        "  Every call goes through the public API: rungs::gemm(..., Options{variant = name, stream}).\n"
+        "  Every call goes through the public API: rungs::gemm / gemv / reduce_sum(..., Options{variant, stream}).\n"
+        "  gemv and reduce are bandwidth-bound: their tables show GB/s = the bytes the operation must move\n"
+        "     (gemv: A once + x + y; reduce: the input) / median, and % DRAM against the streaming-read\n"
+        "     bandwidth `rungs info` measures. gemv is checked against fp64 on every output; reduce against\n"
+        "     an exact sum (integers exactly; the accurate float rungs within 1 ulp + 2^-40 sum|x| for f32,\n"
+        "     2^-69 sum|x| for f64; the others within a plain sum's bound, src/check/reduce_check.hpp).\n"
         "  Progress goes to stderr: \"[gemm 12/48] warptile 4096x4096x4096 nn\".\n"
         "\n"
         "Table columns: rung (number and name); shape (m x n x k and trans); median, min, max (ms); reps;\n"
@@ -258,6 +276,8 @@ std::string bench_help() {
         "  rungs bench gemm --size 1024:8192:x2 --trans nn,tn --format json --output bench.json\n"
         "  rungs bench gemm --m 4096 --n 4096 --k 4096 --beta 1 --flush-l2 off\n"
         "  rungs bench gemm --size 2^10:2^14 --variant 9 --baseline none --format csv\n"
+        "  rungs bench gemv --size 2^12:2^15 --trans all --variant multi_row,split_k,cublas\n"
+        "  rungs bench reduce --n 2^24 --dtype i64 --variant 1,2,3,8,cub\n"
         "\n"
      << kExit;
   return os.str();
@@ -268,7 +288,8 @@ std::string verify_help() {
   os << "rungs verify: check rungs against the fp64 reference on fresh random data\n"
         "\n"
         "Usage:\n"
-        "  rungs verify [gemm] [flags]  the seed sizes (1024, 2048, 4096, 8192) unless --size or --m/--n/--k\n"
+        "  rungs verify [OP] [flags]    every ladder, or OP (gemm, gemv, reduce), at its seed workloads\n"
+        "                               unless shapes are given\n"
         "\n"
         "Each selected rung runs once per shape on random non-zero inputs (check::make_gemm_data with --seed)\n"
         "into a C filled with NaN (C0 when beta != 0); the result is compared with the fp64 reference\n"
@@ -291,6 +312,8 @@ std::string verify_help() {
         "  rungs verify\n"
         "  rungs verify gemm --m 1000 --n 777 --k 513 --trans all\n"
         "  rungs verify gemm --size 1:64:+1 --variant warptile --format csv\n"
+        "  rungs verify gemv --m 1:70:+1 --n 3,4097 --trans all\n"
+        "  rungs verify reduce --n 1:100:+1,3000000000 --dtype all\n"
         "\n"
      << kExit;
   return os.str();
@@ -362,6 +385,7 @@ const std::vector<FlagInfo>& flags() {
       {"--n", true, kRun},
       {"--k", true, kRun},
       {"--trans", true, kRun},
+      {"--dtype", true, kRun},
       {"--alpha", true, kRun},
       {"--beta", true, kRun},
       {"--variant", true, bit(Command::bench) | bit(Command::verify)},
@@ -413,36 +437,130 @@ std::vector<std::string> split(const std::string& text, char sep) {
   return out;
 }
 
-int64_t parse_size(const std::string& text, const std::string& flag) {
+int64_t parse_size(const std::string& text, const std::string& flag, int64_t max) {
   const size_t caret = text.find('^');
   if (caret != std::string::npos) {
     if (text.substr(0, caret) != "2") fail(flag + ": bad size " + quoted(text) + " (powers are written 2^E)");
-    const int64_t e = parse_int(text.substr(caret + 1), flag + " (exponent of " + text + ")", 0, 30);
+    int max_e = 0;
+    while (max_e < 62 && (int64_t{1} << (max_e + 1)) <= max) ++max_e;
+    const int64_t e = parse_int(text.substr(caret + 1), flag + " (exponent of " + text + ")", 0, max_e);
     return int64_t{1} << e;
   }
   for (char c : text)
     if (c < '0' || c > '9') fail(flag + ": bad size " + quoted(text) + " (a positive integer or 2^E)");
-  return parse_int(text, flag, 1, kMaxDim);
+  return parse_int(text, flag, 1, max);
 }
 
-std::vector<int64_t> parse_size_list(const std::string& text, const std::string& flag) {
+std::vector<int64_t> parse_size_list(const std::string& text, const std::string& flag, int64_t max) {
   if (text.empty()) fail(flag + ": empty size list");
   std::vector<int64_t> out;
   for (const std::string& item : split(text, ',')) {
     if (item.empty()) fail(flag + ": empty item in " + quoted(text));
-    expand_item(item, flag, out);
+    expand_item(item, flag, max, out);
   }
   return out;
 }
 
-std::vector<TransPair> parse_trans_list(const std::string& text, const std::string& flag) {
+std::vector<DType> parse_dtype_list(const std::string& text, const std::string& flag) {
+  std::vector<DType> out;
+  auto add = [&](DType d) {
+    for (DType x : out)
+      if (x == d) return;
+    out.push_back(d);
+  };
+  for (const std::string& t : split(text, ',')) {
+    if (t == "all") {
+      for (DType d : {DType::i32, DType::i64, DType::f32, DType::f64}) add(d);
+    } else if (t == "i32") add(DType::i32);
+    else if (t == "i64") add(DType::i64);
+    else if (t == "f32") add(DType::f32);
+    else if (t == "f64") add(DType::f64);
+    else fail(flag + ": bad type " + quoted(t) + " (i32, i64, f32, f64 or all)");
+  }
+  return out;
+}
+
+const char* dtype_name(DType d) {
+  switch (d) {
+    case DType::i32: return "i32";
+    case DType::i64: return "i64";
+    case DType::f32: return "f32";
+    case DType::f64: return "f64";
+  }
+  return "?";
+}
+
+int dtype_bytes(DType d) { return d == DType::i32 || d == DType::f32 ? 4 : 8; }
+
+std::string shape_name(const std::string& op, const Shape& s) {
+  if (op == "gemv") return std::to_string(s.m) + "x" + std::to_string(s.n);
+  if (op == "reduce") return std::to_string(s.n);
+  return shape_name(s);
+}
+
+std::string trans_name(const std::string& op, TransPair t) {
+  if (op == "gemv") return t.a == Trans::N ? "n" : "t";
+  if (op == "reduce") return "";
+  return trans_name(t);
+}
+
+std::vector<Case> cases_for(const Args& a, const std::string& op) {
+  std::vector<Case> out;
+  if (op == "reduce") {
+    if (a.shapes.empty() && a.dtypes.empty()) {  // the seed workloads, every dtype at both sizes
+      for (int64_t n : {int64_t{1} << 24, int64_t{1} << 28})
+        for (DType d : {DType::i64, DType::i32, DType::f32, DType::f64}) out.push_back({{0, n, 0}, {}, d});
+      return out;
+    }
+    const std::vector<Shape> shapes =
+        a.shapes.empty() ? std::vector<Shape>{{0, int64_t{1} << 24, 0}, {0, int64_t{1} << 28, 0}} : a.shapes;
+    const std::vector<DType> dtypes =
+        a.dtypes.empty() ? std::vector<DType>{DType::i64, DType::i32, DType::f32, DType::f64} : a.dtypes;
+    for (const Shape& s : shapes)
+      for (DType d : dtypes) out.push_back({s, {}, d});
+    return out;
+  }
+  if (op == "gemv") {
+    const std::vector<TransPair> both = {{Trans::N, Trans::N}, {Trans::T, Trans::N}};
+    if (a.shapes.empty()) {
+      const std::vector<TransPair> trans = a.trans.empty() ? both : a.trans;
+      for (int64_t e = 12; e <= 15; ++e)
+        for (TransPair t : trans) out.push_back({{int64_t{1} << e, int64_t{1} << e, 0}, t, DType::f32});
+      for (const Shape& s : {Shape{int64_t{1} << 20, 64, 0}, Shape{64, int64_t{1} << 20, 0}})
+        for (TransPair t : trans) out.push_back({s, t, DType::f32});
+      return out;
+    }
+    const std::vector<TransPair> trans = a.trans.empty() ? std::vector<TransPair>{{}} : a.trans;
+    for (const Shape& s : a.shapes)
+      for (TransPair t : trans) out.push_back({s, t, DType::f32});
+    return out;
+  }
+  const std::vector<Shape> shapes = a.shapes.empty() ? default_shapes() : a.shapes;
+  const std::vector<TransPair> trans = a.trans.empty() ? std::vector<TransPair>{{}} : a.trans;
+  for (const Shape& s : shapes)
+    for (TransPair t : trans) out.push_back({s, t, DType::f32});
+  return out;
+}
+
+std::vector<TransPair> parse_trans_list(const std::string& text, const std::string& flag, const std::string& op) {
   std::vector<TransPair> out;
+  const bool gemv = op == "gemv";
   for (const std::string& raw : split(text, ',')) {
     std::string t;
     for (char c : raw) t += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
     if (t == "all") {
-      for (Trans a : {Trans::N, Trans::T})
+      for (Trans a : {Trans::N, Trans::T}) {
+        if (gemv) {
+          out.push_back({a, Trans::N});
+          continue;
+        }
         for (Trans b : {Trans::N, Trans::T}) out.push_back({a, b});
+      }
+      continue;
+    }
+    if (gemv) {
+      if (t != "n" && t != "t") fail(flag + ": bad transpose " + quoted(raw) + " for gemv (n, t or all)");
+      out.push_back({t == "n" ? Trans::N : Trans::T, Trans::N});
       continue;
     }
     if (t.size() != 2 || (t[0] != 'n' && t[0] != 't') || (t[1] != 'n' && t[1] != 't'))
@@ -494,7 +612,7 @@ Args parse_args(const std::vector<std::string>& argv) {
     }
   }
 
-  std::string size_text, m_text, n_text, k_text;
+  std::string size_text, m_text, n_text, k_text, trans_text, dtype_text;
   bool positional_seen = false;
   for (size_t i = 1; i < argv.size(); ++i) {
     const std::string& tok = argv[i];
@@ -522,7 +640,8 @@ Args parse_args(const std::vector<std::string>& argv) {
       else if (name == "--m") m_text = value;
       else if (name == "--n") n_text = value;
       else if (name == "--k") k_text = value;
-      else if (name == "--trans") a.trans = parse_trans_list(value, name);
+      else if (name == "--trans") trans_text = value;
+      else if (name == "--dtype") dtype_text = value;
       else if (name == "--alpha") a.alpha = parse_float(value, name);
       else if (name == "--beta") a.beta = parse_float(value, name);
       else if (name == "--variant") {
@@ -576,8 +695,53 @@ Args parse_args(const std::vector<std::string>& argv) {
     if (a.alpha == 0.0f) fail("tune: --alpha 0 does not run the kernels (C = beta*C); use a non-zero alpha");
   }
 
-  // Shapes: --size gives square ones; --m/--n/--k lists fix dimensions; every combination runs.
+  // Flags whose meaning depends on the ladder need it named when they are not gemm's.
   const bool any_dim = !m_text.empty() || !n_text.empty() || !k_text.empty();
+  const bool shaped = !size_text.empty() || any_dim || !trans_text.empty() || !dtype_text.empty();
+  if (shaped && a.op.empty() && (a.command == Command::bench || a.command == Command::verify))
+    fail("--size, --m, --n, --k, --trans and --dtype mean different things per ladder: name the operation "
+         "(rungs " + cmd + " gemm|gemv|reduce ...)");
+  const std::string op = a.op.empty() ? "gemm" : a.op;
+  if (!dtype_text.empty()) {
+    a.dtypes = parse_dtype_list(dtype_text, "--dtype");
+    if (op != "reduce" && !(a.dtypes.size() == 1 && a.dtypes[0] == DType::f32))
+      fail("--dtype: " + op + " is fp32 only (--dtype applies to reduce)");
+    if (op != "reduce") a.dtypes.clear();
+  }
+  if (!trans_text.empty()) {
+    if (op == "reduce") fail("--trans does not apply to reduce");
+    a.trans = parse_trans_list(trans_text, "--trans", op);
+  }
+
+  if (op == "reduce") {
+    // --n (or --size) lists the lengths.
+    if (!m_text.empty() || !k_text.empty()) fail("reduce takes --n LIST (the lengths), not --m or --k");
+    if (!size_text.empty() && !n_text.empty()) fail("reduce: give the lengths once, with --n or --size");
+    const std::string& t = n_text.empty() ? size_text : n_text;
+    if (!t.empty())
+      for (int64_t v : parse_size_list(t, n_text.empty() ? "--size" : "--n", kMaxReduceN)) a.shapes.push_back({0, v, 0});
+    return a;
+  }
+  if (op == "gemv") {
+    // --size gives square A; --m and --n (together) give A's rows and columns.
+    if (!k_text.empty()) fail("gemv takes --m and --n (A is m x n), not --k");
+    if (!size_text.empty() || any_dim) {
+      if (size_text.empty() && (m_text.empty() || n_text.empty()))
+        fail(std::string("gemv: --m and --n go together (or give --size); missing ") + (m_text.empty() ? "--m" : "--n"));
+      const std::vector<int64_t> sizes = size_text.empty() ? std::vector<int64_t>{0} : parse_size_list(size_text, "--size");
+      const std::vector<int64_t> ms = m_text.empty() ? std::vector<int64_t>{} : parse_size_list(m_text, "--m");
+      const std::vector<int64_t> ns = n_text.empty() ? std::vector<int64_t>{} : parse_size_list(n_text, "--n");
+      for (int64_t sz : sizes)
+        for (int64_t m : ms.empty() ? std::vector<int64_t>{sz} : ms)
+          for (int64_t n : ns.empty() ? std::vector<int64_t>{sz} : ns) {
+            if (a.shapes.size() >= kMaxListItems) fail("more than " + std::to_string(kMaxListItems) + " shapes");
+            a.shapes.push_back({m, n, 0});
+          }
+    }
+    return a;
+  }
+
+  // gemm. --size gives square shapes; --m/--n/--k lists fix dimensions; every combination runs.
   if (!size_text.empty() || any_dim) {
     if (size_text.empty() && (m_text.empty() || n_text.empty() || k_text.empty())) {
       std::string missing;
@@ -602,8 +766,6 @@ Args parse_args(const std::vector<std::string>& argv) {
           }
     }
   }
-  if (!a.shapes.empty() && !a.op.empty() && a.op != "gemm")
-    fail("--size/--m/--n/--k describe gemm shapes; the " + a.op + " ladder has no rungs yet");
   return a;
 }
 

@@ -5,6 +5,7 @@
 #include <rungs/rungs.hpp>
 
 #include <cstdint>
+#include <climits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -25,6 +26,7 @@ class CliError : public std::runtime_error {
 enum class Command { none, help, version, info, list, bench, verify, tune };
 enum class Format { table, csv, json };
 
+// gemm: m x n x k. gemv: m x n (A's stored rows and columns), k = 0. reduce: n elements, m = k = 0.
 struct Shape {
   int64_t m = 0, n = 0, k = 0;
   bool operator==(const Shape& o) const { return m == o.m && n == o.n && k == o.k; }
@@ -37,11 +39,18 @@ struct TransPair {
 
 std::string trans_name(TransPair t);  // "nn", "nt", "tn", "tt"
 std::string shape_name(const Shape& s);  // "4096x4096x4096"
+// Per operation: gemm "4096x4096x4096" / "nn"; gemv "4096x4096" / "n" (only the first letter
+// counts); reduce "16777216" / "" (no transpose).
+std::string shape_name(const std::string& op, const Shape& s);
+std::string trans_name(const std::string& op, TransPair t);
+const char* dtype_name(DType d);  // "i32", "i64", "f32", "f64"
+int dtype_bytes(DType d);
 const char* command_name(Command c);
 const char* format_name(Format f);
 
 // The seed workloads (`rungs bench` with no sizes): square 1024, 2048, 4096, 8192.
 std::vector<Shape> default_shapes();
+
 // Above this m*n*k the fp64 reference is computed on sampled rows (kDefaultCheckRows of them).
 constexpr double kSampleAbove = 1073741824.0;  // 2^30
 constexpr int64_t kDefaultCheckRows = 256;
@@ -54,7 +63,8 @@ struct Args {
   std::string op;                    // "gemm", "gemv", "reduce"; empty = every ladder
   std::vector<Shape> shapes;         // empty = the seed workloads
   std::vector<std::string> variants; // empty = all rungs
-  std::vector<TransPair> trans;      // empty = {nn}
+  std::vector<TransPair> trans;      // empty = {nn} (gemm), {n} (gemv); gemv uses trans.a only
+  std::vector<DType> dtypes;         // reduce: empty = the seed workloads' (every dtype)
   float alpha = 1.0f, beta = 0.0f;
   int reps = 20, warmup = 3;
   bool reps_given = false;
@@ -62,12 +72,26 @@ struct Args {
   uint64_t seed = 42;
   Format format = Format::table;
   std::string output;                // empty = stdout
-  std::string baseline = "cublas";   // "none" = no baseline
+  std::string baseline = "auto";     // auto = each ladder's vendor rung; "none" = no baseline
   int64_t check_rows = -1;           // -1 = auto (all rows up to 2^30 multiply-adds, else 256); 0 = all
   int device = 0;
   bool quiet = false;
   std::vector<std::string> argv;     // the command line as given (for the JSON context)
 };
+
+// One problem of one ladder: shape, transpose (gemm, gemv) and element type (reduce).
+struct Case {
+  Shape shape;
+  TransPair trans;
+  DType dtype = DType::f32;
+};
+// The problems a run covers for `op`: the given shapes x transposes x dtypes, or the op's
+// seed workloads: gemm 1024..8192 nn; gemv article 000's sweep M = N = 2^12..2^15 with both
+// transposes plus the skinny 2^20 x 64 and 64 x 2^20; reduce article 002's int64 2^24 and
+// 2^28, each for every dtype.
+std::vector<Case> cases_for(const Args& a, const std::string& op);
+// Reduction lengths may exceed 2^31 (64-bit indexing is part of the ladder); matrix dimensions may not.
+constexpr int64_t kMaxReduceN = int64_t{1} << 36;
 
 // argv without the program name. Throws CliError (code 2) naming the bad flag or value.
 // Any --help / -h makes it a help request for the command it follows.
@@ -77,9 +101,11 @@ Args parse_args(const std::vector<std::string>& argv);
 //   size:  1024 | 2^12                          (1 .. 2^31-1)
 //   list:  item[,item...], item = size | range
 //   range: a:b[:xF | :+S]  from a to b inclusive, multiplying by F (default x2) or adding S
-int64_t parse_size(const std::string& text, const std::string& flag);
-std::vector<int64_t> parse_size_list(const std::string& text, const std::string& flag);
-std::vector<TransPair> parse_trans_list(const std::string& text, const std::string& flag);
+int64_t parse_size(const std::string& text, const std::string& flag, int64_t max = INT32_MAX);
+std::vector<int64_t> parse_size_list(const std::string& text, const std::string& flag, int64_t max = INT32_MAX);
+// gemm: nn, nt, tn, tt, all; gemv: n, t, all (TransPair.b = N).
+std::vector<TransPair> parse_trans_list(const std::string& text, const std::string& flag, const std::string& op);
+std::vector<DType> parse_dtype_list(const std::string& text, const std::string& flag);
 std::vector<std::string> split(const std::string& text, char sep);
 
 // The rows of C the fp64 reference checks for a shape, as given to check::gemm_reference

@@ -3,16 +3,20 @@
 #include "cli/commands.hpp"
 
 #include "check/gemm_check.hpp"
+#include "check/gemv_check.hpp"
+#include "check/reduce_check.hpp"
 #include "cli/device.hpp"
 #include "cli/output.hpp"
 #include "cli/timing.hpp"
 #include "detail/check.hpp"
 #include "gemm/gemm_rung.hpp"
+#include "reduce/reduce_rung.hpp"
 
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -56,30 +60,41 @@ class Stream {
   cudaStream_t s_ = nullptr;
 };
 
-class DeviceFloats {
+// One device allocation; running out of device memory is a CliError that names the buffer.
+class DeviceBuffer {
  public:
-  DeviceFloats(size_t count, const std::string& what) : n_(count) {
-    const cudaError_t err = cudaMalloc(reinterpret_cast<void**>(&p_), std::max<size_t>(count, 1) * sizeof(float));
+  DeviceBuffer(size_t bytes, const std::string& what) : bytes_(bytes) {
+    const cudaError_t err = cudaMalloc(&p_, std::max<size_t>(bytes, 16));
     if (err == cudaErrorMemoryAllocation) {
       (void)cudaGetLastError();
-      throw CliError("not enough device memory for " + what + " (" + fmt_gib(count * 4.0) + ")");
+      throw CliError("not enough device memory for " + what + " (" + fmt_gib(static_cast<double>(bytes)) + ")");
     }
     if (err != cudaSuccess) detail::throw_cuda(err, "cudaMalloc", __FILE__, __LINE__);
   }
-  ~DeviceFloats() {
+  ~DeviceBuffer() {
     if (p_) cudaFree(p_);
   }
-  DeviceFloats(const DeviceFloats&) = delete;
-  DeviceFloats& operator=(const DeviceFloats&) = delete;
-  float* get() const { return p_; }
-  size_t bytes() const { return n_ * sizeof(float); }
-  void upload(const std::vector<float>& h, cudaStream_t s) {
-    RUNGS_CUDA(cudaMemcpyAsync(p_, h.data(), bytes(), cudaMemcpyHostToDevice, s));
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  void* get() const { return p_; }
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(p_);
+  }
+  size_t bytes() const { return bytes_; }
+  void upload(const void* host, cudaStream_t s) {
+    if (bytes_ > 0) RUNGS_CUDA(cudaMemcpyAsync(p_, host, bytes_, cudaMemcpyHostToDevice, s));
+  }
+  void download(void* host, cudaStream_t s) const {
+    if (bytes_ > 0) RUNGS_CUDA(cudaMemcpyAsync(host, p_, bytes_, cudaMemcpyDeviceToHost, s));
+  }
+  void poison(cudaStream_t s) {  // all bits set: NaN as float or double, -1 as an integer
+    if (bytes_ > 0) RUNGS_CUDA(cudaMemsetAsync(p_, 0xFF, bytes_, s));
   }
 
  private:
-  float* p_ = nullptr;
-  size_t n_ = 0;
+  void* p_ = nullptr;
+  size_t bytes_ = 0;
 };
 
 // Everything a run needs, set up once per command.
@@ -93,10 +108,8 @@ struct Session {
   void progress(const std::string& line) const {
     if (!args.quiet) err << line << std::endl;
   }
+  std::string baseline_of(const std::string& op) const { return ctx.baseline_of(op); }
 };
-
-std::vector<TransPair> trans_list(const Args& a) { return a.trans.empty() ? std::vector<TransPair>{{}} : a.trans; }
-std::vector<Shape> shape_list(const Args& a) { return a.shapes.empty() ? default_shapes() : a.shapes; }
 
 std::vector<std::string> ops_to_run(const Args& a) {
   if (!a.op.empty()) {
@@ -110,153 +123,337 @@ std::vector<std::string> ops_to_run(const Args& a) {
   return ops;
 }
 
-check::GemmShape gemm_shape(const Args& a, const Shape& sh, TransPair t) {
+check::GemmShape gemm_shape(const Args& a, const Case& c) {
   check::GemmShape s;
-  s.ta = t.a;
-  s.tb = t.b;
-  s.m = sh.m;
-  s.n = sh.n;
-  s.k = sh.k;
+  s.ta = c.trans.a;
+  s.tb = c.trans.b;
+  s.m = c.shape.m;
+  s.n = c.shape.n;
+  s.k = c.shape.k;
   s.alpha = a.alpha;
   s.beta = a.beta;
   return check::normalized(s);
 }
 
-// Before allocating anything: does the largest shape fit in what the device has free?
-void check_memory(const Args& a, const DeviceInfo& d, int64_t flush_bytes) {
+check::GemvShape gemv_shape(const Args& a, const Case& c) {
+  check::GemvShape s;
+  s.trans = c.trans.a;
+  s.m = c.shape.m;
+  s.n = c.shape.n;
+  s.alpha = a.alpha;
+  s.beta = a.beta;
+  return check::normalized(s);
+}
+
+// Device bytes a case allocates (inputs and outputs).
+double case_bytes(const Args& a, const std::string& op, const Case& c) {
+  if (op == "gemv") {
+    const check::GemvShape s = gemv_shape(a, c);
+    return 4.0 * (static_cast<double>(check::gemv_a_elems(s)) + static_cast<double>(check::gemv_x_elems(s)) +
+                  static_cast<double>(check::gemv_y_elems(s)));
+  }
+  if (op == "reduce") return static_cast<double>(c.shape.n) * dtype_bytes(c.dtype) + 8.0;
+  const check::GemmShape s = gemm_shape(a, c);
+  return 4.0 * (static_cast<double>(check::a_elems(s)) + static_cast<double>(check::b_elems(s)) +
+                static_cast<double>(check::c_elems(s)));
+}
+
+std::string case_name(const std::string& op, const Case& c) {
+  if (op == "reduce") return std::string(dtype_name(c.dtype)) + " n=" + shape_name(op, c.shape);
+  return shape_name(op, c.shape) + " " + trans_name(op, c.trans);
+}
+
+// Before allocating anything: does the largest case fit in what the device has free?
+void check_memory(const Args& a, const std::vector<std::string>& ops, const DeviceInfo& d, int64_t flush_bytes) {
   double worst = 0;
   std::string worst_name;
-  for (const Shape& sh : shape_list(a))
-    for (TransPair t : trans_list(a)) {
-      const check::GemmShape s = gemm_shape(a, sh, t);
-      const double bytes = 4.0 * (static_cast<double>(check::a_elems(s)) + static_cast<double>(check::b_elems(s)) +
-                                  static_cast<double>(check::c_elems(s)));
+  for (const std::string& op : ops)
+    for (const Case& c : cases_for(a, op)) {
+      const double bytes = case_bytes(a, op, c);
       if (bytes > worst) {
         worst = bytes;
-        worst_name = shape_name(sh) + " " + trans_name(t);
+        worst_name = op + " " + case_name(op, c);
       }
     }
   size_t free_b = 0, total_b = 0;
   RUNGS_CUDA(cudaMemGetInfo(&free_b, &total_b));
   const double need = worst + static_cast<double>(flush_bytes) + kReserveBytes;
   if (need > static_cast<double>(free_b))
-    throw CliError("gemm " + worst_name + " does not fit in device memory: A, B and C need " + fmt_gib(worst) +
-                   " (plus " + fmt_gib(static_cast<double>(flush_bytes) + kReserveBytes) +
+    throw CliError(worst_name + " does not fit in device memory: its buffers need " + fmt_gib(worst) + " (plus " +
+                   fmt_gib(static_cast<double>(flush_bytes) + kReserveBytes) +
                    " for the L2 flush buffer and the libraries) but " + fmt_gib(static_cast<double>(free_b)) +
                    " of " + fmt_gib(static_cast<double>(total_b)) + " is free on device " + std::to_string(d.index) +
                    " (" + d.name + ")");
 }
 
-std::string resolve_baseline(const Args& a, const std::vector<VariantInfo>& ladder, const DeviceInfo& d) {
+// --baseline auto: the ladder's vendor rung; none: no baseline; else a rung of that ladder.
+std::string resolve_baseline(const Args& a, const std::string& op, const DeviceInfo& d) {
   if (a.baseline == "none") return "";
-  const std::vector<VariantInfo> b = select_variants(ladder, {a.baseline}, "gemm", "--baseline");
+  const std::vector<VariantInfo> ladder = variants(op_from_name(op));
+  std::string name = a.baseline;
+  if (name == "auto") {
+    name.clear();
+    for (const VariantInfo& v : ladder)
+      if (v.baseline) name = v.name;
+    if (name.empty()) return "";
+  }
+  const std::vector<VariantInfo> b = select_variants(ladder, {name}, op, "--baseline");
   if (b[0].min_sm > d.sm)
     throw CliError("--baseline " + b[0].name + " needs sm_" + std::to_string(b[0].min_sm) + "; this device is sm_" +
                    std::to_string(d.sm) + " (use --baseline none)");
   return b[0].name;
 }
 
-// One shape's data, reference and device buffers.
-struct GemmCase {
-  check::GemmShape s;
-  Shape shape;
-  TransPair trans;
-  check::GemmData data;
-  check::GemmReference ref;
-  std::unique_ptr<DeviceFloats> A, B, C;
-  std::vector<float> hostC;
+// One case of one ladder: host data, the reference, device buffers, and how to launch a
+// variant on them. bench, verify and tune drive every ladder through this interface.
+class Workload {
+ public:
+  Workload(const Args& a, std::string op, const Case& c) : args_(a), op_(std::move(op)), case_(c) {}
+  virtual ~Workload() = default;
+  const std::string& op() const { return op_; }
+  const Case& the_case() const { return case_; }
+  virtual Launch launch(const std::string& variant, cudaStream_t stream) const = 0;
+  // The output poisoned (or set to its beta input), one timed launch, the output copied back
+  // and compared with the reference; r gets the error measures. Returns the launch's time.
+  virtual double correctness_run(const Launch& f, const std::string& variant, Result& r, cudaStream_t stream) = 0;
+  virtual std::string resolve_auto() const = 0;
+  // The bytes the operation must move at least (gemv, reduce: the "GB/s" numerator).
+  virtual double bytes() const = 0;
+  Result new_result() const {
+    Result r;
+    r.op = op_;
+    r.shape = case_.shape;
+    r.trans = case_.trans;
+    r.dtype = case_.dtype;
+    r.alpha = args_.alpha;
+    r.beta = args_.beta;
+    return r;
+  }
   bool baseline_ok = false;
   std::string baseline_reason;
-};
 
-std::unique_ptr<GemmCase> prepare_case(Session& ses, const Shape& sh, TransPair t, const std::string& tag) {
-  auto g = std::make_unique<GemmCase>();
-  const Args& a = ses.args;
-  g->s = gemm_shape(a, sh, t);
-  g->shape = sh;
-  g->trans = t;
-  const int64_t rows = reference_rows(a, sh);
-  ses.progress("[" + tag + "] " + shape_name(sh) + " " + trans_name(t) + ": random data, fp64 reference on " +
-               (rows == 0 ? std::string("all rows") : std::to_string(rows) + " sampled rows"));
-  g->data = check::make_gemm_data(g->s, a.seed);
-  g->ref = check::gemm_reference(g->s, g->data, rows, a.seed);
-  const std::string what = "gemm " + shape_name(sh) + " " + trans_name(t);
-  g->A = std::make_unique<DeviceFloats>(g->data.A.size(), "A of " + what);
-  g->B = std::make_unique<DeviceFloats>(g->data.B.size(), "B of " + what);
-  g->C = std::make_unique<DeviceFloats>(g->data.C0.size(), "C of " + what);
-  g->A->upload(g->data.A, ses.stream.get());
-  g->B->upload(g->data.B, ses.stream.get());
-  g->hostC.assign(g->data.C0.size(), 0.0f);
-  RUNGS_CUDA(cudaStreamSynchronize(ses.stream.get()));
-  return g;
-}
-
-Launch gemm_launch(const GemmCase& g, const std::string& variant, cudaStream_t stream) {
-  return [&g, variant, stream] {
-    Options o;
-    o.variant = variant;
-    o.stream = stream;
-    gemm(g.s.ta, g.s.tb, g.s.m, g.s.n, g.s.k, g.s.alpha, g.A->get(), g.s.lda, g.B->get(), g.s.ldb, g.s.beta,
-         g.C->get(), g.s.ldc, o);
-  };
-}
-
-// The baseline once on this shape: it warms the library up and tells whether it can run it.
-void probe_baseline(Session& ses, GemmCase& g) {
-  if (ses.ctx.baseline.empty()) return;
-  try {
-    gemm_launch(g, ses.ctx.baseline, ses.stream.get())();
-    RUNGS_CUDA(cudaStreamSynchronize(ses.stream.get()));
-    g.baseline_ok = true;
-  } catch (const Unsupported& e) {
-    g.baseline_ok = false;
-    g.baseline_reason = e.what();
-  }
-}
-
-Result new_result(const std::string& op, const GemmCase& g) {
-  Result r;
-  r.op = op;
-  r.shape = g.shape;
-  r.trans = g.trans;
-  r.alpha = g.s.alpha;
-  r.beta = g.s.beta;
-  return r;
-}
-
-// The correctness run: C poisoned with NaN (C0 when beta != 0), one launch, C back, compared.
-// Returns the launch's time.
-double correctness_run(const Launch& f, GemmCase& g, Result& r, cudaStream_t stream) {
-  if (g.s.beta == 0.0f)
-    RUNGS_CUDA(cudaMemsetAsync(g.C->get(), 0xFF, g.C->bytes(), stream));
-  else
-    g.C->upload(g.data.C0, stream);
-  const double ms = time_once(f, stream);
-  RUNGS_CUDA(cudaMemcpyAsync(g.hostC.data(), g.C->get(), g.C->bytes(), cudaMemcpyDeviceToHost, stream));
-  RUNGS_CUDA(cudaStreamSynchronize(stream));
-  const check::GemmErrors e = check::compare_gemm(g.s, g.ref, g.hostC.data());
-  r.checked = true;
-  r.checked_rows = g.ref.rows.empty() ? g.s.m : static_cast<int64_t>(g.ref.rows.size());
-  r.max_rel = e.max_rel;
-  r.normwise = e.normwise;
-  r.normwise_tol = check::normwise_tolerance(g.s.k);
-  r.bound_ratio = e.bound_ratio;
-  r.bad = e.bad;
-  if (!e.pass) {
+ protected:
+  static void fail_with(Result& r, const std::string& reason) {
     r.status = Status::fail;
-    std::string why = e.reason;
+    std::string why = reason;
     while (!why.empty() && (why.back() == ' ' || why.back() == ';')) why.pop_back();
     r.reason = why.empty() ? "outside the tolerance" : why;
   }
-  return ms;
+  const Args& args_;
+  std::string op_;
+  Case case_;
+};
+
+class GemmWorkload : public Workload {
+ public:
+  GemmWorkload(Session& ses, const Case& c) : Workload(ses.args, "gemm", c) {
+    s_ = gemm_shape(args_, c);
+    const int64_t rows = reference_rows(args_, c.shape);
+    ses.progress("[gemm] " + case_name(op_, c) + ": random data, fp64 reference on " +
+                 (rows == 0 ? std::string("all rows") : std::to_string(rows) + " sampled rows"));
+    data_ = check::make_gemm_data(s_, args_.seed);
+    ref_ = check::gemm_reference(s_, data_, rows, args_.seed);
+    const std::string what = "gemm " + case_name(op_, c);
+    A_ = std::make_unique<DeviceBuffer>(data_.A.size() * 4, "A of " + what);
+    B_ = std::make_unique<DeviceBuffer>(data_.B.size() * 4, "B of " + what);
+    C_ = std::make_unique<DeviceBuffer>(data_.C0.size() * 4, "C of " + what);
+    A_->upload(data_.A.data(), ses.stream.get());
+    B_->upload(data_.B.data(), ses.stream.get());
+    hostC_.assign(data_.C0.size(), 0.0f);
+    RUNGS_CUDA(cudaStreamSynchronize(ses.stream.get()));
+  }
+  Launch launch(const std::string& variant, cudaStream_t stream) const override {
+    return [this, variant, stream] {
+      Options o;
+      o.variant = variant;
+      o.stream = stream;
+      gemm(s_.ta, s_.tb, s_.m, s_.n, s_.k, s_.alpha, A_->as<float>(), s_.lda, B_->as<float>(), s_.ldb, s_.beta,
+           C_->as<float>(), s_.ldc, o);
+    };
+  }
+  // tune: one warptile configuration on this case.
+  Launch launch_config(size_t i, cudaStream_t stream) const {
+    return [this, i, stream] {
+      const sgemm::Args args{s_.ta,  s_.tb,           s_.m,     s_.n,           s_.k,     s_.alpha, A_->as<float>(),
+                             s_.lda, B_->as<float>(), s_.ldb, s_.beta, C_->as<float>(), s_.ldc,  stream};
+      sgemm::warptile::run_config(i, args);
+      RUNGS_CUDA(cudaPeekAtLastError());
+    };
+  }
+  double correctness_run(const Launch& f, const std::string&, Result& r, cudaStream_t stream) override {
+    if (s_.beta == 0.0f)
+      C_->poison(stream);
+    else
+      C_->upload(data_.C0.data(), stream);
+    const double ms = time_once(f, stream);
+    C_->download(hostC_.data(), stream);
+    RUNGS_CUDA(cudaStreamSynchronize(stream));
+    const check::GemmErrors e = check::compare_gemm(s_, ref_, hostC_.data());
+    r.checked = true;
+    r.checked_rows = ref_.rows.empty() ? s_.m : static_cast<int64_t>(ref_.rows.size());
+    r.max_rel = e.max_rel;
+    r.normwise = e.normwise;
+    r.normwise_tol = check::normwise_tolerance(s_.k);
+    r.bound_ratio = e.bound_ratio;
+    r.bad = e.bad;
+    if (!e.pass) fail_with(r, e.reason);
+    return ms;
+  }
+  std::string resolve_auto() const override { return resolve_gemm_variant(s_.ta, s_.tb, s_.m, s_.n, s_.k); }
+  double bytes() const override { return 4.0 * static_cast<double>(check::a_elems(s_) + check::b_elems(s_) + check::c_elems(s_)); }
+
+ private:
+  check::GemmShape s_;
+  check::GemmData data_;
+  check::GemmReference ref_;
+  std::unique_ptr<DeviceBuffer> A_, B_, C_;
+  std::vector<float> hostC_;
+};
+
+class GemvWorkload : public Workload {
+ public:
+  GemvWorkload(Session& ses, const Case& c) : Workload(ses.args, "gemv", c) {
+    s_ = gemv_shape(args_, c);
+    ses.progress("[gemv] " + case_name(op_, c) + ": random data, fp64 reference on all outputs");
+    data_ = check::make_gemv_data(s_, args_.seed);
+    ref_ = check::gemv_reference(s_, data_);
+    const std::string what = "gemv " + case_name(op_, c);
+    A_ = std::make_unique<DeviceBuffer>(data_.A.size() * 4, "A of " + what);
+    x_ = std::make_unique<DeviceBuffer>(data_.x.size() * 4, "x of " + what);
+    y_ = std::make_unique<DeviceBuffer>(data_.y0.size() * 4, "y of " + what);
+    A_->upload(data_.A.data(), ses.stream.get());
+    x_->upload(data_.x.data(), ses.stream.get());
+    hosty_.assign(data_.y0.size(), 0.0f);
+    RUNGS_CUDA(cudaStreamSynchronize(ses.stream.get()));
+  }
+  Launch launch(const std::string& variant, cudaStream_t stream) const override {
+    return [this, variant, stream] {
+      Options o;
+      o.variant = variant;
+      o.stream = stream;
+      gemv(s_.trans, s_.m, s_.n, s_.alpha, A_->as<float>(), s_.lda, x_->as<float>(), s_.incx, s_.beta,
+           y_->as<float>(), s_.incy, o);
+    };
+  }
+  double correctness_run(const Launch& f, const std::string&, Result& r, cudaStream_t stream) override {
+    if (s_.beta == 0.0f)
+      y_->poison(stream);
+    else
+      y_->upload(data_.y0.data(), stream);
+    const double ms = time_once(f, stream);
+    y_->download(hosty_.data(), stream);
+    RUNGS_CUDA(cudaStreamSynchronize(stream));
+    const check::GemmErrors e = check::compare_gemv(s_, ref_, hosty_.data(), nullptr);
+    r.checked = true;
+    r.checked_rows = check::gemv_out_len(s_);
+    r.max_rel = e.max_rel;
+    r.normwise = e.normwise;
+    r.normwise_tol = check::normwise_tolerance(check::gemv_dot_len(s_));
+    r.bound_ratio = e.bound_ratio;
+    r.bad = e.bad;
+    if (!e.pass) fail_with(r, e.reason);
+    return ms;
+  }
+  std::string resolve_auto() const override { return resolve_gemv_variant(s_.trans, s_.m, s_.n); }
+  // A once, x once, y written (and read when beta != 0).
+  double bytes() const override {
+    const double y = static_cast<double>(check::gemv_out_len(s_)) * (s_.beta == 0.0f ? 4.0 : 8.0);
+    return 4.0 * static_cast<double>(s_.m) * static_cast<double>(s_.n) +
+           4.0 * static_cast<double>(check::gemv_dot_len(s_)) + y;
+  }
+
+ private:
+  check::GemvShape s_;
+  check::GemvData data_;
+  check::GemvReference ref_;
+  std::unique_ptr<DeviceBuffer> A_, x_, y_;
+  std::vector<float> hosty_;
+};
+
+class ReduceWorkload : public Workload {
+ public:
+  ReduceWorkload(Session& ses, const Case& c) : Workload(ses.args, "reduce", c) {
+    ses.progress("[reduce] " + case_name(op_, c) + ": random data, exact reference");
+    data_ = check::make_reduce_data(c.dtype, c.shape.n, args_.seed, check::ReducePattern::random);
+    exact_ = check::reduce_reference(data_);
+    in_ = std::make_unique<DeviceBuffer>(data_.bytes(), "the input of reduce " + case_name(op_, c));
+    out_ = std::make_unique<DeviceBuffer>(8, "the output of reduce");
+    in_->upload(data_.data(), ses.stream.get());
+    RUNGS_CUDA(cudaStreamSynchronize(ses.stream.get()));
+  }
+  Launch launch(const std::string& variant, cudaStream_t stream) const override {
+    return [this, variant, stream] {
+      Options o;
+      o.variant = variant;
+      o.stream = stream;
+      const int64_t n = case_.shape.n;
+      switch (case_.dtype) {
+        case DType::i32: reduce_sum(in_->as<const int32_t>(), n, out_->as<int64_t>(), o); break;
+        case DType::i64: reduce_sum(in_->as<const int64_t>(), n, out_->as<int64_t>(), o); break;
+        case DType::f32: reduce_sum(in_->as<const float>(), n, out_->as<float>(), o); break;
+        case DType::f64: reduce_sum(in_->as<const double>(), n, out_->as<double>(), o); break;
+      }
+    };
+  }
+  double correctness_run(const Launch& f, const std::string& variant, Result& r, cudaStream_t stream) override {
+    out_->poison(stream);
+    const double ms = time_once(f, stream);
+    unsigned char result[8] = {};
+    out_->download(result, stream);
+    RUNGS_CUDA(cudaStreamSynchronize(stream));
+    const check::ReduceErrors e = check::compare_reduce(data_, exact_, result, accurate(variant));
+    r.checked = true;
+    r.checked_rows = r.shape.m;  // "all"
+    r.max_rel = e.rel_err;
+    r.normwise = e.rel_err;
+    r.normwise_tol = e.bound;
+    r.bound_ratio = e.bound_ratio;
+    r.bad = 0;
+    if (!e.pass) fail_with(r, e.reason);
+    return ms;
+  }
+  std::string resolve_auto() const override { return resolve_reduce_variant(case_.dtype, case_.shape.n); }
+  double bytes() const override { return static_cast<double>(data_.bytes()); }
+
+ private:
+  // Rungs that promise the accurate bound are held to it; the others to a plain sum's bound.
+  bool accurate(const std::string& variant) const {
+    const std::string name = variant == "auto" ? resolve_auto() : variant;
+    for (const reduce::Rung& rung : reduce::ladder())
+      if (name == rung.name) return rung.accurate;
+    return false;
+  }
+  check::ReduceData data_;
+  check::ReduceExact exact_;
+  std::unique_ptr<DeviceBuffer> in_, out_;
+};
+
+std::unique_ptr<Workload> make_workload(Session& ses, const std::string& op, const Case& c) {
+  if (op == "gemv") return std::make_unique<GemvWorkload>(ses, c);
+  if (op == "reduce") return std::make_unique<ReduceWorkload>(ses, c);
+  return std::make_unique<GemmWorkload>(ses, c);
 }
 
-void timed_run(Session& ses, const GemmCase& g, const Launch& f, Result& r, bool is_baseline, double first_ms) {
+// The baseline once on this case: it warms the library up and tells whether it can run it.
+void probe_baseline(Session& ses, Workload& w) {
+  const std::string base = ses.baseline_of(w.op());
+  if (base.empty()) return;
+  try {
+    w.launch(base, ses.stream.get())();
+    RUNGS_CUDA(cudaStreamSynchronize(ses.stream.get()));
+    w.baseline_ok = true;
+  } catch (const Unsupported& e) {
+    w.baseline_ok = false;
+    w.baseline_reason = e.what();
+  }
+}
+
+void timed_run(Session& ses, const Workload& w, const Launch& f, Result& r, bool is_baseline, double first_ms) {
   const Args& a = ses.args;
-  const std::string& base = ses.ctx.baseline;
+  const std::string base = ses.baseline_of(w.op());
   Launch base_launch;
-  const bool interleave = !base.empty() && g.baseline_ok && !is_baseline;
-  if (interleave) base_launch = gemm_launch(g, base, ses.stream.get());
+  const bool interleave = !base.empty() && w.baseline_ok && !is_baseline;
+  if (interleave) base_launch = w.launch(base, ses.stream.get());
   const Measurement m =
       measure(f, interleave ? &base_launch : nullptr, a.reps, a.warmup, *ses.flusher, ses.stream.get(), first_ms);
   const Stats st = summarize(m.rung_ms);
@@ -271,6 +468,11 @@ void timed_run(Session& ses, const GemmCase& g, const Launch& f, Result& r, bool
   r.max_ms = st.max;
   r.tflops = st.median > 0 ? r.flops() / (st.median * 1e-3) / 1e12 : 0;
   r.pct_peak = ses.ctx.device.peak_tflops > 0 ? 100.0 * r.tflops / ses.ctx.device.peak_tflops : 0;
+  if (r.bandwidth_bound()) {
+    r.bytes = w.bytes();
+    r.gbs = st.median > 0 ? r.bytes / (st.median * 1e-3) / 1e9 : 0;
+    r.pct_dram = ses.ctx.device.dram_read_gbs > 0 ? 100.0 * r.gbs / ses.ctx.device.dram_read_gbs : 0;
+  }
   if (is_baseline) {
     r.baseline = base;
     r.baseline_median_ms = st.median;
@@ -313,47 +515,46 @@ void run_ladder(Session& ses, const std::string& op, bool timed, std::vector<Res
   const Args& a = ses.args;
   const std::vector<VariantInfo> ladder = variants(op_from_name(op));
   const std::vector<VariantInfo> chosen = select_variants(ladder, a.variants, op);
-  const std::vector<Shape> shapes = shape_list(a);
-  const std::vector<TransPair> trans = trans_list(a);
-  const size_t total = shapes.size() * trans.size() * chosen.size();
+  const std::vector<Case> cases = cases_for(a, op);
+  const std::string base = ses.baseline_of(op);
+  const size_t total = cases.size() * chosen.size();
   size_t done = 0;
   const int dev_sm = ses.ctx.device.sm;
-  for (const Shape& sh : shapes)
-    for (TransPair t : trans) {
-      std::unique_ptr<GemmCase> g = prepare_case(ses, sh, t, op);
-      if (timed) probe_baseline(ses, *g);
-      for (const VariantInfo& v : chosen) {
-        ++done;
-        ses.progress("[" + op + " " + std::to_string(done) + "/" + std::to_string(total) + "] " + v.name + " " +
-                     shape_name(sh) + " " + trans_name(t));
-        Result r = new_result(op, *g);
-        r.variant = v.name;
-        r.rung = v.rung;
-        r.is_baseline = !ses.ctx.baseline.empty() && v.name == ses.ctx.baseline;
-        if (v.min_sm > dev_sm) {
-          r.status = Status::skip;
-          r.reason = "needs sm_" + std::to_string(v.min_sm) + " or newer; this device is sm_" + std::to_string(dev_sm);
-          out.push_back(r);
-          continue;
-        }
-        guarded(r, [&] {
-          const Launch f = gemm_launch(*g, v.name, ses.stream.get());
-          const double first_ms = correctness_run(f, *g, r, ses.stream.get());
-          if (timed) timed_run(ses, *g, f, r, r.is_baseline, first_ms);
-        });
-        if (v.name == "auto") {  // say which rung auto chose for this shape
-          try {
-            r.variant = "auto=" + resolve_gemm_variant(t.a, t.b, sh.m, sh.n, sh.k);
-          } catch (const Error&) {
-          }
-        }
-        if (timed && !r.is_baseline && !ses.ctx.baseline.empty() && !g->baseline_ok && r.timed)
-          r.reason += (r.reason.empty() ? "" : "; ") + std::string("no baseline on this shape: ") +
-                      strip_prefix(g->baseline_reason, ses.ctx.baseline);
-        r.reason = strip_prefix(r.reason, v.name);
+  for (const Case& c : cases) {
+    std::unique_ptr<Workload> w = make_workload(ses, op, c);
+    if (timed) probe_baseline(ses, *w);
+    for (const VariantInfo& v : chosen) {
+      ++done;
+      ses.progress("[" + op + " " + std::to_string(done) + "/" + std::to_string(total) + "] " + v.name + " " +
+                   case_name(op, c));
+      Result r = w->new_result();
+      r.variant = v.name;
+      r.rung = v.rung;
+      r.is_baseline = !base.empty() && v.name == base;
+      if (v.min_sm > dev_sm) {
+        r.status = Status::skip;
+        r.reason = "needs sm_" + std::to_string(v.min_sm) + " or newer; this device is sm_" + std::to_string(dev_sm);
         out.push_back(r);
+        continue;
       }
+      guarded(r, [&] {
+        const Launch f = w->launch(v.name, ses.stream.get());
+        const double first_ms = w->correctness_run(f, v.name, r, ses.stream.get());
+        if (timed) timed_run(ses, *w, f, r, r.is_baseline, first_ms);
+      });
+      if (v.name == "auto") {  // say which rung auto chose for this case
+        try {
+          r.variant = "auto=" + w->resolve_auto();
+        } catch (const Error&) {
+        }
+      }
+      if (timed && !r.is_baseline && !base.empty() && !w->baseline_ok && r.timed)
+        r.reason += (r.reason.empty() ? "" : "; ") + std::string("no baseline on this shape: ") +
+                    strip_prefix(w->baseline_reason, base);
+      r.reason = strip_prefix(r.reason, v.name);
+      out.push_back(r);
     }
+  }
 }
 
 void run_tune(Session& ses, std::vector<Result>& out) {
@@ -364,44 +565,36 @@ void run_tune(Session& ses, std::vector<Result>& out) {
     if (v.name == "warptile" && v.min_sm > ses.ctx.device.sm)
       throw CliError("tune: warptile needs sm_" + std::to_string(v.min_sm) + " or newer; this device is sm_" +
                      std::to_string(ses.ctx.device.sm));
-  const std::vector<Shape> shapes = shape_list(a);
-  const std::vector<TransPair> trans = trans_list(a);
-  const size_t total = shapes.size() * trans.size() * cfgs.size();
+  const std::vector<Case> cases = cases_for(a, "gemm");
+  const size_t total = cases.size() * cfgs.size();
   size_t done = 0;
-  for (const Shape& sh : shapes)
-    for (TransPair t : trans) {
-      std::unique_ptr<GemmCase> g = prepare_case(ses, sh, t, "tune");
-      probe_baseline(ses, *g);
-      const size_t first = out.size();
-      for (size_t i = 0; i < cfgs.size(); ++i) {
-        ++done;
-        ses.progress("[tune " + std::to_string(done) + "/" + std::to_string(total) + "] " + cfgs[i] + " " +
-                     shape_name(sh) + " " + trans_name(t));
-        Result r = new_result("gemm", *g);
-        r.variant = "warptile";
-        r.config = cfgs[i];
-        r.rung = static_cast<int>(i);
-        const GemmCase& gc = *g;
-        const cudaStream_t stream = ses.stream.get();
-        const Launch f = [&gc, i, stream] {
-          const sgemm::Args args{gc.s.ta, gc.s.tb,    gc.s.m,    gc.s.n,  gc.s.k,     gc.s.alpha, gc.A->get(),
-                                 gc.s.lda, gc.B->get(), gc.s.ldb, gc.s.beta, gc.C->get(), gc.s.ldc,   stream};
-          sgemm::warptile::run_config(i, args);
-          RUNGS_CUDA(cudaPeekAtLastError());
-        };
-        guarded(r, [&] {
-          const double first_ms = correctness_run(f, *g, r, stream);
-          timed_run(ses, *g, f, r, false, first_ms);
-        });
-        r.reason = strip_prefix(r.reason, "warptile");
-        out.push_back(r);
-      }
-      Result* best = nullptr;
-      for (size_t i = first; i < out.size(); ++i)
-        if (out[i].status == Status::ok && out[i].timed && (!best || out[i].median_ms < best->median_ms))
-          best = &out[i];
-      if (best) best->fastest = true;
+  const cudaStream_t stream = ses.stream.get();
+  for (const Case& c : cases) {
+    GemmWorkload w(ses, c);
+    probe_baseline(ses, w);
+    const size_t first = out.size();
+    for (size_t i = 0; i < cfgs.size(); ++i) {
+      ++done;
+      ses.progress("[tune " + std::to_string(done) + "/" + std::to_string(total) + "] " + cfgs[i] + " " +
+                   case_name("gemm", c));
+      Result r = w.new_result();
+      r.variant = "warptile";
+      r.config = cfgs[i];
+      r.rung = static_cast<int>(i);
+      const Launch f = w.launch_config(i, stream);
+      guarded(r, [&] {
+        const double first_ms = w.correctness_run(f, "warptile", r, stream);
+        timed_run(ses, w, f, r, false, first_ms);
+      });
+      r.reason = strip_prefix(r.reason, "warptile");
+      out.push_back(r);
     }
+    Result* best = nullptr;
+    for (size_t i = first; i < out.size(); ++i)
+      if (out[i].status == Status::ok && out[i].timed && (!best || out[i].median_ms < best->median_ms))
+        best = &out[i];
+    if (best) best->fastest = true;
+  }
 }
 
 std::string one_line(std::string s) {
@@ -444,13 +637,18 @@ int cmd_run(const Args& a, const std::string& argv0, std::ostream& out, std::ost
   Session ses{a, make_context(a, argv0), err, Stream(), nullptr};
   ses.ctx.device = query_device(a.device, timed);
   ses.ctx.has_device = true;
+  ses.ctx.baseline.clear();
   if (timed) {
-    ses.ctx.baseline = resolve_baseline(a, variants(Op::gemm), ses.ctx.device);
-  } else {
-    ses.ctx.baseline.clear();
+    for (const std::string& op : ops) {
+      const std::string b = resolve_baseline(a, op, ses.ctx.device);
+      if (b.empty()) continue;
+      ses.ctx.baselines[op] = b;
+      ses.ctx.baseline += (ses.ctx.baseline.empty() ? "" : ",") + op + ":" + b;
+    }
+    if (ses.ctx.baselines.size() == 1) ses.ctx.baseline = ses.ctx.baselines.begin()->second;
   }
   const int64_t flush_bytes = timed && a.flush_l2 ? 2 * ses.ctx.device.l2_bytes : 0;
-  check_memory(a, ses.ctx.device, flush_bytes);
+  check_memory(a, ops, ses.ctx.device, flush_bytes);
   ses.flusher = std::make_unique<L2Flusher>(timed && a.flush_l2, ses.ctx.device.l2_bytes);
   if (timed && a.reps < kMinReportedReps && !a.quiet)
     err << "rungs: note: --reps " << a.reps << " is below " << kMinReportedReps

@@ -145,7 +145,11 @@ DeviceInfo query_device(int device, bool measure_bandwidth) {
   v = 0;
   d.cuda_driver = cudaDriverGetVersion(&v) == cudaSuccess ? cuda_version_string(v) : "unknown";
   d.cublas = cublas_version();
-  if (measure_bandwidth) d.dram_gbs = measure_dram_gbs();
+  if (measure_bandwidth) {
+    d.dram_gbs = measure_dram_gbs();
+    d.dram_read_gbs = measure_read_gbs();
+    d.launch_us = measure_launch_us();
+  }
   return d;
 }
 

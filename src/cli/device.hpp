@@ -26,6 +26,10 @@ DeviceInfo query_device(int device, bool measure_bandwidth);
 // DRAM bandwidth in GB/s: a large cudaMemcpyAsync device to device, median of several,
 // counting bytes read + written.
 double measure_dram_gbs();
+// DRAM read bandwidth in GB/s: a plain streaming read of 2 GiB (probes.cu), best of a few grids.
+double measure_read_gbs();
+// An empty kernel launch between two events, median of 101, in microseconds (probes.cu).
+double measure_launch_us();
 
 // cuBLAS version, "13.0.2" (no GPU needed).
 std::string cublas_version();

@@ -58,11 +58,14 @@ std::string error_cell(const Result& r) {
   return fmt_sci(r.normwise);
 }
 
-std::string shape_cell(const Result& r) { return shape_name(r.shape) + " " + trans_name(r.trans); }
+std::string shape_cell(const Result& r) {
+  if (r.op == "reduce") return std::string(dtype_name(r.dtype)) + " " + shape_name(r.op, r.shape);
+  return shape_name(r.op, r.shape) + " " + trans_name(r.op, r.trans);
+}
 
 std::string rows_cell(const Result& r) {
   if (!r.checked) return "-";
-  if (r.checked_rows >= r.shape.m) return "all";
+  if (r.op != "gemm" || r.checked_rows >= r.shape.m) return "all";
   return std::to_string(r.checked_rows) + "/" + std::to_string(r.shape.m);
 }
 
@@ -122,14 +125,18 @@ std::string device_line(const Context& ctx) {
   const DeviceInfo& d = ctx.device;
   std::ostringstream os;
   os << d.name << " (sm_" << d.sm << ", " << d.sms << " SMs): fp32 peak " << fmt_num(d.peak_tflops) << " TFLOP/s";
-  if (d.dram_gbs > 0) os << ", DRAM " << printf_str("%.0f", d.dram_gbs) << " GB/s measured";
+  if (d.dram_read_gbs > 0)
+    os << ", DRAM read " << printf_str("%.0f", d.dram_read_gbs) << " GB/s measured (the % DRAM denominator)";
+  else if (d.dram_gbs > 0)
+    os << ", DRAM " << printf_str("%.0f", d.dram_gbs) << " GB/s measured";
+  if (d.launch_us > 0) os << ", empty launch " << printf_str("%.1f", d.launch_us) << " us";
   return os.str();
 }
 
-std::string method_line(const Context& ctx) {
+std::string method_line(const Context& ctx, const std::string& op) {
   std::ostringstream os;
   os << "median of " << ctx.reps << " timed repetitions";
-  if (!ctx.baseline.empty()) os << " interleaved with " << ctx.baseline;
+  if (!ctx.baseline_of(op).empty()) os << " interleaved with " << ctx.baseline_of(op);
   os << ", " << ctx.warmup << " warm-up run" << (ctx.warmup == 1 ? "" : "s") << ", L2 "
      << (ctx.flush_l2 ? "flushed before each timed launch" : "not flushed (--flush-l2 off)") << ", seed " << ctx.seed;
   return os.str();
@@ -172,7 +179,13 @@ std::string notes(const Context& ctx, const std::vector<const Result*>& rows, bo
     const std::string s = shape_cell(*r);
     if (seen.insert(std::to_string(r->checked_rows) + s).second) sampled[r->checked_rows].push_back(s);
   }
-  if (any_all || !sampled.empty()) {
+  const std::string op = rows.empty() ? std::string("gemm") : rows.front()->op;
+  if (op == "gemv" && any_all) {
+    os << "  error = ||y - yref||_2 / ||yref||_2 against the fp64 reference, all outputs checked\n";
+  } else if (op == "reduce" && any_all) {
+    os << "  error = |sum - exact| / |exact| against an exact CPU sum: integers must be exact; the accurate float\n"
+          "  rungs must be within 1 ulp + 2^-40 sum|x| (f32) / 2^-69 sum|x| (f64), the others within a plain sum's bound\n";
+  } else if (any_all || !sampled.empty()) {
     os << "  error = ||C - Cref||_F / ||Cref||_F against the fp64 reference";
     if (sampled.empty()) {
       os << ", all rows checked\n";
@@ -191,10 +204,19 @@ std::string notes(const Context& ctx, const std::vector<const Result*>& rows, bo
   return os.str();
 }
 
-std::vector<Col> timing_cols(const Context& ctx, const std::string& first_head) {
-  std::vector<Col> cols = {{first_head, false}, {"shape", false},   {"median ms", true}, {"min ms", true},
-                           {"max ms", true},    {"reps", true},     {"TFLOP/s", true},   {"% peak", true}};
-  if (!ctx.baseline.empty()) cols.push_back({"x " + ctx.baseline, true});
+bool bandwidth_op(const std::string& op) { return op == "gemv" || op == "reduce"; }
+
+std::vector<Col> timing_cols(const Context& ctx, const std::string& first_head, const std::string& op) {
+  std::vector<Col> cols = {{first_head, false}, {"shape", false}, {"median ms", true}, {"min ms", true},
+                           {"max ms", true},    {"reps", true}};
+  if (bandwidth_op(op)) {
+    cols.push_back({"GB/s", true});
+    cols.push_back({"% DRAM", true});
+  } else {
+    cols.push_back({"TFLOP/s", true});
+    cols.push_back({"% peak", true});
+  }
+  if (!ctx.baseline_of(op).empty()) cols.push_back({"x " + ctx.baseline_of(op), true});
   cols.push_back({"error", true});
   cols.push_back({"check", false});
   return cols;
@@ -207,11 +229,16 @@ std::vector<std::string> timing_cells(const Context& ctx, const Result& r, const
     c.push_back(fmt_ms(r.min_ms));
     c.push_back(fmt_ms(r.max_ms));
     c.push_back(std::to_string(r.reps) + (r.reps_cut ? "*" : ""));
-    c.push_back(fmt_num(r.tflops));
-    c.push_back(fmt_num(r.pct_peak));
-    if (!ctx.baseline.empty()) c.push_back(r.baseline.empty() ? "-" : fmt_ratio(r.speedup));
+    if (bandwidth_op(r.op)) {
+      c.push_back(fmt_num(r.gbs));
+      c.push_back(fmt_num(r.pct_dram));
+    } else {
+      c.push_back(fmt_num(r.tflops));
+      c.push_back(fmt_num(r.pct_peak));
+    }
+    if (!ctx.baseline_of(r.op).empty()) c.push_back(r.baseline.empty() ? "-" : fmt_ratio(r.speedup));
   } else {
-    for (int i = 0; i < (ctx.baseline.empty() ? 6 : 7); ++i) c.push_back("-");
+    for (int i = 0; i < (ctx.baseline_of(r.op).empty() ? 6 : 7); ++i) c.push_back("-");
   }
   c.push_back(error_cell(r));
   c.push_back(status_cell(r));
@@ -225,13 +252,18 @@ std::vector<std::string> ops_in_order(const std::vector<Result>& rows) {
   return ops;
 }
 
-bool same_shape(const Result& a, const Result& b) { return a.shape == b.shape && a.trans == b.trans; }
+bool same_shape(const Result& a, const Result& b) { return a.shape == b.shape && a.trans == b.trans && a.dtype == b.dtype; }
 
 std::string op_title(const std::string& op, const Context& ctx) {
   std::ostringstream os;
   if (op == "gemm")
     os << "gemm: SGEMM fp32, row-major, C = alpha*op(A)*op(B) + beta*C, alpha " << printf_str("%g", ctx.alpha)
        << ", beta " << printf_str("%g", ctx.beta);
+  else if (op == "gemv")
+    os << "gemv: SGEMV fp32, row-major A (m x n), y = alpha*op(A)*x + beta*y, alpha " << printf_str("%g", ctx.alpha)
+       << ", beta " << printf_str("%g", ctx.beta) << "; GB/s = (A + x + y bytes) / median";
+  else if (op == "reduce")
+    os << "reduce: reduce_sum, *out = sum of n elements (i32 -> i64, i64, f32, f64); GB/s = input bytes / median";
   else
     os << op;
   return os.str();
@@ -281,7 +313,8 @@ std::string fmt_sci(double v) {
 std::string benchmark_name(const Result& r) {
   std::string s = r.op + "/" + r.variant;
   if (!r.config.empty()) s += "/" + r.config;
-  return s + "/" + shape_name(r.shape) + "/" + trans_name(r.trans);
+  if (r.op == "reduce") return s + "/" + dtype_name(r.dtype) + "/" + shape_name(r.op, r.shape);
+  return s + "/" + shape_name(r.op, r.shape) + "/" + trans_name(r.op, r.trans);
 }
 
 std::string json_escape(const std::string& s) {
@@ -327,8 +360,8 @@ std::string format_bench_table(const Context& ctx, const std::vector<Result>& ro
     os << op_title(op, ctx) << "\n";
     const std::string dev = device_line(ctx);
     if (!dev.empty()) os << dev << "\n";
-    os << method_line(ctx) << "\n\n";
-    TextTable t(timing_cols(ctx, "rung"));
+    os << method_line(ctx, op) << "\n\n";
+    TextTable t(timing_cols(ctx, "rung", op));
     std::vector<const Result*> mine;
     for (const auto& r : rows) {
       if (r.op != op) continue;
@@ -378,7 +411,9 @@ std::string format_verify_table(const Context& ctx, const std::vector<Result>& r
     const std::string n = notes(ctx, mine, false);
     os << "\n" << n;
     os << "  " << pass << " passed, " << fail << " failed, " << skip << " skipped"
-       << "; bound ratio = max |c - ref| / ((k+2) u |alpha| |A||B| + ...), <= 1 is inside the rigorous bound\n";
+       << (op == "reduce" ? "; bound ratio = |sum - exact| / tolerance, <= 1 passes\n"
+                          : "; bound ratio = max |c - ref| / ((k+2) u |alpha| |A||B| + ...), <= 1 is inside the "
+                            "rigorous bound\n");
   }
   return os.str();
 }
@@ -388,14 +423,14 @@ std::string format_tune_table(const Context& ctx, const std::vector<Result>& row
   const std::string dev = device_line(ctx);
   os << "tune gemm: warptile configurations";
   if (!dev.empty()) os << " on " << dev;
-  os << "\n" << method_line(ctx) << "\n";
+  os << "\n" << method_line(ctx, "gemm") << "\n";
   std::vector<const Result*> best;
   size_t i = 0;
   while (i < rows.size()) {
     size_t j = i;
     while (j < rows.size() && same_shape(rows[i], rows[j])) ++j;
     os << "\n" << shape_cell(rows[i]) << "\n";
-    TextTable t(timing_cols(ctx, "config"));
+    TextTable t(timing_cols(ctx, "config", "gemm"));
     std::vector<const Result*> mine;
     const Result* fastest = nullptr;
     for (size_t r = i; r < j; ++r) {
@@ -434,7 +469,8 @@ std::vector<std::string> csv_columns() {
           "reps_cut",      "warmup",    "median_ms",     "min_ms",         "max_ms",
           "tflops",        "pct_peak",  "baseline",      "baseline_median_ms", "speedup_vs_baseline",
           "checked_rows",  "max_rel",   "error_normwise", "normwise_tolerance", "bound_ratio",
-          "fastest",       "reason"};
+          "fastest",       "reason",    "dtype",         "bytes",          "gbs",
+          "pct_dram"};
 }
 
 std::string format_csv(const std::vector<Result>& rows) {
@@ -454,7 +490,7 @@ std::string format_csv(const std::vector<Result>& rows) {
         std::to_string(r.shape.m),
         std::to_string(r.shape.n),
         std::to_string(r.shape.k),
-        trans_name(r.trans),
+        trans_name(r.op, r.trans),
         num(r.alpha),
         num(r.beta),
         status_name(r.status),
@@ -478,6 +514,10 @@ std::string format_csv(const std::vector<Result>& rows) {
         c ? num(r.bound_ratio) : "",
         r.fastest ? "true" : "false",
         r.reason,
+        dtype_name(r.dtype),
+        t && r.bandwidth_bound() ? num(r.bytes) : "",
+        t && r.bandwidth_bound() ? num(r.gbs) : "",
+        t && r.bandwidth_bound() ? num(r.pct_dram) : "",
     };
     for (size_t i = 0; i < cells.size(); ++i) os << (i ? "," : "") << csv_field(cells[i]);
     os << "\n";
@@ -506,6 +546,8 @@ std::string format_json(const Context& ctx, const std::vector<Result>& rows) {
                   {"peak_tflops", json_number(d.peak_tflops)},
                   {"dram_gbs", d.dram_gbs > 0 ? json_number(d.dram_gbs) : std::string("null")},  // null: not measured (verify)
                   {"dram_gbs_theoretical", json_number(d.dram_gbs_theory)},
+                  {"dram_read_gbs", d.dram_read_gbs > 0 ? json_number(d.dram_read_gbs) : std::string("null")},
+                  {"empty_launch_us", d.launch_us > 0 ? json_number(d.launch_us) : std::string("null")},
                   {"l2_bytes", jint(d.l2_bytes)},
                   {"memory_bytes", jint(d.total_mem)},
                   {"cuda_runtime", jstr(d.cuda_runtime)},
@@ -539,7 +581,8 @@ std::string format_json(const Context& ctx, const std::vector<Result>& rows) {
                 {"variant", jstr(r.variant)}};
     if (!r.config.empty()) b.push_back({"config", jstr(r.config)});
     Fields shape = {{"m", jint(r.shape.m)},          {"n", jint(r.shape.n)},
-                    {"k", jint(r.shape.k)},          {"trans", jstr(trans_name(r.trans))},
+                    {"k", jint(r.shape.k)},          {"trans", jstr(trans_name(r.op, r.trans))},
+                    {"dtype", jstr(dtype_name(r.dtype))},
                     {"alpha", json_number(r.alpha)}, {"beta", json_number(r.beta)},
                     {"baseline_rung", jbool(r.is_baseline)}};
     b.insert(b.end(), shape.begin(), shape.end());
@@ -558,6 +601,11 @@ std::string format_json(const Context& ctx, const std::vector<Result>& rows) {
                   {"tflops", json_number(r.tflops)},
                   {"pct_peak", json_number(r.pct_peak)}};
       b.insert(b.end(), t.begin(), t.end());
+      if (r.bandwidth_bound()) {
+        b.push_back({"bytes", json_number(r.bytes)});
+        b.push_back({"bytes_per_second", json_number(r.gbs * 1e9)});
+        b.push_back({"pct_dram", json_number(r.pct_dram)});
+      }
       if (!r.baseline.empty()) {
         b.push_back({"baseline", jstr(r.baseline)});
         b.push_back({"baseline_real_time", json_number(r.baseline_median_ms)});
@@ -617,6 +665,11 @@ std::string format_info(const DeviceInfo& d) {
                    " (device-to-device cudaMemcpyAsync, median, bytes read + written)";
   if (d.dram_gbs_theory > 0) bw += printf_str("; %.0f GB/s theoretical", d.dram_gbs_theory);
   row("DRAM bandwidth", bw);
+  if (d.dram_read_gbs > 0)
+    row("DRAM read", printf_str("%.0f GB/s measured", d.dram_read_gbs) +
+                         " (a streaming-read kernel, median; the \"% DRAM\" denominator of gemv and reduce)");
+  if (d.launch_us > 0)
+    row("empty launch", printf_str("%.2f us", d.launch_us) + " (an empty kernel between two events, median)");
   row("CUDA runtime", d.cuda_runtime);
   row("CUDA driver", d.cuda_driver);
   row("cuBLAS", d.cublas);

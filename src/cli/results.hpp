@@ -5,6 +5,7 @@
 #include "cli/args.hpp"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,8 @@ struct DeviceInfo {
   int fp32_lanes = 0;           // fp32 lanes per SM (per-architecture table)
   double peak_tflops = 0;       // sms * lanes * 2 * clock
   double dram_gbs = 0;          // measured (device-to-device copy, bytes read + written)
+  double dram_read_gbs = 0;     // measured (a plain streaming-read kernel): the "% DRAM" denominator
+  double launch_us = 0;         // an empty kernel launch, event-timed (median)
   double dram_gbs_theory = 0;   // 2 * memory clock * bus width / 8 (0 if unknown)
   std::string cuda_runtime, cuda_driver, cublas;
 };
@@ -39,7 +42,13 @@ struct Context {
   // The method, as run.
   int reps = 20, warmup = 3;
   bool flush_l2 = true;
-  std::string baseline;         // "" = none
+  std::string baseline;         // "" = none; one ladder: its name; several: "gemm:cublas,reduce:cub"
+  std::map<std::string, std::string> baselines;  // op -> baseline rung (empty: `baseline` for every op)
+  std::string baseline_of(const std::string& op) const {
+    if (baselines.empty()) return baseline;
+    const auto it = baselines.find(op);
+    return it == baselines.end() ? std::string() : it->second;
+  }
   uint64_t seed = 0;
   float alpha = 1, beta = 0;
 };
@@ -56,6 +65,7 @@ struct Result {
   bool is_baseline = false;
   Shape shape;
   TransPair trans;
+  DType dtype = DType::f32;     // reduce: the input type
   float alpha = 1, beta = 0;
   Status status = Status::ok;
   std::string reason;           // SKIP / FAIL / ERROR: why
@@ -73,13 +83,21 @@ struct Result {
   double warm_ms = 0;           // that warm-up run
   double median_ms = 0, min_ms = 0, max_ms = 0;
   double tflops = 0, pct_peak = 0;
+  double bytes = 0;             // gemv, reduce: the bytes the workload must move (A once + x + y; the input)
+  double gbs = 0, pct_dram = 0; // bytes / median; % of the measured DRAM read bandwidth
   std::string baseline;         // empty = none
   double baseline_median_ms = 0;
   double speedup = 0;           // baseline median / rung median (1 for the baseline itself)
   bool fastest = false;         // tune: the fastest passing configuration of its shape
 
   bool passed() const { return status == Status::ok; }
-  double flops() const { return 2.0 * static_cast<double>(shape.m) * shape.n * shape.k; }
+  // gemm 2mnk; gemv 2mn; reduce n (one add per element).
+  double flops() const {
+    if (op == "gemv") return 2.0 * static_cast<double>(shape.m) * shape.n;
+    if (op == "reduce") return static_cast<double>(shape.n);
+    return 2.0 * static_cast<double>(shape.m) * shape.n * shape.k;
+  }
+  bool bandwidth_bound() const { return op == "gemv" || op == "reduce"; }
 };
 
 }  // namespace rungs::cli

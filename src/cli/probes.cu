@@ -1,0 +1,123 @@
+// Two machine probes for the bandwidth-bound ladders (gemv, reduce), independent of any rung:
+// the DRAM read bandwidth a plain streaming-read kernel reaches (the "% DRAM" denominator)
+// and the time of an empty kernel launch (the floor under every small problem).
+#include "cli/device.hpp"
+#include "detail/check.hpp"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace rungs::cli {
+
+namespace {
+
+// Each thread keeps 4 independent 16-byte loads in flight; the sum is written only by a
+// thread whose sum is an impossible value, so the loads cannot be optimized away.
+__global__ void read_kernel(const float4* __restrict__ p, size_t n4, float* sink) {
+  float acc = 0.0f;
+  const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+  size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (; i + 3 * stride < n4; i += 4 * stride) {
+    const float4 a = p[i], b = p[i + stride], c = p[i + 2 * stride], d = p[i + 3 * stride];
+    acc += (a.x + a.y + a.z + a.w) + (b.x + b.y + b.z + b.w) + (c.x + c.y + c.z + c.w) + (d.x + d.y + d.z + d.w);
+  }
+  for (; i < n4; i += stride) {
+    const float4 a = p[i];
+    acc += a.x + a.y + a.z + a.w;
+  }
+  if (acc == -1.0f) *sink = acc;
+}
+
+__global__ void empty_kernel() {}
+
+struct Events {
+  cudaEvent_t e0 = nullptr, e1 = nullptr;
+  Events() {
+    RUNGS_CUDA(cudaEventCreate(&e0));
+    RUNGS_CUDA(cudaEventCreate(&e1));
+  }
+  ~Events() {
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+  }
+  double elapsed_ms() const {
+    RUNGS_CUDA(cudaEventSynchronize(e1));
+    float t = 0;
+    RUNGS_CUDA(cudaEventElapsedTime(&t, e0, e1));
+    return t;
+  }
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+double measure_read_gbs() {
+  size_t free_b = 0, total_b = 0;
+  RUNGS_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  size_t bytes = size_t{2} << 30;
+  if (bytes > free_b / 4) bytes = (free_b / 4) & ~size_t{0xFFFFF};
+  if (bytes < (size_t{16} << 20)) return 0;
+  void* buf = nullptr;
+  float* sink = nullptr;
+  RUNGS_CUDA(cudaMalloc(&buf, bytes));
+  if (cudaMalloc(&sink, sizeof(float)) != cudaSuccess) {
+    cudaFree(buf);
+    throw Error("rungs info: cudaMalloc of 4 bytes failed");
+  }
+  double best = 0;
+  try {
+    RUNGS_CUDA(cudaMemset(buf, 0, bytes));
+    int sms = 0, dev = 0;
+    RUNGS_CUDA(cudaGetDevice(&dev));
+    RUNGS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    Events ev;
+    const size_t n4 = bytes / sizeof(float4);
+    // A few grid shapes; the best median is the machine's read bandwidth.
+    for (int blocks_per_sm : {4, 8, 16}) {
+      const unsigned grid = static_cast<unsigned>(sms * blocks_per_sm);
+      read_kernel<<<grid, 256>>>(static_cast<const float4*>(buf), n4, sink);
+      RUNGS_LAUNCHED();
+      std::vector<double> ms;
+      for (int r = 0; r < 9; ++r) {
+        RUNGS_CUDA(cudaEventRecord(ev.e0));
+        read_kernel<<<grid, 256>>>(static_cast<const float4*>(buf), n4, sink);
+        RUNGS_LAUNCHED();
+        RUNGS_CUDA(cudaEventRecord(ev.e1));
+        ms.push_back(ev.elapsed_ms());
+      }
+      const double med = median(ms);
+      if (med > 0) best = std::max(best, static_cast<double>(bytes) / (med * 1e-3) / 1e9);
+    }
+  } catch (...) {
+    cudaFree(buf);
+    cudaFree(sink);
+    throw;
+  }
+  cudaFree(buf);
+  cudaFree(sink);
+  return best;
+}
+
+double measure_launch_us() {
+  Events ev;
+  for (int i = 0; i < 10; ++i) empty_kernel<<<1, 32>>>();
+  RUNGS_LAUNCHED();
+  RUNGS_CUDA(cudaDeviceSynchronize());
+  std::vector<double> ms;
+  for (int r = 0; r < 101; ++r) {
+    RUNGS_CUDA(cudaEventRecord(ev.e0));
+    empty_kernel<<<1, 32>>>();
+    RUNGS_CUDA(cudaEventRecord(ev.e1));
+    ms.push_back(ev.elapsed_ms());
+  }
+  RUNGS_LAUNCHED();
+  return median(ms) * 1000.0;
+}
+
+}  // namespace rungs::cli
