@@ -4,6 +4,9 @@
 # compute-sanitizer (memcheck; racecheck for the shared-memory rungs), then `rungs bench`
 # (the main job) and `rungs tune gemm`. Results land under $OUT (default ./out).
 # Usage: scripts/gpu.sh [stage ...]   stages: build test sanitize bench tune (default: all but tune)
+# Environment (all optional; the defaults run everything):
+#   RUNGS_LADDERS="gemm gemv reduce"  the ladders whose tests, sanitizer runs and bench rows to run
+#   RUNGS_CTEST_JOBS=3                test processes at once (the tests assert results, not times)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/out}
@@ -12,6 +15,27 @@ stages=("$@")
 [ ${#stages[@]} -eq 0 ] && stages=(build test sanitize bench)
 has() { local s; for s in "${stages[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
 status=0
+LADDERS=${RUNGS_LADDERS:-gemm gemv reduce}
+on() { [[ " $LADDERS " == *" $1 "* ]]; }
+# ctest exclusion regex and sanitizer gtest filters per ladder.
+ctest_re="" memcheck_f="" racecheck_f=""
+add() { local v=$1 x=$2; [ -z "${!v}" ] && printf -v "$v" '%s' "$x" || printf -v "$v" '%s' "${!v}$3$x"; }
+if on gemm; then
+  add memcheck_f 'Ladder/GemmRung.OddShapes*:Ladder/GemmRung.Padded*:Ladder/GemmRung.Misaligned*:Ladder/GemmRung.EmptyProduct*:TestTheTest.*' ':'
+  add racecheck_f 'Ladder/GemmRung.OddShapes*:Ladder/GemmRung.Misaligned*' ':'
+fi
+if on gemv; then
+  add memcheck_f 'Ladder/GemvRung.OddShapes*:Ladder/GemvRung.StridedXAndY*:Ladder/GemvRung.MisalignedPointers*:Ladder/GemvRung.PaddedLeadingDimension*:Ladder/GemvRung.EmptyProduct*:Ladder/GemvRung.EmptyY*' ':'
+  add racecheck_f 'Ladder/GemvRung.OddShapes*:Ladder/GemvRung.MisalignedPointers*' ':'
+fi
+if on reduce; then
+  add memcheck_f 'Ladder/ReduceRung.RandomAllTypes*:Ladder/ReduceRung.MisalignedInput*:Ladder/ReduceRung.EmptySum*:Ladder/ReduceRung.SmallIntegers*' ':'
+  add racecheck_f 'Ladder/ReduceRung.RandomAllTypes*:Ladder/ReduceRung.MisalignedInput*' ':'
+fi
+# ctest leaves out the tests of the ladders not asked for.
+on gemv || add ctest_re 'GemvRung|GemvDeterminism' '|'
+on reduce || add ctest_re 'ReduceRung|ReduceConcurrency|ReduceAuto' '|'
+on gemm || add ctest_re 'GemmRung|GemmAccuracy|TestTheTest\.' '|'
 log() { echo "=== $* ($(date +%T))"; }
 
 log "device"
@@ -28,10 +52,12 @@ export RUNGS_GIT_COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown
 
 if has test; then
   log "tests (full GPU suite)"
-  (cd build-gpu && ctest --output-on-failure -j1 >"$OUT/tests.log" 2>&1) || status=1
-  tail -15 "$OUT/tests.log"
-  grep -E "Kahan|max relative error" "$OUT/tests.log" | head -5
-  build-gpu/tests/rungs_gpu_tests --gtest_filter='GemmAccuracy.*' 2>&1 | grep -E "max relative|OK|FAIL" | head
+  (cd build-gpu && ctest --output-on-failure -j"${RUNGS_CTEST_JOBS:-3}" ${ctest_re:+-E "$ctest_re"} \
+    >"$OUT/tests.log" 2>&1) || status=1
+  grep -E "tests passed|tests failed|\(Failed\)|\*\*\*Failed|Total Test time" "$OUT/tests.log" | head -40
+  if on gemm; then
+    build-gpu/tests/rungs_gpu_tests --gtest_filter='GemmAccuracy.*' 2>&1 | grep -E "max relative|OK|FAIL" | head
+  fi
 fi
 
 if has sanitize; then
@@ -39,12 +65,12 @@ if has sanitize; then
   export RUNGS_TEST_MAX_MNK=$((1 << 22))
   log "compute-sanitizer memcheck"
   compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
-    build-gpu/tests/rungs_gpu_tests --gtest_filter='Ladder/GemmRung.OddShapes*:Ladder/GemmRung.Padded*:Ladder/GemmRung.Misaligned*:Ladder/GemmRung.EmptyProduct*:TestTheTest.*' \
+    build-gpu/tests/rungs_gpu_tests --gtest_filter="$memcheck_f" \
     >"$OUT/memcheck.log" 2>&1 || status=1
   tail -4 "$OUT/memcheck.log"; grep -m5 -E "Invalid|ERROR SUMMARY" "$OUT/memcheck.log"
   log "compute-sanitizer racecheck"
   compute-sanitizer --tool racecheck --racecheck-report hazard --error-exitcode 9 \
-    build-gpu/tests/rungs_gpu_tests --gtest_filter='Ladder/GemmRung.OddShapes*:Ladder/GemmRung.Misaligned*' \
+    build-gpu/tests/rungs_gpu_tests --gtest_filter="$racecheck_f" \
     >"$OUT/racecheck.log" 2>&1 || status=1
   tail -4 "$OUT/racecheck.log"; grep -m5 -E "hazard|ERROR SUMMARY" "$OUT/racecheck.log"
   unset RUNGS_TEST_MAX_MNK
@@ -55,8 +81,16 @@ if has bench; then
   build-gpu/rungs info | tee "$OUT/info.txt"
   log "rungs bench (the main job)"
   # The table goes to stdout (and bench.txt); the JSON (Google Benchmark layout) to bench.json.
-  build-gpu/rungs bench --format json --output "$OUT/bench.json" 2>"$OUT/bench.progress" | tee "$OUT/bench.txt" ||
-    status=1
+  if [ "$LADDERS" = "gemm gemv reduce" ]; then
+    build-gpu/rungs bench --format json --output "$OUT/bench.json" 2>"$OUT/bench.progress" | tee "$OUT/bench.txt" ||
+      status=1
+  else
+    : >"$OUT/bench.txt"
+    for op in $LADDERS; do
+      build-gpu/rungs bench "$op" --format json --output "$OUT/bench-$op.json" 2>>"$OUT/bench.progress" |
+        tee -a "$OUT/bench.txt" || status=1
+    done
+  fi
   tail -3 "$OUT/bench.progress"
 fi
 
