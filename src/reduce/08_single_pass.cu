@@ -1,14 +1,14 @@
 // Rung 8, single_pass: one launch, the last block combines the partials; accurate, reproducible
 // float sums. The blocks stream the array as in rung 7 (scalar head to 16-byte alignment, 128-bit
-// loads, a resident grid of sm_count() x kBlocksPerSm blocks striding over the vectors, kUnroll
-// independent loads per thread in flight) and each writes its partial to scratch. Then thread 0
-// of each block fences (__threadfence: the partial is visible device-wide before the ticket) and
-// takes a ticket from an atomic counter; the block that draws the last ticket fences again (the
-// acquire side), passes that on to its threads with __syncthreads, and sums all G partials in
-// a FIXED order (thread t merges partials t, t + 256, ... then a fixed shuffle tree), reading
-// through L2 (ld.global.cg), and writes *out. No second launch, no floating-point atomics. The
-// counter lives in the call's Scratch, zeroed by its one cudaMemsetAsync (the scratch is fresh
-// each call, so it must be zeroed; 16 + G * 16 bytes).
+// loads, a resident grid striding over the vectors, kUnroll independent loads per thread in
+// flight; here one block of 1024 threads per SM, the shape that measured fastest, see below) and
+// each writes its partial to scratch. Then thread 0 of each block fences (__threadfence: the
+// partial is visible device-wide before the ticket) and takes a ticket from an atomic counter;
+// the block that draws the last ticket fences again (the acquire side), passes that on to its
+// threads with __syncthreads, and sums all G partials in a FIXED order (thread t merges partials
+// t, t + 1024, ... then a fixed shuffle tree), reading through L2 (ld.global.cg), and writes *out.
+// No second launch, no floating-point atomics. The counter lives in the call's Scratch, zeroed by
+// its one cudaMemsetAsync (the scratch is fresh each call, so it must be zeroed; 16 + G * 16 bytes).
 //
 // Reproducible: G depends only on the SM count, n and the 16-byte alignment of `in` (the head
 // length), each thread's elements and their merge order depend only on (G, n, head), and the
@@ -23,8 +23,8 @@
 //    pairwise (depth 4); iterations add into a chain accumulator that is restarted every
 //    kChainIters = 256 iterations (<= 4096 floats), the chains add into the thread's total. So the
 //    depth of any element's path through the whole sum tree is
-//      D <= 4 + 256 + ceil(it / 256) + 1 (remainder) + 2 (head/tail) + 8 (block) + ceil(G / 256) + 8,
-//    it = n / (16 G 256) iterations per thread. H100 (G = 528): n = 2^28 -> it = 124, D ~ 150;
+//      D <= 4 + 256 + ceil(it / 256) + 1 (remainder) + 2 (head/tail) + 10 (block) + ceil(G / 1024) + 10,
+//    it = n / (16 G 1024) iterations per thread. H100 (G = 132): n = 2^28 -> it = 124, D ~ 150;
 //    n = 2^35 (128 GiB) -> it ~ 2^14, D ~ 350. Even a 16-SM device at n = 2^35 gives D < 800.
 //    A double sum of depth D errs by <= D 2^-53 S < 2^-43 S (D < 2^10); rounding the double
 //    result s' to float costs <= 1/2 ulp(s') <= 1 ulp of the exact sum (ulp doubles at most once
@@ -44,17 +44,23 @@
 // + 2 for the error terms): at DRAM speed (~1.8 doubles or ~3.6 floats per clock per SM) that is
 // ~15 of the SM's 64 DADD per clock, so the loop stays memory-bound.
 //
+// Block shape (measured, scripts/experiments/reduce_sweep.cu, docs/reduce.md): with the same
+// threads per SM and loads in flight, 1 block of 1024 threads per SM beat rung 7's 4 x 256 by
+// 0.5-2% at 2^24 and 2^28 elements for f32, f64 and i32 (and was the only shape at or above CUB
+// for all of them); 8 loads per thread cost f32 7-9% (16 floats widened to doubles at once), and
+// more blocks than fit at once (2-4 waves over the grid-stride loop) lost 1-30%.
+//
 // Bounded by: DRAM bandwidth, plus fixed costs: the counter's memset (a tiny node on the stream
-// before the kernel), the last block's combine (G = 528 partials from L2, ~1 us) and the tail of the
-// grid-stride loop.
+// before the kernel), the last block's combine (G = 132 partials from L2, < 1 us) and the tail of
+// the grid-stride loop.
 #include "detail/reduce_kernels.cuh"
 
 namespace rungs::reduce::single_pass {
 
 namespace {
 
-constexpr int kThreads = 256;     // per block (whole warps)
-constexpr int kBlocksPerSm = 4;   // resident blocks per SM (1024 threads, <= 64 registers)
+constexpr int kThreads = 1024;    // per block (whole warps)
+constexpr int kBlocksPerSm = 1;   // resident blocks per SM (1024 threads, <= 64 registers)
 constexpr int kUnroll = 4;        // independent 16-byte loads per thread per iteration
 constexpr int kChainIters = 256;  // iterations per chain accumulator (f32: 4096 floats)
 constexpr size_t kCounterBytes = 16;  // the ticket counter, then the partials (16-byte aligned)
