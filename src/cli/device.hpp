@@ -5,6 +5,8 @@
 #include "cli/args.hpp"
 #include "cli/results.hpp"
 
+#include <cuda_runtime_api.h>
+
 #include <string>
 
 namespace rungs::cli {
@@ -28,8 +30,12 @@ DeviceInfo query_device(int device, bool measure_bandwidth);
 double measure_dram_gbs();
 // DRAM read bandwidth in GB/s: a plain streaming read of 2 GiB (probes.cu), best of a few grids.
 double measure_read_gbs();
-// An empty kernel launch between two events, median of 101, in microseconds (probes.cu).
+// An empty kernel launch between two events, median of 101, in microseconds (probes.cu), timed
+// as rungs bench times a rung: queued behind other work, so the host's launch latency is hidden.
 double measure_launch_us();
+// Reads bytes (a multiple of 16) at buf on the stream; the L2 flush of L2Flusher (probes.cu).
+// sink: one device float, written only if the sum is an impossible value (keeps the loads).
+void read_flush(const void* buf, size_t bytes, float* sink, cudaStream_t stream);
 
 // cuBLAS version, "13.0.2" (no GPU needed).
 std::string cublas_version();

@@ -1,8 +1,10 @@
 // Two machine probes for the bandwidth-bound ladders (gemv, reduce), independent of any rung:
 // the DRAM read bandwidth a plain streaming-read kernel reaches (the "% DRAM" denominator)
-// and the time of an empty kernel launch (the floor under every small problem).
+// and the time of an empty kernel launch (the floor under every small problem); and the
+// read pass that flushes the L2 before each timed launch (timing.hpp, L2Flusher).
 #include "cli/device.hpp"
 #include "detail/check.hpp"
+#include "detail/scratch.hpp"
 
 #include <cuda_runtime.h>
 
@@ -31,6 +33,15 @@ __global__ void read_kernel(const float4* __restrict__ p, size_t n4, float* sink
 }
 
 __global__ void empty_kernel() {}
+
+// Spins for about `ns` nanoseconds of the GPU's global timer: work to queue the timed launch behind.
+__global__ void spin_kernel(unsigned long long ns) {
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  } while (t - t0 < ns);
+}
 
 struct Events {
   cudaEvent_t e0 = nullptr, e1 = nullptr;
@@ -111,6 +122,10 @@ double measure_launch_us() {
   RUNGS_CUDA(cudaDeviceSynchronize());
   std::vector<double> ms;
   for (int r = 0; r < 101; ++r) {
+    // The GPU is busy for 50 us while the host enqueues event, launch, event: the interval is
+    // the GPU's own cost of a queued launch, as in `rungs bench` (whose stream always has work
+    // queued: the L2 flush), not the host's latency to an idle GPU.
+    spin_kernel<<<1, 32>>>(50000);
     RUNGS_CUDA(cudaEventRecord(ev.e0));
     empty_kernel<<<1, 32>>>();
     RUNGS_CUDA(cudaEventRecord(ev.e1));
@@ -118,6 +133,12 @@ double measure_launch_us() {
   }
   RUNGS_LAUNCHED();
   return median(ms) * 1000.0;
+}
+
+void read_flush(const void* buf, size_t bytes, float* sink, cudaStream_t stream) {
+  const unsigned grid = static_cast<unsigned>(detail::sm_count() * 8);
+  read_kernel<<<grid, 256, 0, stream>>>(static_cast<const float4*>(buf), bytes / sizeof(float4), sink);
+  RUNGS_LAUNCHED();
 }
 
 }  // namespace rungs::cli

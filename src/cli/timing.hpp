@@ -23,7 +23,12 @@ constexpr double kSlowBudgetMs = 10000.0;
 constexpr int kMinSlowReps = 3;
 int reps_for(double one_run_ms, int reps);
 
-// cudaMemsetAsync over 2x the L2 size before each timed launch (outside the events).
+// Before each timed launch (outside the events) a kernel READS a buffer of 2x the L2 size
+// (probes.cu, read_flush): the L2 then holds clean lines of that buffer only, and whatever the
+// previous launch wrote has been written back during the flush. A cudaMemsetAsync flush would
+// leave the L2 full of dirty lines, written back to DRAM while the next timed kernel runs: on H100
+// that cost every bandwidth-bound launch ~8 us (a 64 MiB sum measured 37.5 us instead of 29.4 us,
+// scripts/experiments/reduce_sweep.cu), an error that does not cancel in a ratio to the baseline.
 class L2Flusher {
  public:
   L2Flusher(bool enabled, int64_t l2_bytes);
@@ -35,6 +40,7 @@ class L2Flusher {
 
  private:
   void* buf_ = nullptr;
+  float* sink_ = nullptr;
   int64_t bytes_ = 0;
 };
 
