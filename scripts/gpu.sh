@@ -7,6 +7,10 @@
 # Environment (all optional; the defaults run everything):
 #   RUNGS_LADDERS="gemm gemv reduce"  the ladders whose tests, sanitizer runs and bench rows to run
 #   RUNGS_CTEST_JOBS=3                test processes at once (the tests assert results, not times)
+#   RUNGS_GIT_COMMIT=<sha>            the commit to record (default: git rev-parse in this tree)
+# On an H100 everything takes longer than one 10-minute device call (the gemm racecheck alone runs
+# ~10 minutes: blocktile_2d's OddShapes take 3); split it, e.g. `scripts/gpu.sh build test sanitize`
+# with RUNGS_LADDERS=gemm, then with "gemv reduce", then `scripts/gpu.sh bench`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/out}
@@ -40,7 +44,13 @@ log() { echo "=== $* ($(date +%T))"; }
 
 log "device"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.sm --format=csv 2>&1 | tee "$OUT/device.txt"
-echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (with uncommitted changes)')" | tee -a "$OUT/device.txt"
+# RUNGS_GIT_COMMIT, when set, names the commit (a copy of a working tree may carry a stale .git).
+if [ -n "${RUNGS_GIT_COMMIT:-}" ]; then
+  echo "commit $RUNGS_GIT_COMMIT (given)" | tee -a "$OUT/device.txt"
+else
+  RUNGS_GIT_COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+  echo "commit $RUNGS_GIT_COMMIT$(git diff --quiet 2>/dev/null || echo ' (with uncommitted changes)')" | tee -a "$OUT/device.txt"
+fi
 
 if has build || [ ! -x build-gpu/rungs ]; then
   log "build"
@@ -48,7 +58,7 @@ if has build || [ ! -x build-gpu/rungs ]; then
     cmake --build build-gpu -j"$(nproc)" >>"$OUT/build.log" 2>&1 || { tail -50 "$OUT/build.log"; exit 1; }
   grep -E "registers|spill|lmem" "$OUT/build.log" | head -5
 fi
-export RUNGS_GIT_COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+export RUNGS_GIT_COMMIT
 
 if has test; then
   log "tests (full GPU suite)"
