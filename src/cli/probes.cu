@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 namespace rungs::cli {
@@ -90,14 +91,16 @@ double measure_read_gbs() {
     Events ev;
     const size_t n4 = bytes / sizeof(float4);
     // A few grid shapes; the best median is the machine's read bandwidth.
-    for (int blocks_per_sm : {4, 8, 16}) {
+    // (threads, blocks per SM): 1024 x 1 is the shape of the fastest reduction (reduce rung 8).
+    const std::pair<int, int> shapes[] = {{256, 4}, {256, 8}, {256, 16}, {512, 2}, {1024, 1}};
+    for (const auto& [threads, blocks_per_sm] : shapes) {
       const unsigned grid = static_cast<unsigned>(sms * blocks_per_sm);
-      read_kernel<<<grid, 256>>>(static_cast<const float4*>(buf), n4, sink);
+      read_kernel<<<grid, threads>>>(static_cast<const float4*>(buf), n4, sink);
       RUNGS_LAUNCHED();
       std::vector<double> ms;
       for (int r = 0; r < 9; ++r) {
         RUNGS_CUDA(cudaEventRecord(ev.e0));
-        read_kernel<<<grid, 256>>>(static_cast<const float4*>(buf), n4, sink);
+        read_kernel<<<grid, threads>>>(static_cast<const float4*>(buf), n4, sink);
         RUNGS_LAUNCHED();
         RUNGS_CUDA(cudaEventRecord(ev.e1));
         ms.push_back(ev.elapsed_ms());
