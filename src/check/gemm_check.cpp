@@ -152,40 +152,44 @@ GemmReference gemm_reference(const GemmShape& s0, const GemmData& d, int64_t max
 double elementwise_gamma(int64_t k) { return static_cast<double>(k + 4) * kU; }
 double normwise_tolerance(int64_t k) { return 4.0 * kU * std::sqrt(static_cast<double>(k + 2)); }
 
+void ErrorTally::add(double ref, double mag, double got) {
+  if (!std::isfinite(ref) || !std::isfinite(got)) {
+    // Non-finite values must match exactly in kind: NaN for NaN, Inf of the same sign.
+    const bool same = (std::isnan(ref) && std::isnan(got)) || (std::isinf(ref) && got == ref);
+    if (!same) ++e_.bad;
+    return;
+  }
+  const double err = std::fabs(got - ref);
+  err2_ += err * err;
+  ref2_ += ref * ref;
+  if (ref != 0.0) {
+    const double rel = err / std::fabs(ref);
+    e_.max_rel = std::max(e_.max_rel, rel);
+    rel_sum_ += rel;
+    ++rel_count_;
+  }
+  const double bound = gamma_ * mag;
+  if (bound > 0.0) e_.bound_ratio = std::max(e_.bound_ratio, err / bound);
+  if (err > bound) ++over_bound_;  // also catches err > 0 where mag == 0
+}
+
+int64_t ErrorTally::finish() const {
+  e_.mean_rel = rel_count_ ? rel_sum_ / static_cast<double>(rel_count_) : 0.0;
+  e_.normwise = ref2_ > 0 ? std::sqrt(err2_ / ref2_) : std::sqrt(err2_);
+  return over_bound_;
+}
+
 GemmErrors compare_gemm(const GemmShape& s0, const GemmReference& r, const float* C, double looseness) {
   const GemmShape s = normalized(s0);
   GemmErrors e;
   const double gamma = elementwise_gamma(s.k) * looseness;
   const double tol = normwise_tolerance(s.k) * looseness;
-  double err2 = 0, ref2 = 0, rel_sum = 0;
-  int64_t rel_count = 0, over_bound = 0;
+  ErrorTally tally(e, gamma);
   for (size_t ri = 0; ri < r.rows.size(); ++ri) {
     const int64_t i = r.rows[ri];
-    for (int64_t j = 0; j < s.n; ++j) {
-      const double ref = r.ref[ri * s.n + j], mag = r.mag[ri * s.n + j];
-      const double c = C[i * s.ldc + j];
-      if (!std::isfinite(ref) || !std::isfinite(c)) {
-        // Non-finite values must match exactly in kind: NaN for NaN, Inf of the same sign.
-        const bool same = (std::isnan(ref) && std::isnan(c)) || (std::isinf(ref) && c == ref);
-        if (!same) ++e.bad;
-        continue;
-      }
-      const double err = std::fabs(c - ref);
-      err2 += err * err;
-      ref2 += ref * ref;
-      if (ref != 0.0) {
-        const double rel = err / std::fabs(ref);
-        e.max_rel = std::max(e.max_rel, rel);
-        rel_sum += rel;
-        ++rel_count;
-      }
-      const double bound = gamma * mag;
-      if (bound > 0.0) e.bound_ratio = std::max(e.bound_ratio, err / bound);
-      if (err > bound) ++over_bound;  // also catches err > 0 where mag == 0
-    }
+    for (int64_t j = 0; j < s.n; ++j) tally.add(r.ref[ri * s.n + j], r.mag[ri * s.n + j], C[i * s.ldc + j]);
   }
-  e.mean_rel = rel_count ? rel_sum / static_cast<double>(rel_count) : 0.0;
-  e.normwise = ref2 > 0 ? std::sqrt(err2 / ref2) : std::sqrt(err2);
+  const int64_t over_bound = tally.finish();
   std::ostringstream why;
   if (e.bad) why << e.bad << " element(s) non-finite where the reference is not (or unwritten); ";
   if (over_bound) why << over_bound << " element(s) beyond the (k+4)u|A||B| bound (worst " << e.bound_ratio << "x); ";

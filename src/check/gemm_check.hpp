@@ -61,4 +61,20 @@ double elementwise_gamma(int64_t k);
 double normwise_tolerance(int64_t k);
 GemmErrors compare_gemm(const GemmShape& s, const GemmReference& r, const float* C, double looseness = 1.0);
 
+// The element-by-element part of compare_gemm and compare_gemv: each computed value against its
+// fp64 reference and magnitude (sum |a||b| + |beta c0|), accumulated into e (bad, max_rel,
+// bound_ratio); finish() sets e.mean_rel and e.normwise and returns how many were beyond gamma * mag.
+class ErrorTally {
+ public:
+  ErrorTally(GemmErrors& e, double gamma) : e_(e), gamma_(gamma) {}
+  void add(double ref, double mag, double got);
+  int64_t finish() const;
+
+ private:
+  GemmErrors& e_;
+  double gamma_;
+  double err2_ = 0, ref2_ = 0, rel_sum_ = 0;
+  int64_t rel_count_ = 0, over_bound_ = 0;
+};
+
 }  // namespace rungs::check

@@ -187,30 +187,9 @@ GemmErrors compare_gemv(const GemvShape& s0, const GemvReference& r, const float
   const int64_t out = gemv_out_len(s), k = gemv_dot_len(s);
   GemmErrors e;
   const double gamma = elementwise_gamma(k), tol = normwise_tolerance(k);
-  double err2 = 0, ref2 = 0, rel_sum = 0;
-  int64_t rel_count = 0, over_bound = 0;
-  for (int64_t i = 0; i < out; ++i) {
-    const double ref = r.ref[i], mag = r.mag[i];
-    const double y = y_stored[i * s.incy];
-    if (!std::isfinite(ref) || !std::isfinite(y)) {
-      // Non-finite values must match in kind: NaN for NaN, Inf of the same sign.
-      const bool same = (std::isnan(ref) && std::isnan(y)) || (std::isinf(ref) && y == ref);
-      if (!same) ++e.bad;
-      continue;
-    }
-    const double err = std::fabs(y - ref);
-    err2 += err * err;
-    ref2 += ref * ref;
-    if (ref != 0.0) {
-      const double rel = err / std::fabs(ref);
-      e.max_rel = std::max(e.max_rel, rel);
-      rel_sum += rel;
-      ++rel_count;
-    }
-    const double bound = gamma * mag;
-    if (bound > 0.0) e.bound_ratio = std::max(e.bound_ratio, err / bound);
-    if (err > bound) ++over_bound;  // also catches err > 0 where mag == 0
-  }
+  ErrorTally tally(e, gamma);
+  for (int64_t i = 0; i < out; ++i) tally.add(r.ref[i], r.mag[i], y_stored[i * s.incy]);
+  const int64_t over_bound = tally.finish();
   int64_t gaps_written = 0, first_gap = -1;
   if (y0_stored && s.incy > 1)
     for (int64_t p = 0; p < gemv_y_elems(s); ++p)
@@ -218,8 +197,6 @@ GemmErrors compare_gemv(const GemvShape& s0, const GemvReference& r, const float
         if (first_gap < 0) first_gap = p;
         ++gaps_written;
       }
-  e.mean_rel = rel_count ? rel_sum / static_cast<double>(rel_count) : 0.0;
-  e.normwise = ref2 > 0 ? std::sqrt(err2 / ref2) : std::sqrt(err2);
   std::ostringstream why;
   if (e.bad) why << e.bad << " element(s) non-finite where the reference is not (or unwritten); ";
   if (over_bound)
