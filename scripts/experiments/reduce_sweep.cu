@@ -12,6 +12,7 @@
 #include "detail/reduce_kernels.cuh"
 
 #include <cub/device/device_reduce.cuh>
+#include <cuda.h>
 #include <cuda/std/functional>
 
 #include <algorithm>
@@ -117,7 +118,10 @@ __global__ void __launch_bounds__(NT, min_blocks<NT, B>())
   __syncthreads();
   if (!is_last) return;
   const Acc sum = combine_partials<NT>(partials, static_cast<int>(gridDim.x), warp_part);
-  if (threadIdx.x == 0) *out = finish<Out>(sum);
+  if (threadIdx.x == 0) {
+    *out = finish<Out>(sum);
+    *counter = 0;  // for the zero_mode 1 experiment: the next launch finds it zeroed
+  }
 }
 
 __global__ void read_flush(const float4* __restrict__ p, size_t n4, float* sink) {
@@ -151,6 +155,9 @@ struct Env {
   void* cub_temp = nullptr;
   size_t cub_bytes = size_t{16} << 20;
   bool memset_flush = false;
+  int zero_mode = 0;  // the ticket counter before each launch: 0 cudaMemsetAsync, 1 none (reset by
+                      // the last block), 2 cuStreamWriteValue32 (a stream memory operation)
+  CUresult (*write_value32)(CUstream, CUdeviceptr, cuuint32_t, unsigned) = nullptr;
   void flush(cudaStream_t s) {
     if (memset_flush) {
       CK(cudaMemsetAsync(flush_buf, 0, flush_n4 * 16, s));
@@ -171,7 +178,14 @@ void launch(Env& env, const T* in, int64_t n, typename OutOf<T>::type* out, cuda
   } else {
     grid = std::clamp<int64_t>(div_up(sp.nvec, int64_t{NT} * U), 1, int64_t{env.sms} * B);
   }
-  CK(cudaMemsetAsync(env.scratch, 0, 16, s));
+  if (env.zero_mode == 0) {
+    CK(cudaMemsetAsync(env.scratch, 0, 16, s));
+  } else if (env.zero_mode == 2) {
+    if (env.write_value32(s, reinterpret_cast<CUdeviceptr>(env.scratch), 0, 0) != CUDA_SUCCESS) {
+      std::printf("cuStreamWriteValue32 failed\n");
+      std::exit(1);
+    }
+  }
   auto* counter = static_cast<unsigned*>(env.scratch);
   auto* partials = reinterpret_cast<Acc*>(static_cast<char*>(env.scratch) + 16);
   sweep_kernel<M, NT, B, U, T, Acc, Out><<<static_cast<unsigned>(grid), NT, 0, s>>>(in, sp, partials, counter, out);
@@ -292,6 +306,32 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&env.cub_temp, env.cub_bytes));
   cudaStream_t s;
   CK(cudaStreamCreate(&s));
+  if (argc >= 2 && std::strcmp(argv[1], "counter") == 0) {
+    cudaDriverEntryPointQueryResult q;
+    void* fn = nullptr;
+    CK(cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", &fn, 12000, cudaEnableDefault, &q));
+    if (q != cudaDriverEntryPointSuccess || fn == nullptr) {
+      std::printf("no cuStreamWriteValue32\n");
+      return 1;
+    }
+    env.write_value32 = reinterpret_cast<decltype(env.write_value32)>(fn);
+    for (int64_t n : {int64_t{1} << 20, int64_t{1} << 24}) {
+      for (int mode : {0, 1, 2, 0}) {
+        env.zero_mode = mode;
+        float* bf;
+        float* of;
+        CK(cudaMalloc(&bf, n * 4));
+        CK(cudaMalloc(&of, 8));
+        fill<<<1024, 256, 0, s>>>(bf, n, 42);
+        CK(cudaMemsetAsync(env.scratch, 0, 16, s));
+        std::printf("f32 n=%lld zero_mode %d\n", static_cast<long long>(n), mode);
+        time_one<float>(env, "kStride 1024x1 u4", bf, n, of, [&] { launch<kStride, 1024, 1, 4, float>(env, bf, n, of, s); }, s);
+        CK(cudaFree(bf));
+        CK(cudaFree(of));
+      }
+    }
+    return 0;
+  }
   const bool big = argc < 2 || std::strcmp(argv[1], "small") != 0;
   for (int64_t n : {int64_t{1} << 24, int64_t{1} << 28}) {
     if (n > (int64_t{1} << 24) && !big) break;
