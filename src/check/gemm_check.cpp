@@ -16,6 +16,8 @@
 //    tests/gpu/test_broken.cu prove both.
 #include "check/gemm_check.hpp"
 
+#include "check/host_util.hpp"
+
 #include <rungs/reference.hpp>
 
 #include <algorithm>
@@ -30,32 +32,14 @@ namespace {
 
 constexpr double kU = 1.0 / 16777216.0;  // 2^-24
 
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
+using util::draw;
+using util::splitmix64;
 
-// Value i of stream `stream` for `seed`: uniform magnitude in [2^-8, 1], random sign. Counter
-// based, so the fill is parallel and the same on every machine.
-float draw(uint64_t seed, uint64_t stream, uint64_t i) {
-  const uint64_t r = splitmix64(seed * 0x2545F4914F6CDD1Dull ^ (stream << 56) ^ splitmix64(i));
-  const double u01 = static_cast<double>(r >> 11) * (1.0 / 9007199254740992.0);  // [0, 1)
-  const double mag = 1.0 / 256.0 + u01 * (1.0 - 1.0 / 256.0);
-  return static_cast<float>((r & 1) ? -mag : mag);
-}
-
+// f(lo, hi) over [0, n) on up to one thread per 4096 iterations.
 template <typename F>
 void parallel_for(int64_t n, F f) {
-  const int64_t threads = std::max<int64_t>(1, std::min<int64_t>(std::thread::hardware_concurrency(), n / 4096 + 1));
-  std::vector<std::thread> pool;
-  const int64_t chunk = (n + threads - 1) / threads;
-  for (int64_t t = 0; t < threads; ++t) {
-    const int64_t lo = t * chunk, hi = std::min(n, lo + chunk);
-    if (lo < hi) pool.emplace_back([=] { f(lo, hi); });
-  }
-  for (auto& th : pool) th.join();
+  util::parallel_chunks(n, std::min(util::hw_threads(), n / 4096 + 1),
+                        [&f](int64_t, int64_t lo, int64_t hi) { f(lo, hi); });
 }
 
 // Fill a stored rows x cols matrix with stride ld: values in the first cols, NaN in the padding.

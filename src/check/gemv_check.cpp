@@ -11,6 +11,8 @@
 // the tolerance. Stride gaps of y must keep their bits: a rung may not write between elements.
 #include "check/gemv_check.hpp"
 
+#include "check/host_util.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -22,39 +24,13 @@ namespace rungs::check {
 
 namespace {
 
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-// Value i of stream `stream` for `seed`: |v| uniform in [2^-8, 1], random sign; counter based
-// (the fill is parallel and the same on every machine). The same generator as make_gemm_data.
-float draw(uint64_t seed, uint64_t stream, uint64_t i) {
-  const uint64_t r = splitmix64(seed * 0x2545F4914F6CDD1Dull ^ (stream << 56) ^ splitmix64(i));
-  const double u01 = static_cast<double>(r >> 11) * (1.0 / 9007199254740992.0);  // [0, 1)
-  const double mag = 1.0 / 256.0 + u01 * (1.0 - 1.0 / 256.0);
-  return static_cast<float>((r & 1) ? -mag : mag);
-}
-
-int hw_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
+using util::draw;
+using util::hw_threads;
 
 // f(lo, hi) over [0, n) in up to `threads` contiguous chunks, each on its own thread.
 template <typename F>
 void parallel_chunks(int64_t n, int64_t threads, F f) {
-  threads = std::max<int64_t>(1, std::min(threads, n));
-  if (threads == 1) {
-    if (n > 0) f(int64_t{0}, n);
-    return;
-  }
-  std::vector<std::thread> pool;
-  const int64_t chunk = (n + threads - 1) / threads;
-  for (int64_t t = 0; t < threads; ++t) {
-    const int64_t lo = t * chunk, hi = std::min(n, lo + chunk);
-    if (lo < hi) pool.emplace_back([=] { f(lo, hi); });
-  }
-  for (auto& th : pool) th.join();
+  util::parallel_chunks(n, threads, [&f](int64_t, int64_t lo, int64_t hi) { f(lo, hi); });
 }
 
 // Threads worth starting for `work` multiply-adds (one thread below ~256K).

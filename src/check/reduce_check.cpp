@@ -22,6 +22,8 @@
 //    and that double accumulation (f32) and a compensated sum (f64) pass).
 #include "check/reduce_check.hpp"
 
+#include "check/host_util.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -34,43 +36,11 @@ namespace rungs::check {
 
 namespace {
 
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-// Random bits number i of stream `stream` for `seed` (counter based: parallel and portable).
-uint64_t bits_at(uint64_t seed, uint64_t stream, uint64_t i) {
-  return splitmix64(seed * 0x2545F4914F6CDD1Dull ^ (stream << 56) ^ splitmix64(i));
-}
-
-double unit(uint64_t r) { return static_cast<double>(r >> 11) * (1.0 / 9007199254740992.0); }  // [0, 1)
-
-// |v| uniform in [2^-8, 1], random sign.
-double signed_mag(uint64_t r) {
-  const double mag = 1.0 / 256.0 + unit(r) * (1.0 - 1.0 / 256.0);
-  return (r & 1) ? -mag : mag;
-}
-
-int hw_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
-
-template <typename F>
-void parallel_chunks(int64_t n, int64_t threads, F f) {
-  threads = std::max<int64_t>(1, std::min(threads, n));
-  if (threads == 1) {
-    if (n > 0) f(0, int64_t{0}, n);
-    return;
-  }
-  std::vector<std::thread> pool;
-  const int64_t chunk = (n + threads - 1) / threads;
-  for (int64_t t = 0; t < threads; ++t) {
-    const int64_t lo = t * chunk, hi = std::min(n, lo + chunk);
-    if (lo < hi) pool.emplace_back([=] { f(t, lo, hi); });
-  }
-  for (auto& th : pool) th.join();
-}
+using util::bits_at;
+using util::hw_threads;
+using util::parallel_chunks;
+using util::signed_mag;
+using util::unit;
 
 int64_t fill_threads(int64_t n) { return std::min<int64_t>(hw_threads(), n / 65536 + 1); }
 
