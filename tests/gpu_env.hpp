@@ -1,9 +1,14 @@
 // GPU test support: skip with a clear reason where no GPU is usable, device buffers.
 #pragma once
 
+#include <rungs/rungs.hpp>
+
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -27,6 +32,52 @@ inline std::string gpu_unavailable_reason() {
   } while (0)
 
 #define CUDA_OK(call) ASSERT_EQ(cudaSuccess, (call)) << #call
+
+// "auto", then every rung of the ladder: the parameters of a ladder's tests, so a new rung is
+// tested without editing them.
+inline std::vector<std::string> variant_names_with_auto(Op op) {
+  std::vector<std::string> names{"auto"};
+  for (const auto& v : variants(op)) names.push_back(v.name);
+  return names;
+}
+
+// Under compute-sanitizer the GPU script sets RUNGS_TEST_MAX_MNK so only small cases run: a case
+// whose size (m*n*k for gemm, m*n for gemv, n for reduce) exceeds it is left out.
+inline bool exceeds_test_limit(double size) {
+  const char* env = std::getenv("RUNGS_TEST_MAX_MNK");
+  return env && size > std::atof(env);
+}
+
+// Counts, across one test's cases, what ran, what RUNGS_TEST_MAX_MNK left out and why cases were
+// skipped (the rung threw rungs::Unsupported). O: an outcome with filtered, skipped, skip_reason.
+struct Tally {
+  int ran = 0, filtered = 0;
+  std::vector<std::string> skipped;
+  void skip(const std::string& why) {
+    if (std::find(skipped.begin(), skipped.end(), why) == skipped.end()) skipped.push_back(why);
+  }
+  std::string reasons() const {
+    std::string r;
+    for (const auto& s : skipped) r += (r.empty() ? "" : "; ") + s;
+    return r;
+  }
+  // Counts the outcome; true when it ran and should be checked.
+  template <typename O>
+  bool count(const O& o) {
+    if (o.filtered) return ++filtered, false;
+    if (o.skipped) return skip(o.skip_reason), false;
+    return ++ran, true;
+  }
+};
+
+// After the cases: skip the test when nothing ran, and say what was left out otherwise.
+#define RUNGS_FINISH(tally)                                                                          \
+  do {                                                                                               \
+    if ((tally).ran == 0 && !(tally).skipped.empty()) GTEST_SKIP() << (tally).reasons();             \
+    if ((tally).ran == 0 && (tally).filtered > 0)                                                    \
+      GTEST_SKIP() << "every case exceeds RUNGS_TEST_MAX_MNK=" << std::getenv("RUNGS_TEST_MAX_MNK"); \
+    if (!(tally).skipped.empty()) std::cout << "[ UNSUPPORTED ] some cases: " << (tally).reasons() << "\n"; \
+  } while (0)
 
 // A device array of floats with `extra` leading elements, so data() can be deliberately
 // misaligned (offset = 1 gives a pointer that is 4 but not 16 bytes aligned).

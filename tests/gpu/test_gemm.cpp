@@ -13,18 +13,6 @@
 namespace rungs::test {
 namespace {
 
-std::vector<std::string> gemm_variant_names() {
-  std::vector<std::string> names{"auto"};
-  for (const auto& v : variants(Op::gemm)) names.push_back(v.name);
-  return names;
-}
-
-// Under compute-sanitizer the GPU script sets RUNGS_TEST_MAX_MNK so only small cases run.
-bool too_big_for_this_run(const check::GemmShape& s) {
-  const char* env = std::getenv("RUNGS_TEST_MAX_MNK");
-  return env && static_cast<double>(s.m) * s.n * s.k > std::atof(env);
-}
-
 struct Outcome {
   bool filtered = false;  // left out by RUNGS_TEST_MAX_MNK
   bool skipped = false;
@@ -39,7 +27,7 @@ Outcome run_case(const std::string& variant, check::GemmShape s, uint64_t seed, 
                  cudaStream_t stream = nullptr) {
   s = check::normalized(s);
   Outcome o;
-  if (too_big_for_this_run(s)) {
+  if (exceeds_test_limit(static_cast<double>(s.m) * s.n * s.k)) {
     o.filtered = true;
     return o;
   }
@@ -221,7 +209,7 @@ TEST_P(GemmRung, ConcurrentStreamsAndThreads) {
   for (int t = 0; t < 4; ++t) EXPECT_TRUE(ok[t]) << "thread " << t;
 }
 
-INSTANTIATE_TEST_SUITE_P(Ladder, GemmRung, ::testing::ValuesIn(gemm_variant_names()),
+INSTANTIATE_TEST_SUITE_P(Ladder, GemmRung, ::testing::ValuesIn(variant_names_with_auto(Op::gemm)),
                          [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
 
 // Article 003's point: compensated summation beats plain fp32 at large k. Positive data

@@ -19,19 +19,6 @@
 namespace rungs::test {
 namespace {
 
-std::vector<std::string> gemv_variant_names() {
-  std::vector<std::string> names{"auto"};
-  for (const auto& v : variants(Op::gemv)) names.push_back(v.name);
-  return names;
-}
-
-// Under compute-sanitizer the GPU script sets RUNGS_TEST_MAX_MNK so only small cases run:
-// shapes whose m * n exceeds it are left out.
-bool too_big_for_this_run(const check::GemvShape& s) {
-  const char* env = std::getenv("RUNGS_TEST_MAX_MNK");
-  return env && static_cast<double>(s.m) * static_cast<double>(s.n) > std::atof(env);
-}
-
 std::vector<float> all_ones_bits(size_t n) {  // what DeviceFloats::poison writes: 0xFF bytes, a NaN
   std::vector<float> v(n);
   const uint32_t ones = 0xFFFFFFFFu;
@@ -68,7 +55,7 @@ struct Outcome {
 Outcome run_case(const std::string& variant, check::GemvShape s, uint64_t seed, const CaseOpts& co = {}) {
   s = check::normalized(s);
   Outcome o;
-  if (too_big_for_this_run(s)) {
+  if (exceeds_test_limit(static_cast<double>(s.m) * static_cast<double>(s.n))) {
     o.filtered = true;
     return o;
   }
@@ -101,41 +88,10 @@ Outcome run_case(const std::string& variant, check::GemvShape s, uint64_t seed, 
   return o;
 }
 
-// Counts what ran, what was filtered and why cases were skipped, across one test's cases.
-struct Tally {
-  int ran = 0, filtered = 0;
-  std::vector<std::string> skipped;
-  void skip(const std::string& why) {
-    if (std::find(skipped.begin(), skipped.end(), why) == skipped.end()) skipped.push_back(why);
-  }
-  std::string reasons() const {
-    std::string r;
-    for (const auto& s : skipped) r += (r.empty() ? "" : "; ") + s;
-    return r;
-  }
-};
-
-// After the cases: skip the test when nothing ran, and say what was left out otherwise.
-#define FINISH(tally)                                                                                \
-  do {                                                                                               \
-    if ((tally).ran == 0 && !(tally).skipped.empty()) GTEST_SKIP() << (tally).reasons();             \
-    if ((tally).ran == 0 && (tally).filtered > 0)                                                    \
-      GTEST_SKIP() << "every case exceeds RUNGS_TEST_MAX_MNK=" << std::getenv("RUNGS_TEST_MAX_MNK"); \
-    if (!(tally).skipped.empty()) std::cout << "[ UNSUPPORTED ] some cases: " << (tally).reasons() << "\n"; \
-  } while (0)
-
 void expect_case(Tally& t, const std::string& variant, const check::GemvShape& s, uint64_t seed,
                  const CaseOpts& co = {}) {
   const Outcome o = run_case(variant, s, seed, co);
-  if (o.filtered) {
-    ++t.filtered;
-    return;
-  }
-  if (o.skipped) {
-    t.skip(o.skip_reason);
-    return;
-  }
-  ++t.ran;
+  if (!t.count(o)) return;
   EXPECT_TRUE(o.err.pass) << variant << " " << describe(check::normalized(s)) << " misalign=" << co.misalign << ": "
                           << o.err.reason << " (normwise " << o.err.normwise << ", max_rel " << o.err.max_rel
                           << ", bound_ratio " << o.err.bound_ratio << ")";
@@ -164,7 +120,7 @@ TEST_P(GemvRung, OddShapesBothTransposes) {  // beta == 0: y poisoned with NaN b
   uint64_t seed = 100;
   for (Trans tr : kT)
     for (const auto& sh : kOdd) expect_case(t, GetParam(), shape(tr, sh[0], sh[1], 1.0f, 0.0f), ++seed);
-  FINISH(t);
+  RUNGS_FINISH(t);
 }
 
 TEST_P(GemvRung, SkinnyBenchShapes) {  // 2^20 x 64 and 64 x 2^20, once per transpose
@@ -173,7 +129,7 @@ TEST_P(GemvRung, SkinnyBenchShapes) {  // 2^20 x 64 and 64 x 2^20, once per tran
   for (Trans tr : kT)
     for (const auto& sh : {std::pair<int64_t, int64_t>{1 << 20, 64}, {64, 1 << 20}})
       expect_case(t, GetParam(), shape(tr, sh.first, sh.second), ++seed);
-  FINISH(t);
+  RUNGS_FINISH(t);
 }
 
 TEST_P(GemvRung, LongXBeyondConstantMemory) {  // x of 100000 floats (and a strided x of 300000)
@@ -185,7 +141,7 @@ TEST_P(GemvRung, LongXBeyondConstantMemory) {  // x of 100000 floats (and a stri
     expect_case(t, GetParam(), n, ++seed);
     expect_case(t, GetParam(), tt, ++seed);
   }
-  FINISH(t);
+  RUNGS_FINISH(t);
 }
 
 TEST_P(GemvRung, PaddedLeadingDimension) {  // lda = n + 3, NaN in the padding
@@ -197,7 +153,7 @@ TEST_P(GemvRung, PaddedLeadingDimension) {  // lda = n + 3, NaN in the padding
       s.lda = s.n + 3;
       expect_case(t, GetParam(), s, ++seed);
     }
-  FINISH(t);
+  RUNGS_FINISH(t);
 }
 
 TEST_P(GemvRung, StridedXAndY) {  // incx = 3, incy = 2: NaN in the gaps of x, gaps of y unchanged
@@ -210,7 +166,7 @@ TEST_P(GemvRung, StridedXAndY) {  // incx = 3, incy = 2: NaN in the gaps of x, g
         s.incx = 3, s.incy = 2;
         expect_case(t, GetParam(), s, ++seed);
       }
-  FINISH(t);
+  RUNGS_FINISH(t);
 }
 
 TEST_P(GemvRung, MisalignedPointers) {  // A + 1, x + 1, y + 1: 4-byte aligned only
@@ -226,7 +182,7 @@ TEST_P(GemvRung, MisalignedPointers) {  // A + 1, x + 1, y + 1: 4-byte aligned o
     s.m = 1 << 14, s.n = 64, s.lda = 65;
     expect_case(t, GetParam(), s, ++seed, co);
   }
-  FINISH(t);
+  RUNGS_FINISH(t);
 }
 
 TEST_P(GemvRung, AlphaBeta) {  // y0 is read when beta != 0
@@ -236,7 +192,7 @@ TEST_P(GemvRung, AlphaBeta) {  // y0 is read when beta != 0
   for (const auto& v : ab)
     for (Trans tr : kT)
       for (const auto& sh : kMid) expect_case(t, GetParam(), shape(tr, sh[0], sh[1], v[0], v[1]), ++seed);
-  FINISH(t);
+  RUNGS_FINISH(t);
 }
 
 TEST_P(GemvRung, BetaZeroNeverReadsY) {  // y all NaN before every run; NaN must not leak
@@ -249,7 +205,7 @@ TEST_P(GemvRung, BetaZeroNeverReadsY) {  // y all NaN before every run; NaN must
         s.incy = incy;
         expect_case(t, GetParam(), s, ++seed);
       }
-  FINISH(t);
+  RUNGS_FINISH(t);
 }
 
 TEST_P(GemvRung, AlphaZeroScalesYWithoutReadingAOrX) {  // A and x all NaN: y = beta * y
@@ -264,7 +220,7 @@ TEST_P(GemvRung, AlphaZeroScalesYWithoutReadingAOrX) {  // A and x all NaN: y = 
         s.incy = incy;
         expect_case(t, GetParam(), s, ++seed, co);
       }
-  FINISH(t);
+  RUNGS_FINISH(t);
 }
 
 TEST_P(GemvRung, EmptyProductScalesY) {  // dot length 0 (N with n = 0, T with m = 0): y = beta * y
@@ -279,7 +235,7 @@ TEST_P(GemvRung, EmptyProductScalesY) {  // dot length 0 (N with n = 0, T with m
       expect_case(t, GetParam(), n, ++seed, co);
       expect_case(t, GetParam(), tt, ++seed, co);
     }
-  FINISH(t);
+  RUNGS_FINISH(t);
 }
 
 TEST_P(GemvRung, EmptyYIsANoOp) {  // out_len 0: nothing read or written, null pointers legal
@@ -322,7 +278,7 @@ TEST_P(GemvRung, NaNInAPropagatesToItsOutputOnly) {
     EXPECT_TRUE(err.pass) << err.reason;  // the reference has the NaN at the same place
     for (int64_t i = 0; i < check::gemv_out_len(s); ++i) EXPECT_EQ(std::isnan(out[i]), i == bad) << "output " << i;
   }
-  FINISH(t);
+  RUNGS_FINISH(t);
 }
 
 // 4 host threads, each on its own stream, 3 calls each on different shapes (split_k and any
@@ -359,7 +315,7 @@ TEST_P(GemvRung, ConcurrentStreamsAndThreads) {
   if (total == 0) GTEST_SKIP() << "no case ran (unsupported or filtered)";
 }
 
-INSTANTIATE_TEST_SUITE_P(Ladder, GemvRung, ::testing::ValuesIn(gemv_variant_names()),
+INSTANTIATE_TEST_SUITE_P(Ladder, GemvRung, ::testing::ValuesIn(variant_names_with_auto(Op::gemv)),
                          [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
 
 // `auto` (and split_k, whose second pass is documented deterministic): the same large input
@@ -373,7 +329,7 @@ TEST(GemvDeterminism, LargeInputsGiveTheSameResultTwice) {
     for (Trans tr : kT)
       for (const auto& sh : shapes) {
         check::GemvShape s = check::normalized(shape(tr, sh[0], sh[1]));
-        if (too_big_for_this_run(s)) {
+        if (exceeds_test_limit(static_cast<double>(s.m) * static_cast<double>(s.n))) {
           ++tally.filtered;
           continue;
         }
@@ -403,7 +359,7 @@ TEST(GemvDeterminism, LargeInputsGiveTheSameResultTwice) {
         const auto err = check::compare_gemv(s, check::gemv_reference(s, d), out[0].data(), nullptr);
         EXPECT_TRUE(err.pass) << variant << " " << describe(s) << ": " << err.reason;
       }
-  FINISH(tally);
+  RUNGS_FINISH(tally);
 }
 
 }  // namespace

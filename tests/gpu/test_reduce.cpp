@@ -24,25 +24,12 @@
 namespace rungs::test {
 namespace {
 
-std::vector<std::string> reduce_variant_names() {
-  std::vector<std::string> names{"auto"};
-  for (const auto& v : variants(Op::reduce)) names.push_back(v.name);
-  return names;
-}
-
 // `auto` is accurate by the API's promise; a rung by its ladder entry.
 bool is_accurate(const std::string& variant) {
   if (variant == "auto") return true;
   for (const auto& r : reduce::ladder())
     if (variant == r.name) return r.accurate;
   return false;
-}
-
-// Under compute-sanitizer the GPU script sets RUNGS_TEST_MAX_MNK so only small cases run:
-// inputs of more elements than that are left out.
-bool too_big_for_this_run(int64_t n) {
-  const char* env = std::getenv("RUNGS_TEST_MAX_MNK");
-  return env && static_cast<double>(n) > std::atof(env);
 }
 
 const DType kAll[4] = {DType::i32, DType::i64, DType::f32, DType::f64};
@@ -98,7 +85,7 @@ struct Outcome {
 Outcome run_one(const std::string& variant, const check::ReduceData& d, size_t offset = 0,
                 cudaStream_t stream = nullptr, bool check_input = true) {
   Outcome o;
-  if (too_big_for_this_run(d.n)) {
+  if (exceeds_test_limit(static_cast<double>(d.n))) {
     o.filtered = true;
     return o;
   }
@@ -128,33 +115,6 @@ Outcome run_one(const std::string& variant, const check::ReduceData& d, size_t o
   }
   return o;
 }
-
-struct Tally {
-  int ran = 0, filtered = 0;
-  std::vector<std::string> skipped;
-  void skip(const std::string& why) {
-    if (std::find(skipped.begin(), skipped.end(), why) == skipped.end()) skipped.push_back(why);
-  }
-  std::string reasons() const {
-    std::string r;
-    for (const auto& s : skipped) r += (r.empty() ? "" : "; ") + s;
-    return r;
-  }
-  // Counts the outcome; true when it ran and should be checked.
-  bool count(const Outcome& o) {
-    if (o.filtered) return ++filtered, false;
-    if (o.skipped) return skip(o.skip_reason), false;
-    return ++ran, true;
-  }
-};
-
-#define FINISH(tally)                                                                                \
-  do {                                                                                               \
-    if ((tally).ran == 0 && !(tally).skipped.empty()) GTEST_SKIP() << (tally).reasons();             \
-    if ((tally).ran == 0 && (tally).filtered > 0)                                                    \
-      GTEST_SKIP() << "every case exceeds RUNGS_TEST_MAX_MNK=" << std::getenv("RUNGS_TEST_MAX_MNK"); \
-    if (!(tally).skipped.empty()) std::cout << "[ UNSUPPORTED ] some cases: " << (tally).reasons() << "\n"; \
-  } while (0)
 
 std::string where(const std::string& v, const check::ReduceData& d, const char* what) {
   std::ostringstream os;
@@ -206,7 +166,7 @@ TEST_P(ReduceRung, RandomAllTypesAllSizes) {
   uint64_t seed = 100;
   for (DType dt : kAll)
     for (int64_t n : kSizes) expect_sum(t, GetParam(), check::make_reduce_data(dt, n, ++seed), "random");
-  FINISH(t);
+  RUNGS_FINISH(t);
 }
 
 TEST_P(ReduceRung, SmallIntegersAreExactInEveryType) {  // catches dropped or doubled elements
@@ -218,7 +178,7 @@ TEST_P(ReduceRung, SmallIntegersAreExactInEveryType) {  // catches dropped or do
       if (integers_exact(dt, n)) expect_exact(t, GetParam(), d, "integers");
       else expect_sum(t, GetParam(), d, "integers");
     }
-  FINISH(t);
+  RUNGS_FINISH(t);
 }
 
 TEST_P(ReduceRung, ArticleWorkload) {  // 0, 1, ..., n-1
@@ -229,7 +189,7 @@ TEST_P(ReduceRung, ArticleWorkload) {  // 0, 1, ..., n-1
       if (dt == DType::i32 || dt == DType::i64) expect_exact(t, GetParam(), d, "article");
       else expect_sum(t, GetParam(), d, "article");
     }
-  FINISH(t);
+  RUNGS_FINISH(t);
 }
 
 TEST_P(ReduceRung, EmptySumWritesZero) {  // n == 0: the output (poisoned first) becomes 0
@@ -253,7 +213,7 @@ TEST_P(ReduceRung, EmptySumWritesZero) {  // n == 0: the output (poisoned first)
       for (size_t i = 0; i < out_size(dt); ++i) EXPECT_EQ(got[i], 0) << name_of(dt) << " byte " << i;
       for (size_t i = out_size(dt); i < 8; ++i) EXPECT_EQ(got[i], 0xFF) << name_of(dt) << " wrote past the output";
     }
-  FINISH(t);
+  RUNGS_FINISH(t);
 }
 
 TEST_P(ReduceRung, MisalignedInput) {  // in + 1 element: no 16-byte alignment for vector loads
@@ -267,7 +227,7 @@ TEST_P(ReduceRung, MisalignedInput) {  // in + 1 element: no 16-byte alignment f
         const auto d = check::make_reduce_data(dt, n, ++seed, check::ReducePattern::integers);
         expect_exact(t, GetParam(), d, "integers", offset);
       }
-  FINISH(t);
+  RUNGS_FINISH(t);
 }
 
 TEST_P(ReduceRung, InputIsNotModified) {  // the device bytes after the call equal those before
@@ -281,7 +241,7 @@ TEST_P(ReduceRung, InputIsNotModified) {  // the device bytes after the call equ
         if (!t.count(o)) continue;
         EXPECT_TRUE(o.input_unchanged) << where(GetParam(), d, "random") << " offset=" << offset;
       }
-  FINISH(t);
+  RUNGS_FINISH(t);
 }
 
 TEST_P(ReduceRung, NaNAndInfinities) {
@@ -314,7 +274,7 @@ TEST_P(ReduceRung, NaNAndInfinities) {
         expect_sum(t, GetParam(), d, c.what);
       }
     }
-  FINISH(t);
+  RUNGS_FINISH(t);
 }
 
 TEST_P(ReduceRung, AccurateSumsAreReproducible) {  // same input twice: bitwise the same result
@@ -332,7 +292,7 @@ TEST_P(ReduceRung, AccurateSumsAreReproducible) {  // same input twice: bitwise 
         const auto e = check::compare_reduce(d, check::reduce_reference(d), a.result, true);
         EXPECT_TRUE(e.pass) << where(GetParam(), d, "") << ": " << e.reason;
       }
-  FINISH(t);
+  RUNGS_FINISH(t);
 }
 
 // The pattern a plain float sum fails (tests/cpu/test_gemv_reduce_check.cpp shows it): pairs
@@ -344,13 +304,13 @@ TEST_P(ReduceRung, CancellationMeetsTheAccurateBound) {
     for (int64_t n : {int64_t{1001}, int64_t{(1 << 20) + 3}})
       expect_sum(t, GetParam(), check::make_reduce_data(dt, n, 700 + n, check::ReducePattern::cancellation),
                  "cancellation");
-  FINISH(t);
+  RUNGS_FINISH(t);
 }
 
 // n >= 2^31: 64-bit indexing. 2^31 + 5 int32 elements of 0x01010101 (cudaMemset to 0x01).
 TEST_P(ReduceRung, Int32BeyondTwoToThe31) {
   const int64_t n = (int64_t{1} << 31) + 5;
-  if (too_big_for_this_run(n)) GTEST_SKIP() << "n = 2^31 + 5 exceeds RUNGS_TEST_MAX_MNK";
+  if (exceeds_test_limit(static_cast<double>(n))) GTEST_SKIP() << "n = 2^31 + 5 exceeds RUNGS_TEST_MAX_MNK";
   size_t free_b = 0, total_b = 0;
   CUDA_OK(cudaMemGetInfo(&free_b, &total_b));
   if (free_b < (size_t{9} << 30))
@@ -457,10 +417,10 @@ void concurrent_exact(const std::vector<std::string>& variants_per_thread, Tally
 TEST_P(ReduceRung, ConcurrentStreamsAndThreads) {
   Tally t;
   concurrent_exact({GetParam()}, t);
-  FINISH(t);
+  RUNGS_FINISH(t);
 }
 
-INSTANTIATE_TEST_SUITE_P(Ladder, ReduceRung, ::testing::ValuesIn(reduce_variant_names()),
+INSTANTIATE_TEST_SUITE_P(Ladder, ReduceRung, ::testing::ValuesIn(variant_names_with_auto(Op::reduce)),
                          [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
 
 // auto and single_pass at the same time: 8 threads on 8 streams, alternating the two.
@@ -468,7 +428,7 @@ TEST(ReduceConcurrency, AutoAndSinglePassTogether) {
   RUNGS_REQUIRE_GPU();
   Tally t;
   concurrent_exact({"auto", "single_pass"}, t);
-  FINISH(t);
+  RUNGS_FINISH(t);
 }
 
 // The API promises that `auto` is accurate for floats: it must name an `accurate` rung.
