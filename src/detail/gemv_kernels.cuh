@@ -155,11 +155,12 @@ __device__ __forceinline__ float row_dot_scalar(const float* __restrict__ a, con
 }
 
 // --- Trans::T: four consecutive columns col .. col+3, summed over rows i0, i0 + step, ... < i1. ---
-// Float4 path: A's rows 16-byte aligned, col % 4 == 0 and col + 3 < n (a whole group); U rows loaded
-// before any is used.
-template <int U>
-__device__ __forceinline__ float4 col_dot_vec(const float* __restrict__ A, int64_t lda, int64_t col, int64_t i0,
-                                              int64_t i1, int64_t step, const float* __restrict__ x, int64_t incx) {
+// The walk shared by both paths: U rows loaded (load(row pointer) -> float4) before any is used,
+// then a guarded last batch.
+template <int U, typename Load>
+__device__ __forceinline__ float4 col_dot(const float* __restrict__ A, int64_t lda, int64_t col, int64_t i0,
+                                          int64_t i1, int64_t step, const float* __restrict__ x, int64_t incx,
+                                          Load load) {
   float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
   const int64_t stride = step * lda, xstride = step * incx;
   const float* p = A + i0 * lda + col;
@@ -170,7 +171,7 @@ __device__ __forceinline__ float4 col_dot_vec(const float* __restrict__ A, int64
     float4 av[U];
     float xv[U];
 #pragma unroll
-    for (int u = 0; u < U; ++u) av[u] = *reinterpret_cast<const float4*>(p + u * stride);
+    for (int u = 0; u < U; ++u) av[u] = load(p + u * stride);
 #pragma unroll
     for (int u = 0; u < U; ++u) xv[u] = xp[u * xstride];
 #pragma unroll
@@ -184,7 +185,7 @@ __device__ __forceinline__ float4 col_dot_vec(const float* __restrict__ A, int64
       av[u] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       xv[u] = 0.0f;
       if (i + u * step < i1) {
-        av[u] = *reinterpret_cast<const float4*>(p + u * stride);
+        av[u] = load(p + u * stride);
         xv[u] = xp[u * xstride];
       }
     }
@@ -194,48 +195,23 @@ __device__ __forceinline__ float4 col_dot_vec(const float* __restrict__ A, int64
   return acc;
 }
 
+// Float4 path: A's rows 16-byte aligned, col % 4 == 0 and col + 3 < n (a whole group).
+template <int U>
+__device__ __forceinline__ float4 col_dot_vec(const float* __restrict__ A, int64_t lda, int64_t col, int64_t i0,
+                                              int64_t i1, int64_t step, const float* __restrict__ x, int64_t incx) {
+  return col_dot<U>(A, lda, col, i0, i1, step, x, incx,
+                    [](const float* r) { return *reinterpret_cast<const float4*>(r); });
+}
+
 // Scalar path: columns col .. col + cols - 1 (cols = 1..4 are inside; the others give 0), any
 // alignment and lda. U rows in flight.
 template <int U>
 __device__ __forceinline__ float4 col_dot_scalar(const float* __restrict__ A, int64_t lda, int64_t col, int cols,
                                                  int64_t i0, int64_t i1, int64_t step, const float* __restrict__ x,
                                                  int64_t incx) {
-  float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-  const int64_t stride = step * lda, xstride = step * incx;
-  const float* p = A + i0 * lda + col;
-  const float* xp = x + i0 * incx;
-  int64_t i = i0;
-#pragma unroll 1
-  for (; i + (U - 1) * step < i1; i += U * step, p += U * stride, xp += U * xstride) {
-    float4 av[U];
-    float xv[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const float* r = p + u * stride;
-      av[u] = make_float4(r[0], cols > 1 ? r[1] : 0.0f, cols > 2 ? r[2] : 0.0f, cols > 3 ? r[3] : 0.0f);
-    }
-#pragma unroll
-    for (int u = 0; u < U; ++u) xv[u] = xp[u * xstride];
-#pragma unroll
-    for (int u = 0; u < U; ++u) fma4(acc, av[u], xv[u]);
-  }
-  if (i < i1) {
-    float4 av[U];
-    float xv[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      av[u] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-      xv[u] = 0.0f;
-      if (i + u * step < i1) {
-        const float* r = p + u * stride;
-        av[u] = make_float4(r[0], cols > 1 ? r[1] : 0.0f, cols > 2 ? r[2] : 0.0f, cols > 3 ? r[3] : 0.0f);
-        xv[u] = xp[u * xstride];
-      }
-    }
-#pragma unroll
-    for (int u = 0; u < U; ++u) fma4(acc, av[u], xv[u]);
-  }
-  return acc;
+  return col_dot<U>(A, lda, col, i0, i1, step, x, incx, [cols](const float* r) {
+    return make_float4(r[0], cols > 1 ? r[1] : 0.0f, cols > 2 ? r[2] : 0.0f, cols > 3 ? r[3] : 0.0f);
+  });
 }
 
 }  // namespace rungs::detail::gemv
