@@ -2,6 +2,8 @@
 // work, so these run in CI without a GPU.
 #include <rungs/rungs.hpp>
 
+#include "api_errors.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -12,25 +14,6 @@
 
 namespace rungs::test {
 namespace {
-
-float* fake() { return reinterpret_cast<float*>(0x1000); }  // never dereferenced: checks come first
-
-std::string error_of(std::function<void()> f) {
-  try {
-    f();
-  } catch (const Unsupported& e) {
-    return std::string("UNSUPPORTED ") + e.what();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
-Options named(const char* v) {
-  Options o;
-  o.variant = v;
-  return o;
-}
 
 TEST(GemmArgs, NegativeSizesNameTheArgument) {
   const Options o = named("cublas");

@@ -3,6 +3,8 @@
 // these run in CI without a GPU.
 #include <rungs/rungs.hpp>
 
+#include "api_errors.hpp"
+
 #include "reduce/reduce_rung.hpp"
 
 #include <gtest/gtest.h>
@@ -14,28 +16,6 @@
 
 namespace rungs::test {
 namespace {
-
-template <typename T = float>
-T* fake() {  // never dereferenced: the checks come first
-  return reinterpret_cast<T*>(0x1000);
-}
-
-std::string error_of(std::function<void()> f) {
-  try {
-    f();
-  } catch (const Unsupported& e) {
-    return std::string("UNSUPPORTED ") + e.what();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
-Options named(const char* v) {
-  Options o;
-  o.variant = v;
-  return o;
-}
 
 bool has(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
 
