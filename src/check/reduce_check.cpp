@@ -197,16 +197,6 @@ double ulp_of(T x) {  // the gap above |x| (below it at the largest finite value
   return static_cast<double>(up) - static_cast<double>(a);
 }
 
-const char* dtype_name(DType t) {
-  switch (t) {
-    case DType::i32: return "i32";
-    case DType::i64: return "i64";
-    case DType::f32: return "f32";
-    case DType::f64: return "f64";
-  }
-  return "?";
-}
-
 }  // namespace
 
 const void* ReduceData::data() const {
@@ -219,10 +209,19 @@ const void* ReduceData::data() const {
   return nullptr;
 }
 
-size_t ReduceData::bytes() const {
-  const size_t elem = dtype == DType::i32 || dtype == DType::f32 ? 4 : 8;
-  return static_cast<size_t>(n) * elem;
+const char* dtype_name(DType d) {
+  switch (d) {
+    case DType::i32: return "i32";
+    case DType::i64: return "i64";
+    case DType::f32: return "f32";
+    case DType::f64: return "f64";
+  }
+  return "?";
 }
+
+size_t dtype_bytes(DType d) { return d == DType::i32 || d == DType::f32 ? 4 : 8; }
+
+size_t ReduceData::bytes() const { return static_cast<size_t>(n) * dtype_bytes(dtype); }
 
 ReduceData make_reduce_data(DType dtype, int64_t n, uint64_t seed, ReducePattern p) {
   ReduceData d;

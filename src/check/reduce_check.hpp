@@ -28,6 +28,10 @@ enum class ReducePattern {
   cancellation,
 };
 
+// "i32", "i64", "f32", "f64"; the bytes of one element of that type.
+const char* dtype_name(DType d);
+size_t dtype_bytes(DType d);
+
 struct ReduceData {
   DType dtype = DType::f32;
   int64_t n = 0;

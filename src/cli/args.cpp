@@ -482,17 +482,6 @@ std::vector<DType> parse_dtype_list(const std::string& text, const std::string& 
   return out;
 }
 
-const char* dtype_name(DType d) {
-  switch (d) {
-    case DType::i32: return "i32";
-    case DType::i64: return "i64";
-    case DType::f32: return "f32";
-    case DType::f64: return "f64";
-  }
-  return "?";
-}
-
-int dtype_bytes(DType d) { return d == DType::i32 || d == DType::f32 ? 4 : 8; }
 
 std::string shape_name(const std::string& op, const Shape& s) {
   if (op == "gemv") return std::to_string(s.m) + "x" + std::to_string(s.n);

@@ -4,6 +4,8 @@
 
 #include <rungs/rungs.hpp>
 
+#include "check/reduce_check.hpp"
+
 #include <cstdint>
 #include <climits>
 #include <stdexcept>
@@ -43,8 +45,8 @@ std::string shape_name(const Shape& s);  // "4096x4096x4096"
 // counts); reduce "16777216" / "" (no transpose).
 std::string shape_name(const std::string& op, const Shape& s);
 std::string trans_name(const std::string& op, TransPair t);
-const char* dtype_name(DType d);  // "i32", "i64", "f32", "f64"
-int dtype_bytes(DType d);
+using check::dtype_bytes;  // check/reduce_check.hpp
+using check::dtype_name;
 const char* command_name(Command c);
 const char* format_name(Format f);
 

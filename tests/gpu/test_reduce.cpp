@@ -36,16 +36,6 @@ const DType kAll[4] = {DType::i32, DType::i64, DType::f32, DType::f64};
 const DType kFloats[2] = {DType::f32, DType::f64};
 const int64_t kSizes[] = {1, 2, 3, 31, 32, 33, 255, 1000, 4097, 65537, (1 << 20) + 7, (1 << 24) + 3};
 
-const char* name_of(DType t) {
-  switch (t) {
-    case DType::i32: return "i32";
-    case DType::i64: return "i64";
-    case DType::f32: return "f32";
-    case DType::f64: return "f64";
-  }
-  return "?";
-}
-size_t elem_size(DType t) { return t == DType::i32 || t == DType::f32 ? 4 : 8; }
 size_t out_size(DType t) { return t == DType::f32 ? 4 : 8; }  // i32 and i64 sum into int64
 
 // Raw device memory with room for a deliberate offset.
@@ -89,7 +79,7 @@ Outcome run_one(const std::string& variant, const check::ReduceData& d, size_t o
     o.filtered = true;
     return o;
   }
-  const size_t off = offset * elem_size(d.dtype);
+  const size_t off = offset * check::dtype_bytes(d.dtype);
   DeviceBytes in(d.bytes() + off), out(8);
   if (d.bytes()) {
     EXPECT_EQ(cudaSuccess, cudaMemcpy(in.get() + off, d.data(), d.bytes(), cudaMemcpyHostToDevice));
@@ -118,7 +108,7 @@ Outcome run_one(const std::string& variant, const check::ReduceData& d, size_t o
 
 std::string where(const std::string& v, const check::ReduceData& d, const char* what) {
   std::ostringstream os;
-  os << v << " " << name_of(d.dtype) << " n=" << d.n << " " << what;
+  os << v << " " << check::dtype_name(d.dtype) << " n=" << d.n << " " << what;
   return os.str();
 }
 
@@ -210,8 +200,8 @@ TEST_P(ReduceRung, EmptySumWritesZero) {  // n == 0: the output (poisoned first)
       CUDA_OK(cudaDeviceSynchronize());
       unsigned char got[8];
       CUDA_OK(cudaMemcpy(got, out.get(), 8, cudaMemcpyDeviceToHost));
-      for (size_t i = 0; i < out_size(dt); ++i) EXPECT_EQ(got[i], 0) << name_of(dt) << " byte " << i;
-      for (size_t i = out_size(dt); i < 8; ++i) EXPECT_EQ(got[i], 0xFF) << name_of(dt) << " wrote past the output";
+      for (size_t i = 0; i < out_size(dt); ++i) EXPECT_EQ(got[i], 0) << check::dtype_name(dt) << " byte " << i;
+      for (size_t i = out_size(dt); i < 8; ++i) EXPECT_EQ(got[i], 0xFF) << check::dtype_name(dt) << " wrote past the output";
     }
   RUNGS_FINISH(t);
 }
@@ -404,7 +394,7 @@ void concurrent_exact(const std::vector<std::string>& variants_per_thread, Tally
           std::memcpy(&v, got, 8);
         }
         EXPECT_EQ(v, j.e.hi) << "thread " << t << " (" << variants_per_thread[t % variants_per_thread.size()]
-                             << ") " << name_of(j.d.dtype) << " n=" << j.d.n;
+                             << ") " << check::dtype_name(j.d.dtype) << " n=" << j.d.n;
       } else {
         const auto e = check::compare_reduce(j.d, j.e, got, true);
         EXPECT_TRUE(e.pass) << "thread " << t << " (" << variants_per_thread[t % variants_per_thread.size()]
@@ -441,7 +431,7 @@ TEST(ReduceAuto, NamesAnAccurateRungForFloats) {
       for (const auto& r : reduce::ladder())
         if (v == r.name) {
           found = true;
-          EXPECT_TRUE(r.accurate) << "auto resolves to " << v << " for " << name_of(dt) << " n=" << n
+          EXPECT_TRUE(r.accurate) << "auto resolves to " << v << " for " << check::dtype_name(dt) << " n=" << n
                                   << ", which is not an accurate rung";
         }
       EXPECT_TRUE(found) << "auto resolves to an unknown rung " << v;
