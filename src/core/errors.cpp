@@ -44,4 +44,13 @@ int current_sm() {
   return sm;
 }
 
+void require_sm(const char* fn, const char* rung, int min_sm) {
+  if (min_sm <= 0) return;
+  const int sm = current_sm();
+  if (sm >= min_sm) return;
+  std::ostringstream os;
+  os << "rungs::" << fn << ": variant " << rung << " needs sm_" << min_sm << " or newer; this device is sm_" << sm;
+  throw Error(os.str());
+}
+
 }  // namespace rungs::detail

@@ -8,6 +8,7 @@
 
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace rungs::detail {
 
@@ -27,6 +28,23 @@ template <typename T>
 
 // Compute capability of the current device as major*10+minor (cached per device).
 int current_sm();
+
+// rungs::Error "rungs::<fn>: variant <rung> needs sm_<min_sm> or newer; ..." when the current
+// device is older than min_sm (min_sm <= 0: any device).
+void require_sm(const char* fn, const char* rung, int min_sm);
+
+// The rung called `name` in a ladder (any list of rungs with a `name`), or rungs::Error
+// "rungs::<fn>: unknown variant ..." listing the known names.
+template <typename Rung>
+const Rung& find_rung(const std::vector<Rung>& ladder, const char* fn, const std::string& name) {
+  for (const auto& r : ladder)
+    if (name == r.name) return r;
+  std::ostringstream os;
+  os << "rungs::" << fn << ": unknown variant \"" << name << "\" (known: auto";
+  for (const auto& r : ladder) os << ", " << r.name;
+  os << ")";
+  throw Error(os.str());
+}
 
 }  // namespace rungs::detail
 

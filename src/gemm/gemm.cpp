@@ -17,13 +17,7 @@ void check_ld(const char* arg, int64_t ld, int64_t row_len) {
 }
 
 const sgemm::Rung& find_rung(const std::string& name) {
-  for (const auto& r : sgemm::ladder())
-    if (name == r.name) return r;
-  std::ostringstream os;
-  os << "rungs::gemm: unknown variant \"" << name << "\" (known: auto";
-  for (const auto& r : sgemm::ladder()) os << ", " << r.name;
-  os << ")";
-  throw Error(os.str());
+  return detail::find_rung(sgemm::ladder(), "gemm", name);
 }
 
 void check_math(Math math) {
@@ -63,15 +57,7 @@ void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, cons
     os << "m, n, k must each be <= 2^31-1 (got " << m << " x " << n << " x " << k << ")";
     detail::unsupported(rung.name, os.str());
   }
-  if (rung.min_sm > 0) {
-    const int sm = detail::current_sm();
-    if (sm < rung.min_sm) {
-      std::ostringstream os;
-      os << "rungs::gemm: variant " << rung.name << " needs sm_" << rung.min_sm << " or newer; this device is sm_"
-         << sm;
-      throw Error(os.str());
-    }
-  }
+  detail::require_sm("gemm", rung.name, rung.min_sm);
   if (!reads_ab) {  // C = beta * C: BLAS semantics, A and B are not read
     sgemm::scale_c(m, n, beta, C, ldc, opts.stream);
     return;

@@ -11,13 +11,7 @@ namespace rungs {
 namespace {
 
 const sgemv::Rung& find_gemv_rung(const std::string& name) {
-  for (const auto& r : sgemv::ladder())
-    if (name == r.name) return r;
-  std::ostringstream os;
-  os << "rungs::gemv: unknown variant \"" << name << "\" (known: auto";
-  for (const auto& r : sgemv::ladder()) os << ", " << r.name;
-  os << ")";
-  throw Error(os.str());
+  return detail::find_rung(sgemv::ladder(), "gemv", name);
 }
 
 }  // namespace
@@ -50,15 +44,7 @@ void gemv(Trans trans, int64_t m, int64_t n, float alpha, const float* A, int64_
     os << "m and n must each be <= 2^31-1 (got " << m << " x " << n << ")";
     detail::unsupported(rung.name, os.str());
   }
-  if (rung.min_sm > 0) {
-    const int sm = detail::current_sm();
-    if (sm < rung.min_sm) {
-      std::ostringstream os;
-      os << "rungs::gemv: variant " << rung.name << " needs sm_" << rung.min_sm << " or newer; this device is sm_"
-         << sm;
-      throw Error(os.str());
-    }
-  }
+  detail::require_sm("gemv", rung.name, rung.min_sm);
   if (!reads_ax) {  // y = beta * y: BLAS semantics, A and x are not read
     sgemv::scale_y(out_len, beta, y, incy, opts.stream);
     return;

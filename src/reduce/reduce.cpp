@@ -10,13 +10,7 @@ namespace rungs {
 namespace {
 
 const reduce::Rung& find_reduce_rung(const std::string& name) {
-  for (const auto& r : reduce::ladder())
-    if (name == r.name) return r;
-  std::ostringstream os;
-  os << "rungs::reduce_sum: unknown variant \"" << name << "\" (known: auto";
-  for (const auto& r : reduce::ladder()) os << ", " << r.name;
-  os << ")";
-  throw Error(os.str());
+  return detail::find_rung(reduce::ladder(), "reduce_sum", name);
 }
 
 template <typename T, typename S>
@@ -28,15 +22,7 @@ void dispatch(DType dtype, const T* in, int64_t n, S* out, const Options& opts) 
   if (in == nullptr && n > 0) detail::fail_arg("reduce_sum", "in", "nullptr", "a device pointer (n > 0)");
   const std::string name = opts.variant == "auto" ? resolve_reduce_variant(dtype, n, opts) : opts.variant;
   const reduce::Rung& rung = find_reduce_rung(name);
-  if (rung.min_sm > 0) {
-    const int sm = detail::current_sm();
-    if (sm < rung.min_sm) {
-      std::ostringstream os;
-      os << "rungs::reduce_sum: variant " << rung.name << " needs sm_" << rung.min_sm
-         << " or newer; this device is sm_" << sm;
-      throw Error(os.str());
-    }
-  }
+  detail::require_sm("reduce_sum", rung.name, rung.min_sm);
   if (n == 0) {  // the empty sum: all-zero bits are 0 for every output type
     RUNGS_CUDA(cudaMemsetAsync(out, 0, sizeof(S), opts.stream));
     return;
