@@ -5,7 +5,8 @@
 # (the main job) and `rungs tune gemm`. Results land under $OUT (default ./out).
 # Usage: scripts/gpu.sh [stage ...]   stages: build test sanitize bench tune (default: all but tune)
 # Environment (all optional; the defaults run everything):
-#   RUNGS_LADDERS="gemm gemv reduce"  the ladders whose tests, sanitizer runs and bench rows to run
+#   RUNGS_LADDERS="gemm gemv reduce gemm_host"  the ladders (and gemm_host) whose tests, sanitizer
+#                                     runs and bench rows to run
 #   RUNGS_CTEST_JOBS=3                test processes at once (the tests assert results, not times)
 #   RUNGS_GIT_COMMIT=<sha>            the commit to record (default: git rev-parse in this tree)
 # On an H100 everything takes longer than one 10-minute device call (the gemm racecheck alone runs
@@ -19,7 +20,7 @@ stages=("$@")
 [ ${#stages[@]} -eq 0 ] && stages=(build test sanitize bench)
 has() { local s; for s in "${stages[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
 status=0
-LADDERS=${RUNGS_LADDERS:-gemm gemv reduce}
+LADDERS=${RUNGS_LADDERS:-gemm gemv reduce gemm_host}
 on() { [[ " $LADDERS " == *" $1 "* ]]; }
 # ctest exclusion regex and sanitizer gtest filters per ladder.
 ctest_re="" memcheck_f="" racecheck_f=""
@@ -36,7 +37,11 @@ if on reduce; then
   add memcheck_f 'Ladder/ReduceRung.RandomAllTypes*:Ladder/ReduceRung.MisalignedInput*:Ladder/ReduceRung.EmptySum*:Ladder/ReduceRung.SmallIntegers*' ':'
   add racecheck_f 'Ladder/ReduceRung.RandomAllTypes*:Ladder/ReduceRung.MisalignedInput*' ':'
 fi
+if on gemm_host; then  # no kernels of its own (racecheck has nothing to see); memcheck sees its copies' targets
+  add memcheck_f 'GemmHost.OddShapes*:GemmHost.SmallStaging*:GemmHost.LargerThan*:GemmHost.Failure*' ':'
+fi
 # ctest leaves out the tests of the ladders not asked for.
+on gemm_host || add ctest_re 'GemmHost' '|'
 on gemv || add ctest_re 'GemvRung|GemvDeterminism' '|'
 on reduce || add ctest_re 'ReduceRung|ReduceConcurrency|ReduceAuto' '|'
 on gemm || add ctest_re 'GemmRung|GemmAccuracy|TestTheTest\.' '|'
@@ -73,16 +78,20 @@ fi
 if has sanitize; then
   # Small shapes only (RUNGS_TEST_MAX_MNK): the sanitizers slow kernels down by 10-100x.
   export RUNGS_TEST_MAX_MNK=$((1 << 22))
-  log "compute-sanitizer memcheck"
-  compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
-    build-gpu/tests/rungs_gpu_tests --gtest_filter="$memcheck_f" \
-    >"$OUT/memcheck.log" 2>&1 || status=1
-  tail -4 "$OUT/memcheck.log"; grep -m5 -E "Invalid|ERROR SUMMARY" "$OUT/memcheck.log"
-  log "compute-sanitizer racecheck"
-  compute-sanitizer --tool racecheck --racecheck-report hazard --error-exitcode 9 \
-    build-gpu/tests/rungs_gpu_tests --gtest_filter="$racecheck_f" \
-    >"$OUT/racecheck.log" 2>&1 || status=1
-  tail -4 "$OUT/racecheck.log"; grep -m5 -E "hazard|ERROR SUMMARY" "$OUT/racecheck.log"
+  if [ -n "$memcheck_f" ]; then
+    log "compute-sanitizer memcheck"
+    compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
+      build-gpu/tests/rungs_gpu_tests --gtest_filter="$memcheck_f" \
+      >"$OUT/memcheck.log" 2>&1 || status=1
+    tail -4 "$OUT/memcheck.log"; grep -m5 -E "Invalid|ERROR SUMMARY" "$OUT/memcheck.log"
+  fi
+  if [ -n "$racecheck_f" ]; then
+    log "compute-sanitizer racecheck"
+    compute-sanitizer --tool racecheck --racecheck-report hazard --error-exitcode 9 \
+      build-gpu/tests/rungs_gpu_tests --gtest_filter="$racecheck_f" \
+      >"$OUT/racecheck.log" 2>&1 || status=1
+    tail -4 "$OUT/racecheck.log"; grep -m5 -E "hazard|ERROR SUMMARY" "$OUT/racecheck.log"
+  fi
   unset RUNGS_TEST_MAX_MNK
 fi
 
@@ -91,17 +100,23 @@ if has bench; then
   build-gpu/rungs info | tee "$OUT/info.txt"
   log "rungs bench (the main job)"
   # The table goes to stdout (and bench.txt); the JSON (Google Benchmark layout) to bench.json.
-  if [ "$LADDERS" = "gemm gemv reduce" ]; then
+  if on gemm && on gemv && on reduce; then
     build-gpu/rungs bench --format json --output "$OUT/bench.json" 2>"$OUT/bench.progress" | tee "$OUT/bench.txt" ||
       status=1
   else
     : >"$OUT/bench.txt"
-    for op in $LADDERS; do
+    for op in gemm gemv reduce; do
+      on "$op" || continue
       build-gpu/rungs bench "$op" --format json --output "$OUT/bench-$op.json" 2>>"$OUT/bench.progress" |
         tee -a "$OUT/bench.txt" || status=1
     done
   fi
   tail -3 "$OUT/bench.progress"
+  if on gemm_host; then
+    log "rungs bench gemm_host"
+    build-gpu/rungs bench gemm_host --format json --output "$OUT/bench-host.json" 2>>"$OUT/bench.progress" |
+      tee "$OUT/bench-host.txt" || status=1
+  fi
 fi
 
 if has tune; then

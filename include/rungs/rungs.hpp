@@ -60,6 +60,19 @@ void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, cons
 // The name `auto` resolves to for this problem on the current device (what gemm would run).
 std::string resolve_gemm_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, const Options& opts = {});
 
+// gemm with A, B and C in host memory (pageable or pinned), on the current device; returns when C
+// holds the result. Same arguments and semantics as gemm; opts.variant and opts.math pick the
+// device rung used on each block, opts.stream is not used (the call has streams of its own).
+// The copies in, the multiplications and the copies out are pipelined over those streams, and
+// pageable memory is staged through pinned buffers by host threads. Problems larger than device
+// memory are streamed through in blocks. Each calling thread keeps its streams, device buffers,
+// pinned buffers and staging threads for its next calls: gemm_host_release() gives back the
+// calling thread's (on the current device); they are also given back when the thread exits.
+// Safe to call from several host threads at once.
+void gemm_host(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
+               const float* B, int64_t ldb, float beta, float* C, int64_t ldc, const Options& opts = {});
+void gemm_host_release();
+
 // y = alpha * op(A) x + beta * y. A is stored row-major, m rows and n columns, row stride lda >= n.
 // Trans::N: y has m elements, x has n.   Trans::T: y has n elements, x has m.
 // incx, incy > 0 are element strides. BLAS semantics: beta == 0 means y is not read; an empty

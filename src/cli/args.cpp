@@ -220,6 +220,7 @@ std::string bench_help() {
         "                               operation: gemm nn 1024..8192; gemv M = N = 2^12..2^15 and\n"
         "                               2^20 x 64, 64 x 2^20, n and t; reduce 2^24 and 2^28, every dtype\n"
         "  rungs bench OP [flags]       OP = gemm, gemv or reduce: its seed workloads unless shapes are given\n"
+        "  rungs bench gemm_host [flags]  the host-to-host flow (rungs::gemm_host), see below\n"
         "\n"
      << kShapeFlags << kSizeGrammar << kTransFlags
      << "  --beta X             default 0. With beta != 0 the timed runs accumulate into C (values grow;\n"
@@ -272,8 +273,23 @@ std::string bench_help() {
         "  host_name, executable, num_cpus, device, sm, sms, peak_tflops, dram_gbs, cuda_runtime, cuda_driver,\n"
         "  cublas, git_commit (env RUNGS_GIT_COMMIT, else git rev-parse), library_build_type and the method.\n"
         "\n"
+        "gemm_host (matrices in host memory; default sizes 1024, 4096, 8192, nn, both memory kinds):\n"
+        "  --memory LIST        pinned, pageable or all (default all)\n"
+        "  --variant NAME       the device rung used on each block (default auto)\n"
+        "  --plan RxC[:kN/F]    force the schedule (experiments): R row and C column panels, N chunks\n"
+        "                       of k sent k-major first covering the fraction F of k (default: the library's)\n"
+        "  Per shape and memory kind: one checked call (C poisoned), then --warmup and --reps calls of the\n"
+        "  flow interleaved with the naive flow (cudaMemcpyAsync of A, B (and C when beta != 0), rungs::gemm,\n"
+        "  cudaMemcpyAsync of C back, on one stream; device buffers allocated before timing), both on the\n"
+        "  host clock, C reset outside the timed region. Also: the kernel alone (events, L2 flushed), plain\n"
+        "  copies of the bytes each way (from pinned memory, and from the row's memory kind), the floor =\n"
+        "  max(bytes in / pinned H2D, bytes out / pinned D2H, kernel) and x floor = flow / floor; and the\n"
+        "  first call of a fresh process (this executable run again with --first-call: CUDA context start,\n"
+        "  the library's set-up and the call; for pinned memory the pinned allocation too).\n"
+        "\n"
         "Examples:\n"
         "  rungs bench\n"
+        "  rungs bench gemm_host --size 1024,4096 --memory pinned\n"
         "  rungs bench gemm --size 4096 --variant warptile,cublas --reps 50\n"
         "  rungs bench gemm --size 1024:8192:x2 --trans nn,tn --format json --output bench.json\n"
         "  rungs bench gemm --m 4096 --n 4096 --k 4096 --beta 1 --flush-l2 off\n"
@@ -401,6 +417,9 @@ const std::vector<FlagInfo>& flags() {
       {"--format", true, kRun},
       {"--output", true, kRun},
       {"--quiet", false, kRun},
+      {"--memory", true, bit(Command::bench)},
+      {"--first-call", false, bit(Command::bench)},
+      {"--plan", true, bit(Command::bench)},
       {"--help", false, kAll},
   };
   return f;
@@ -666,6 +685,14 @@ Args parse_args(const std::vector<std::string>& argv) {
         if (value.empty()) fail(name + ": empty file name");
         a.output = value;
       } else if (name == "--quiet") a.quiet = true;
+      else if (name == "--memory") {
+        for (const std::string& v : split(value, ',')) {
+          if (v == "all") a.memory = {"pinned", "pageable"};
+          else if (v == "pinned" || v == "pageable") a.memory.push_back(v);
+          else fail(name + ": " + quoted(v) + " is not pinned, pageable or all");
+        }
+      } else if (name == "--first-call") a.first_call = true;
+      else if (name == "--plan") a.plan = value;
       continue;
     }
     // A positional argument: the operation.
@@ -673,13 +700,19 @@ Args parse_args(const std::vector<std::string>& argv) {
                           a.command == Command::verify || a.command == Command::tune;
     if (!takes_op || positional_seen)
       fail("unexpected argument " + quoted(tok) + " for 'rungs " + cmd + "' (see rungs " + cmd + " --help)");
-    bool known = false;
+    bool known = tok == "gemm_host" && a.command == Command::bench;
     for (const char* op : kOps) known = known || tok == op;
-    if (!known) fail("unknown operation " + quoted(tok) + " (operations: gemm, gemv, reduce)");
+    if (!known)
+      fail("unknown operation " + quoted(tok) + " (operations: gemm, gemv, reduce; bench also takes gemm_host)");
     a.op = tok;
     positional_seen = true;
   }
 
+  if ((!a.memory.empty() || a.first_call || !a.plan.empty()) && a.op != "gemm_host")
+    fail(std::string(a.first_call ? "--first-call" : !a.plan.empty() ? "--plan" : "--memory") +
+         " applies to rungs bench gemm_host only");
+  if (a.first_call && (a.shapes.size() > 1 || m_text.find(',') != std::string::npos))
+    fail("--first-call times one shape");
   if (a.command == Command::tune) {
     if (a.op.empty()) a.op = "gemm";
     if (a.op != "gemm") fail("tune: only gemm has tunable configurations (got " + a.op + ")");

@@ -78,6 +78,9 @@ struct Args {
   int64_t check_rows = -1;           // -1 = auto (all rows up to 2^30 multiply-adds, else 256); 0 = all
   int device = 0;
   bool quiet = false;
+  std::vector<std::string> memory;   // bench gemm_host: "pinned", "pageable"; empty = both
+  bool first_call = false;           // bench gemm_host: time this process's first call (internal)
+  std::string plan;                  // bench gemm_host: force the schedule, "RxC" or "RxC:kN/F" (experiments)
   std::vector<std::string> argv;     // the command line as given (for the JSON context)
 };
 

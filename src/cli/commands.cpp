@@ -3,6 +3,7 @@
 #include "cli/commands.hpp"
 
 #include "check/gemm_check.hpp"
+#include "cli/bench_host.hpp"
 #include "check/gemv_check.hpp"
 #include "check/reduce_check.hpp"
 #include "cli/device.hpp"
@@ -622,6 +623,7 @@ void write_results(const Args& a, const Context& ctx, const std::vector<Result>&
 }
 
 int cmd_run(const Args& a, const std::string& argv0, std::ostream& out, std::ostream& err) {
+  if (a.op == "gemm_host") return cmd_bench_host(a, argv0, out, err);
   // Everything that can be checked without the GPU first.
   const std::vector<std::string> ops = a.command == Command::tune ? std::vector<std::string>{"gemm"} : ops_to_run(a);
   for (const std::string& op : ops) {

@@ -1,0 +1,13 @@
+// `rungs bench gemm_host` (bench_host.cpp): the host-to-host flow against the naive one.
+#pragma once
+
+#include "cli/args.hpp"
+
+#include <ostream>
+#include <string>
+
+namespace rungs::cli {
+
+int cmd_bench_host(const Args& a, const std::string& argv0, std::ostream& out, std::ostream& err);
+
+}  // namespace rungs::cli

@@ -1,0 +1,610 @@
+// rungs::gemm_host: C = alpha op(A) op(B) + beta C with A, B and C in host memory, the
+// transfers hidden behind each other and behind the multiplication.
+//
+// Three streams of one per-thread context: h2d carries pieces of A and B (and C when beta != 0)
+// in the order of host/schedule.hpp, comp multiplies each block of C once its two pieces are on
+// the device (through rungs::gemm, so opts.variant picks the rung), d2h sends each finished block
+// back. H2D and D2H use the two copy engines, so the three overlap. Host memory that is pinned
+// is copied directly; pageable memory is packed into pinned slots by the context's worker
+// threads while the DMA of the previous slot runs (and unpacked from slots on the way back).
+// What bounds it: the larger of bytes in / PCIe H2D, bytes out / PCIe D2H and the multiplication,
+// plus the first pieces before any multiplication starts and the last block's trip back.
+// docs/gemm_host.md has the floors, the schedule's simulation and the measurements.
+#include <rungs/rungs.hpp>
+
+#include "detail/check.hpp"
+#include "host/gemm_host.hpp"
+#include "host/schedule.hpp"
+#include "host/worker_pool.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+namespace rungs {
+
+namespace host {
+
+namespace {
+
+std::mutex g_tuning_mu;
+Tuning g_tuning;
+thread_local CallInfo t_last;
+
+constexpr size_t kSlotBytes = size_t{4} << 20;  // one pinned staging slot (a piece or part of one)
+constexpr int kSlots = 4;                        // per direction
+constexpr size_t kReserveBytes = size_t{512} << 20;  // device memory left to the context and cuBLAS
+constexpr double kPcieBytesPerS = 50e9;          // planning estimate only (PCIe 5 x16)
+constexpr double kStepHostS = 20e-6;             // host time to issue one step (copies, events, gemm)
+
+// Best effort: the destructor may run at thread or process exit.
+template <typename F>
+void quietly(F&& f) {
+  if (f() != cudaSuccess) (void)cudaGetLastError();
+}
+
+// Streams, events, device buffers, pinned slots and staging threads of one host thread on one
+// device. Created by the first call, kept for the next ones (steady state allocates nothing),
+// given back by rungs::gemm_host_release() or when the thread exits.
+class Context {
+ public:
+  explicit Context(int device) : device_(device) {
+    RUNGS_CUDA(cudaStreamCreateWithFlags(&h2d, cudaStreamNonBlocking));
+    RUNGS_CUDA(cudaStreamCreateWithFlags(&comp, cudaStreamNonBlocking));
+    RUNGS_CUDA(cudaStreamCreateWithFlags(&d2h, cudaStreamNonBlocking));
+    RUNGS_CUDA(cudaEventCreateWithFlags(&ev_up, cudaEventDisableTiming));
+    RUNGS_CUDA(cudaEventCreateWithFlags(&ev_sync, cudaEventDisableTiming));
+    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    pool_ = std::make_unique<WorkerPool>(static_cast<int>(std::min(7u, hw > 1 ? hw - 1 : 0u)));
+  }
+  ~Context() {
+    int cur = 0;
+    const bool have_dev = cudaGetDevice(&cur) == cudaSuccess;
+    quietly([&] { return cudaSetDevice(device_); });
+    for (cudaStream_t s : {h2d, comp, d2h})
+      if (s) quietly([&] { return cudaStreamSynchronize(s); });
+    for (cudaStream_t s : {h2d, comp, d2h})
+      if (s) quietly([&] { return cudaStreamDestroy(s); });
+    for (cudaEvent_t e : events_) quietly([&] { return cudaEventDestroy(e); });
+    for (cudaEvent_t e : {ev_up, ev_sync})
+      if (e) quietly([&] { return cudaEventDestroy(e); });
+    free_slots();
+    for (Buffer& b : dev_)
+      if (b.p) quietly([&] { return cudaFree(b.p); });
+    if (have_dev) quietly([&] { return cudaSetDevice(cur); });
+  }
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  cudaStream_t h2d = nullptr, comp = nullptr, d2h = nullptr;
+  cudaEvent_t ev_up = nullptr, ev_sync = nullptr;
+
+  // The i-th event of this call (created on first need, reused by later calls).
+  cudaEvent_t event(size_t i) {
+    while (events_.size() <= i) {
+      cudaEvent_t e = nullptr;
+      RUNGS_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+      events_.push_back(e);
+    }
+    return events_[i];
+  }
+
+  // Device buffer `which` (0 A, 1 B, 2 C) of at least `bytes`; grows by reallocating.
+  void* device(int which, size_t bytes) {
+    Buffer& b = dev_[which];
+    if (b.bytes < bytes) {
+      if (b.p) RUNGS_CUDA(cudaFree(b.p));
+      b.p = nullptr;
+      b.bytes = 0;
+      RUNGS_CUDA(cudaMalloc(&b.p, bytes));
+      b.bytes = bytes;
+    }
+    return b.p;
+  }
+  size_t device_held() const { return dev_[0].bytes + dev_[1].bytes + dev_[2].bytes; }
+
+  struct Slot {
+    void* buf = nullptr;
+    cudaEvent_t ev = nullptr;  // the last DMA that used the slot
+  };
+  std::vector<Slot> up, down;
+  size_t slot_bytes = 0;
+  void ensure_slots(size_t bytes) {
+    if (slot_bytes == bytes && !up.empty()) return;
+    free_slots();
+    for (std::vector<Slot>* ring : {&up, &down})
+      for (int i = 0; i < kSlots; ++i) {
+        Slot s;
+        RUNGS_CUDA(cudaEventCreateWithFlags(&s.ev, cudaEventDisableTiming));
+        const cudaError_t e = cudaHostAlloc(&s.buf, bytes, cudaHostAllocDefault);
+        if (e != cudaSuccess) {
+          (void)cudaEventDestroy(s.ev);
+          detail::throw_cuda(e, "cudaHostAlloc (gemm_host staging slot)", __FILE__, __LINE__);
+        }
+        ring->push_back(s);
+      }
+    slot_bytes = bytes;
+  }
+  WorkerPool& pool() { return *pool_; }
+
+ private:
+  void free_slots() {
+    for (std::vector<Slot>* ring : {&up, &down}) {
+      for (Slot& s : *ring) {
+        if (s.ev) quietly([&] { return cudaEventSynchronize(s.ev); });
+        if (s.ev) quietly([&] { return cudaEventDestroy(s.ev); });
+        if (s.buf) quietly([&] { return cudaFreeHost(s.buf); });
+      }
+      ring->clear();
+    }
+    slot_bytes = 0;
+  }
+  struct Buffer {
+    void* p = nullptr;
+    size_t bytes = 0;
+  };
+  int device_;
+  Buffer dev_[3];
+  std::vector<cudaEvent_t> events_;
+  std::unique_ptr<WorkerPool> pool_;
+};
+
+thread_local std::map<int, std::unique_ptr<Context>> t_contexts;
+
+Context& context_for_current_device() {
+  int dev = 0;
+  RUNGS_CUDA(cudaGetDevice(&dev));
+  std::unique_ptr<Context>& cx = t_contexts[dev];
+  if (!cx) cx = std::make_unique<Context>(dev);
+  return *cx;
+}
+
+// Pinned (page-locked or registered) host memory over the whole stored matrix: DMA reads it
+// directly. Device memory is refused: gemm_host takes host pointers.
+bool is_pinned(const char* fn, const char* arg, const void* p, size_t bytes) {
+  auto kind = [&](const void* q) {
+    cudaPointerAttributes at{};
+    if (cudaPointerGetAttributes(&at, q) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return cudaMemoryTypeUnregistered;
+    }
+    return at.type;
+  };
+  const cudaMemoryType first = kind(p);
+  if (first == cudaMemoryTypeDevice)
+    throw Error(std::string("rungs::") + fn + ": " + arg +
+                " is device memory; gemm_host takes host pointers (rungs::gemm takes device pointers)");
+  if (first != cudaMemoryTypeHost) return false;
+  return kind(static_cast<const char*>(p) + (bytes - 1)) == cudaMemoryTypeHost;
+}
+
+// Rough rate of the multiplication, for planning only: 3/4 of the fp32 FMA peak.
+double compute_rate() {
+  int dev = 0, sms = 0, khz = 0;
+  RUNGS_CUDA(cudaGetDevice(&dev));
+  RUNGS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  RUNGS_CUDA(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev));
+  return 0.75 * sms * 128.0 * 2.0 * khz * 1e3;
+}
+
+// The most steps a job's schedule may have: issuing one costs the host ~20 us (copies, events,
+// a gemm launch), so a problem whose transfers take T gets at most T / 20 us of them.
+Plan fit_steps(Plan p, double transfer_s) {
+  const int max_steps = std::max(4, static_cast<int>(transfer_s / kStepHostS));
+  auto steps = [](const Plan& q) { return (q.kmajor_chunks + 1) * (q.row_panels + q.col_panels); };
+  while (steps(p) > max_steps) {
+    if (p.kmajor_chunks > 1) {
+      p.kmajor_chunks = 1;
+    } else if (p.kmajor_chunks == 1) {
+      p.kmajor_chunks = 0;
+      p.kmajor_fraction = 0;
+    } else if (p.row_panels == 1 && p.col_panels == 1) {
+      break;
+    } else if (p.row_panels >= p.col_panels) {
+      p.row_panels = std::max(1, p.row_panels / 2);
+    } else {
+      p.col_panels = std::max(1, p.col_panels / 2);
+    }
+  }
+  return p;
+}
+
+// A rectangle of a stored matrix: rows [r0, r0 + rows), columns [c0, c0 + cols).
+struct Region {
+  int64_t r0 = 0, c0 = 0, rows = 0, cols = 0;
+};
+
+// One operand: the user's host matrix and the device window of the current job.
+template <typename T>
+struct Operand {
+  T* host = nullptr;
+  int64_t ld = 0;
+  bool staged = false;  // pageable: through the pinned slots
+  T* dev = nullptr;
+  int64_t dev_ld = 0, org_r = 0, org_c = 0;  // the window's top-left in stored coordinates
+  T* dev_at(int64_t r, int64_t c) const { return dev + (r - org_r) * dev_ld + (c - org_c); }
+  T* host_at(int64_t r, int64_t c) const { return host + r * ld + c; }
+};
+
+// One sub-problem: C[rows, cols] (+)= op(A)[rows, k] op(B)[k, cols].
+struct Job {
+  Range rows, cols, k;
+  bool first_k, last_k;  // the first k range applies beta; the last one sends C back
+};
+
+template <typename T>
+class Flow {
+ public:
+  Flow(Context& cx, Trans ta, Trans tb, float alpha, float beta, const Options& opts, Operand<T> a, Operand<T> b,
+       Operand<T> c)
+      : cx_(cx), ta_(ta), tb_(tb), alpha_(alpha), beta_(beta), opts_(opts), A_(a), B_(b), C_(c) {
+    for (size_t i = 0; i < cx_.down.size(); ++i) free_down_.push_back(static_cast<int>(i));
+  }
+
+  void run(const std::vector<Job>& jobs, const std::optional<Plan>& forced, double rate, int64_t fail_at_step) {
+    CallInfo info;
+    info.jobs = static_cast<int64_t>(jobs.size());
+    info.staged_a = A_.staged;
+    info.staged_b = B_.staged;
+    info.staged_c = C_.staged;
+    info.host_threads = cx_.pool().threads();
+    for (size_t j = 0; j < jobs.size(); ++j) {
+      const Job& job = jobs[j];
+      if (j > 0) between_jobs(jobs[j - 1], job);
+      const bool reads_c = job.first_k && beta_ != 0.0f;
+      const double bytes_in =
+          sizeof(T) * (static_cast<double>(job.rows.size()) * job.k.size() + double(job.k.size()) * job.cols.size() +
+                       (reads_c ? double(job.rows.size()) * job.cols.size() : 0.0));
+      const double transfer_s = bytes_in / kPcieBytesPerS;
+      const double compute_s = 2.0 * job.rows.size() * double(job.cols.size()) * job.k.size() / rate;
+      const Plan plan = forced ? *forced
+                               : fit_steps(choose_plan(job.rows.size(), job.cols.size(), job.k.size(), compute_s,
+                                                       transfer_s),
+                                           transfer_s);
+      if (j == 0) info.plan = plan;
+      const Schedule s = make_schedule(job.rows.size(), job.cols.size(), job.k.size(), plan, reads_c);
+      info.steps += static_cast<int64_t>(s.steps.size());
+      run_job(job, s, reads_c, fail_at_step);
+    }
+    drain();
+    RUNGS_CUDA(cudaStreamSynchronize(cx_.d2h));
+    RUNGS_CUDA(cudaStreamSynchronize(cx_.comp));
+    RUNGS_CUDA(cudaStreamSynchronize(cx_.h2d));
+    t_last = info;
+  }
+
+  // After a failure: nothing may still run or write into the user's memory when we return.
+  void abandon() noexcept {
+    for (cudaStream_t s : {cx_.h2d, cx_.comp, cx_.d2h}) quietly([&] { return cudaStreamSynchronize(s); });
+    pending_.clear();
+    inflight_.clear();
+    free_down_.clear();
+    for (size_t i = 0; i < cx_.down.size(); ++i) free_down_.push_back(static_cast<int>(i));
+  }
+
+ private:
+  // The stored region of op(A)[rows, k], op(B)[k, cols], C[rows, cols].
+  Region a_region(Range rows, Range k) const {
+    return ta_ == Trans::N ? Region{rows.lo, k.lo, rows.size(), k.size()} : Region{k.lo, rows.lo, k.size(), rows.size()};
+  }
+  Region b_region(Range k, Range cols) const {
+    return tb_ == Trans::N ? Region{k.lo, cols.lo, k.size(), cols.size()} : Region{cols.lo, k.lo, cols.size(), k.size()};
+  }
+  static Region c_region(Range rows, Range cols) { return {rows.lo, cols.lo, rows.size(), cols.size()}; }
+  static Range shift(Range r, int64_t by) { return {r.lo + by, r.hi + by}; }
+
+  void window(Operand<T>& op, int which, Region r) {
+    op.dev = static_cast<T*>(cx_.device(which, sizeof(T) * static_cast<size_t>(r.rows * r.cols)));
+    op.dev_ld = r.cols;
+    op.org_r = r.r0;
+    op.org_c = r.c0;
+  }
+
+  void run_job(const Job& job, const Schedule& s, bool reads_c, int64_t fail_at_step) {
+    window(A_, 0, a_region(job.rows, job.k));
+    window(B_, 1, b_region(job.k, job.cols));
+    window(C_, 2, c_region(job.rows, job.cols));
+    size_t next_event = 0;
+    for (const Step& st : s.steps) {
+      if (steps_done_++ == fail_at_step)
+        throw Error("rungs::gemm_host: failure injected at step " + std::to_string(fail_at_step) + " (a test)");
+      const Range rows = shift(st.piece.is_a ? s.rows[st.piece.panel] : Range{0, job.rows.size()}, job.rows.lo);
+      const Range cols = shift(st.piece.is_a ? Range{0, job.cols.size()} : s.cols[st.piece.panel], job.cols.lo);
+      const Range k = shift(s.chunks[st.piece.chunk], job.k.lo);
+      if (st.upload_c && reads_c) upload(C_, c_region(rows, shift({0, job.cols.size()}, job.cols.lo)));
+      if (st.piece.is_a) upload(A_, a_region(rows, k)); else upload(B_, b_region(k, cols));
+      if (!st.products.empty()) {
+        RUNGS_CUDA(cudaEventRecord(cx_.ev_up, cx_.h2d));
+        RUNGS_CUDA(cudaStreamWaitEvent(cx_.comp, cx_.ev_up, 0));
+        for (const Product& p : st.products) multiply(job, p);
+        if (job.last_k && !st.finished.empty()) {
+          cudaEvent_t done = cx_.event(next_event++);
+          RUNGS_CUDA(cudaEventRecord(done, cx_.comp));
+          for (const Product& f : st.finished)
+            download(c_region(shift(f.rows, job.rows.lo), shift(f.cols, job.cols.lo)), done);
+        }
+      }
+      service();
+    }
+  }
+
+  void multiply(const Job& job, const Product& p) {
+    const Range rows = shift(p.rows, job.rows.lo), cols = shift(p.cols, job.cols.lo), k = shift(p.k, job.k.lo);
+    const Region ar = a_region(rows, k), br = b_region(k, cols);
+    Options o;
+    o.variant = opts_.variant;
+    o.math = opts_.math;
+    o.stream = cx_.comp;
+    const float beta = p.first_k && job.first_k ? beta_ : 1.0f;
+    gemm(ta_, tb_, rows.size(), cols.size(), k.size(), alpha_, A_.dev_at(ar.r0, ar.c0), A_.dev_ld,
+         B_.dev_at(br.r0, br.c0), B_.dev_ld, beta, C_.dev_at(rows.lo, cols.lo), C_.dev_ld, o);
+  }
+
+  // The next job reuses the device buffers: its uploads wait for the last job's products, and
+  // when it is another block of C, everything waits until that block has gone back.
+  void between_jobs(const Job& prev, const Job& next) {
+    RUNGS_CUDA(cudaEventRecord(cx_.ev_sync, cx_.comp));
+    RUNGS_CUDA(cudaStreamWaitEvent(cx_.h2d, cx_.ev_sync, 0));
+    if (prev.rows == next.rows && prev.cols == next.cols) return;
+    drain();
+    RUNGS_CUDA(cudaEventRecord(cx_.ev_sync, cx_.d2h));
+    RUNGS_CUDA(cudaStreamWaitEvent(cx_.h2d, cx_.ev_sync, 0));
+    RUNGS_CUDA(cudaStreamWaitEvent(cx_.comp, cx_.ev_sync, 0));
+  }
+
+  // Sub-regions of r that fit one slot (rows first; a row longer than a slot is cut too).
+  template <typename F>
+  void for_chunks(const Region& r, F&& f) const {
+    if (r.rows <= 0 || r.cols <= 0) return;
+    const int64_t cap = static_cast<int64_t>(cx_.slot_bytes / sizeof(T));
+    const int64_t cols = std::min(r.cols, cap), rows = std::max<int64_t>(1, cap / cols);
+    for (int64_t c = 0; c < r.cols; c += cols)
+      for (int64_t i = 0; i < r.rows; i += rows)
+        f(Region{r.r0 + i, r.c0 + c, std::min(rows, r.rows - i), std::min(cols, r.cols - c)});
+  }
+
+  // rows x row_bytes from src (pitch sp) to dst (pitch dp), split over the staging threads.
+  void copy_rows(char* dst, int64_t dp, const char* src, int64_t sp, int64_t rows, int64_t row_bytes) {
+    constexpr int64_t kPart = int64_t{256} << 10;  // below this a thread's start costs more than it saves
+    const int parts = static_cast<int>(
+        std::clamp<int64_t>(rows * row_bytes / kPart, 1, std::min<int64_t>(rows, cx_.pool().threads())));
+    cx_.pool().run(parts, [&](int part) {
+      const int64_t lo = rows * part / parts, hi = rows * (part + 1) / parts;
+      if (dp == row_bytes && sp == row_bytes) {
+        std::memcpy(dst + lo * dp, src + lo * sp, static_cast<size_t>((hi - lo) * row_bytes));
+        return;
+      }
+      for (int64_t i = lo; i < hi; ++i) std::memcpy(dst + i * dp, src + i * sp, static_cast<size_t>(row_bytes));
+    });
+  }
+
+  void upload(const Operand<T>& op, const Region& r) {
+    const size_t sz = sizeof(T);
+    if (!op.staged) {
+      RUNGS_CUDA(cudaMemcpy2DAsync(op.dev_at(r.r0, r.c0), op.dev_ld * sz, op.host_at(r.r0, r.c0), op.ld * sz,
+                                   r.cols * sz, r.rows, cudaMemcpyHostToDevice, cx_.h2d));
+      return;
+    }
+    for_chunks(r, [&](const Region& q) {
+      Context::Slot& s = cx_.up[up_next_++ % cx_.up.size()];
+      for (;;) {  // the slot's previous DMA must have read it
+        const cudaError_t e = cudaEventQuery(s.ev);
+        if (e == cudaSuccess) break;
+        if (e != cudaErrorNotReady) detail::throw_cuda(e, "cudaEventQuery", __FILE__, __LINE__);
+        if (!service()) std::this_thread::yield();
+      }
+      copy_rows(static_cast<char*>(s.buf), q.cols * sz, reinterpret_cast<const char*>(op.host_at(q.r0, q.c0)),
+                op.ld * sz, q.rows, q.cols * sz);
+      RUNGS_CUDA(cudaMemcpy2DAsync(op.dev_at(q.r0, q.c0), op.dev_ld * sz, s.buf, q.cols * sz, q.cols * sz, q.rows,
+                                   cudaMemcpyHostToDevice, cx_.h2d));
+      RUNGS_CUDA(cudaEventRecord(s.ev, cx_.h2d));
+    });
+  }
+
+  // C[r] goes back once `after` (the products that finished it) has completed.
+  void download(const Region& r, cudaEvent_t after) {
+    const size_t sz = sizeof(T);
+    if (!C_.staged) {
+      RUNGS_CUDA(cudaStreamWaitEvent(cx_.d2h, after, 0));
+      RUNGS_CUDA(cudaMemcpy2DAsync(C_.host_at(r.r0, r.c0), C_.ld * sz, C_.dev_at(r.r0, r.c0), C_.dev_ld * sz,
+                                   r.cols * sz, r.rows, cudaMemcpyDeviceToHost, cx_.d2h));
+      return;
+    }
+    for_chunks(r, [&](const Region& q) { pending_.push_back({q, after, 0}); });
+  }
+
+  // Pageable C: unpack the slots whose DMA has finished, start DMAs into free slots.
+  // Returns whether anything moved.
+  bool service() {
+    bool moved = false;
+    for (bool again = true; again;) {
+      again = false;
+      while (!inflight_.empty()) {
+        const Transfer& f = inflight_.front();
+        Context::Slot& s = cx_.down[f.slot];
+        const cudaError_t e = cudaEventQuery(s.ev);
+        if (e == cudaErrorNotReady) break;
+        if (e != cudaSuccess) detail::throw_cuda(e, "cudaEventQuery", __FILE__, __LINE__);
+        const size_t sz = sizeof(T);
+        copy_rows(reinterpret_cast<char*>(C_.host_at(f.r.r0, f.r.c0)), C_.ld * sz, static_cast<const char*>(s.buf),
+                  f.r.cols * sz, f.r.rows, f.r.cols * sz);
+        free_down_.push_back(f.slot);
+        inflight_.pop_front();
+        again = moved = true;
+      }
+      while (!pending_.empty() && !free_down_.empty()) {
+        Transfer t = pending_.front();
+        pending_.pop_front();
+        t.slot = free_down_.back();
+        free_down_.pop_back();
+        Context::Slot& s = cx_.down[t.slot];
+        const size_t sz = sizeof(T);
+        RUNGS_CUDA(cudaStreamWaitEvent(cx_.d2h, t.after, 0));
+        RUNGS_CUDA(cudaMemcpy2DAsync(s.buf, t.r.cols * sz, C_.dev_at(t.r.r0, t.r.c0), C_.dev_ld * sz, t.r.cols * sz,
+                                     t.r.rows, cudaMemcpyDeviceToHost, cx_.d2h));
+        RUNGS_CUDA(cudaEventRecord(s.ev, cx_.d2h));
+        inflight_.push_back(t);
+        again = moved = true;
+      }
+    }
+    return moved;
+  }
+
+  void drain() {
+    while (!pending_.empty() || !inflight_.empty())
+      if (!service()) std::this_thread::yield();
+  }
+
+  struct Transfer {
+    Region r;
+    cudaEvent_t after;
+    int slot;
+  };
+
+  Context& cx_;
+  Trans ta_, tb_;
+  float alpha_, beta_;
+  const Options& opts_;
+  Operand<T> A_, B_, C_;
+  size_t up_next_ = 0;
+  int64_t steps_done_ = 0;
+  std::deque<Transfer> pending_, inflight_;
+  std::vector<int> free_down_;
+};
+
+// Sub-problems that fit `budget` elements of device memory: the whole problem when it fits,
+// else blocks of C with their rows of op(A) and columns of op(B), cutting k when even thin
+// blocks would not fit. Blocks of C go row-major, k innermost (C stays on the device across k).
+std::vector<Job> make_jobs(int64_t m, int64_t n, int64_t k, double budget) {
+  auto fits = [&](double bm, double bn, double bk) { return bm * bk + bk * bn + bm * bn <= budget; };
+  int64_t bm = m, bn = n, bk = k;
+  if (!fits(static_cast<double>(m), static_cast<double>(n), static_cast<double>(k))) {
+    for (;;) {
+      // Square blocks s x s with their k: 2 s bk + s^2 <= budget.
+      const double kk = static_cast<double>(bk);
+      const int64_t s = static_cast<int64_t>(std::floor(-kk + std::sqrt(kk * kk + budget)));
+      bm = std::min(m, s);
+      bn = std::min(n, s);
+      if (bm == m && bn < n) bn = std::min<int64_t>(n, static_cast<int64_t>((budget - kk * bm) / (kk + bm)));
+      if (bn == n && bm < m) bm = std::min<int64_t>(m, static_cast<int64_t>((budget - kk * bn) / (kk + bn)));
+      if (bm >= std::min<int64_t>(m, 32) && bn >= std::min<int64_t>(n, 32) && fits(double(bm), double(bn), kk)) break;
+      if (bk == 1) throw Error("rungs::gemm_host: not enough device memory for even a 32 x 32 block of C");
+      bk = (bk + 1) / 2;
+    }
+  }
+  std::vector<Job> jobs;
+  for (int64_t i = 0; i < m; i += bm)
+    for (int64_t j = 0; j < n; j += bn)
+      for (int64_t l = 0; l < k; l += bk)
+        jobs.push_back({{i, std::min(m, i + bm)}, {j, std::min(n, j + bn)}, {l, std::min(k, l + bk)}, l == 0,
+                        l + bk >= k});
+  return jobs;
+}
+
+void check_ld(const char* arg, int64_t ld, int64_t row_len) {
+  const int64_t need = row_len > 1 ? row_len : 1;
+  if (ld < need) detail::fail_arg("gemm_host", arg, ld, ">= max(1, " + std::to_string(row_len) + ")");
+}
+
+template <typename T>
+void gemm_host_impl(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const T* A, int64_t lda,
+                    const T* B, int64_t ldb, float beta, T* C, int64_t ldc, const Options& opts) {
+  if (m < 0) detail::fail_arg("gemm_host", "m", m, ">= 0");
+  if (n < 0) detail::fail_arg("gemm_host", "n", n, ">= 0");
+  if (k < 0) detail::fail_arg("gemm_host", "k", k, ">= 0");
+  const int64_t a_rows = ta == Trans::N ? m : k, a_cols = ta == Trans::N ? k : m;
+  const int64_t b_rows = tb == Trans::N ? k : n, b_cols = tb == Trans::N ? n : k;
+  check_ld("lda", lda, a_cols);
+  check_ld("ldb", ldb, b_cols);
+  check_ld("ldc", ldc, n);
+  const bool empty = m == 0 || n == 0;
+  const bool reads_ab = !empty && k > 0 && alpha != 0.0f;
+  if (!empty && C == nullptr) detail::fail_arg("gemm_host", "C", "nullptr", "a host pointer (m*n > 0)");
+  if (reads_ab && A == nullptr) detail::fail_arg("gemm_host", "A", "nullptr", "a host pointer (k > 0, alpha != 0)");
+  if (reads_ab && B == nullptr) detail::fail_arg("gemm_host", "B", "nullptr", "a host pointer (k > 0, alpha != 0)");
+  // The variant name and math mode: rungs::gemm checks them (an empty product runs nothing).
+  Options probe = opts;
+  probe.stream = nullptr;
+  gemm(ta, tb, 0, 0, 0, alpha, static_cast<const T*>(nullptr), 1, static_cast<const T*>(nullptr), 1, beta,
+       static_cast<T*>(nullptr), 1, probe);
+  if (empty) return;
+  Context& cx = context_for_current_device();
+  if (!reads_ab) {  // C = beta * C (beta == 0: C is not read), on the host threads
+    cx.pool().run(static_cast<int>(std::min<int64_t>(m, cx.pool().threads())), [&](int part) {
+      const int parts = static_cast<int>(std::min<int64_t>(m, cx.pool().threads()));
+      for (int64_t i = m * part / parts; i < m * (part + 1) / parts; ++i)
+        for (int64_t j = 0; j < n; ++j) C[i * ldc + j] = beta == 0.0f ? T(0.0f) : T(beta * float(C[i * ldc + j]));
+    });
+    t_last = CallInfo{};
+    return;
+  }
+  const Tuning tune = tuning();
+  cx.ensure_slots(tune.staging_bytes ? tune.staging_bytes : kSlotBytes);
+  const size_t sz = sizeof(T);
+  auto bytes = [&](int64_t rows, int64_t cols, int64_t ld) { return sz * static_cast<size_t>((rows - 1) * ld + cols); };
+  Operand<T> a, b, c;
+  a.host = const_cast<T*>(A);
+  a.ld = lda;
+  a.staged = !is_pinned("gemm_host", "A", A, bytes(a_rows, a_cols, lda));
+  b.host = const_cast<T*>(B);
+  b.ld = ldb;
+  b.staged = !is_pinned("gemm_host", "B", B, bytes(b_rows, b_cols, ldb));
+  c.host = C;
+  c.ld = ldc;
+  c.staged = !is_pinned("gemm_host", "C", C, bytes(m, n, ldc));
+
+  double budget;
+  if (tune.device_bytes) {
+    budget = static_cast<double>(tune.device_bytes);
+  } else {
+    size_t free_b = 0, total_b = 0;
+    RUNGS_CUDA(cudaMemGetInfo(&free_b, &total_b));
+    budget = static_cast<double>(free_b) + static_cast<double>(cx.device_held()) - static_cast<double>(kReserveBytes);
+  }
+  const std::vector<Job> jobs = make_jobs(m, n, k, std::max(0.0, budget) / static_cast<double>(sz));
+
+  Flow<T> flow(cx, ta, tb, alpha, beta, opts, a, b, c);
+  cx.pool().set_spinning(true);
+  try {
+    flow.run(jobs, tune.plan, compute_rate(), tune.fail_at_step);
+  } catch (...) {
+    flow.abandon();
+    cx.pool().set_spinning(false);
+    throw;
+  }
+  cx.pool().set_spinning(false);
+}
+
+}  // namespace
+
+void set_tuning(const Tuning& t) {
+  std::lock_guard<std::mutex> lk(g_tuning_mu);
+  g_tuning = t;
+}
+
+Tuning tuning() {
+  std::lock_guard<std::mutex> lk(g_tuning_mu);
+  return g_tuning;
+}
+
+CallInfo last_call() { return t_last; }
+
+}  // namespace host
+
+void gemm_host(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
+               const float* B, int64_t ldb, float beta, float* C, int64_t ldc, const Options& opts) {
+  host::gemm_host_impl(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, opts);
+}
+
+void gemm_host_release() {
+  int dev = 0;
+  RUNGS_CUDA(cudaGetDevice(&dev));
+  host::t_contexts.erase(dev);
+}
+
+}  // namespace rungs

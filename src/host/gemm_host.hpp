@@ -1,0 +1,34 @@
+// gemm_host's knobs and its report of the last call, for the tests and `rungs bench gemm_host`
+// (not part of the public API).
+#pragma once
+
+#include "host/schedule.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace rungs::host {
+
+// Process-wide overrides (nullopt / 0 = the library's own choice). Set them before calls start.
+struct Tuning {
+  std::optional<Plan> plan;      // the piece schedule of every job
+  size_t device_bytes = 0;       // device memory a call may hold for A, B and C (forces out-of-core paths)
+  size_t staging_bytes = 0;      // bytes of one pinned staging slot
+  int64_t fail_at_step = -1;     // tests: throw rungs::Error before this step (counted over the call's jobs)
+};
+void set_tuning(const Tuning& t);
+Tuning tuning();
+
+// What the calling thread's last gemm_host call did.
+struct CallInfo {
+  Plan plan;                     // of the first job
+  int64_t jobs = 0;              // sub-problems (1 unless out of device memory)
+  int64_t steps = 0;             // pieces sent, all jobs
+  bool staged_a = false, staged_b = false, staged_c = false;  // pageable: copied through pinned slots
+  int host_threads = 0;          // staging threads (the caller included)
+};
+CallInfo last_call();
+
+}  // namespace rungs::host

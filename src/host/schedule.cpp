@@ -1,0 +1,85 @@
+// The piece order of gemm_host (see schedule.hpp); pure functions.
+#include "host/schedule.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace rungs::host {
+
+std::vector<Range> split(int64_t total, int parts, int64_t align) {
+  parts = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(parts, total)));
+  if (align < 1 || total / parts < align) align = 1;
+  std::vector<Range> out;
+  int64_t lo = 0;
+  for (int i = 0; i < parts; ++i) {
+    int64_t hi = total;
+    if (i + 1 < parts) {  // an aligned interior boundary, never an empty range on either side
+      hi = std::max(lo + 1, total * (i + 1) / parts / align * align);
+      hi = std::min(hi, total - (parts - 1 - i));
+    }
+    out.push_back({lo, hi});
+    lo = hi;
+  }
+  return out;
+}
+
+Plan choose_plan(int64_t m, int64_t n, int64_t k, double compute_s, double transfer_s) {
+  auto panels = [](int64_t d) { return static_cast<int>(std::clamp<int64_t>(d / 128, 1, 16)); };
+  Plan p;
+  p.row_panels = panels(m);
+  p.col_panels = panels(n);
+  if (k >= 256) {
+    p.kmajor_chunks = compute_s >= 0.5 * transfer_s ? 2 : 1;
+    p.kmajor_fraction = compute_s >= 0.5 * transfer_s ? 0.5 : 0.25;
+  }
+  return p;
+}
+
+Schedule make_schedule(int64_t m, int64_t n, int64_t k, const Plan& plan, bool reads_c) {
+  Schedule s;
+  constexpr int64_t kAlign = 32;  // 128-byte boundaries keep the device rungs' vector paths
+  s.rows = split(m, plan.row_panels, kAlign);
+  s.cols = split(n, plan.col_panels, kAlign);
+  int64_t k1 = 0;
+  if (plan.kmajor_chunks > 0 && plan.kmajor_fraction > 0) {
+    k1 = static_cast<int64_t>(std::llround(plan.kmajor_fraction * static_cast<double>(k))) / kAlign * kAlign;
+    k1 = std::clamp<int64_t>(k1, 0, k - 1);  // phase 2 keeps at least one k
+  }
+  if (k1 > 0)
+    for (const Range& r : split(k1, plan.kmajor_chunks, kAlign)) s.chunks.push_back(r);
+  s.chunks.push_back({k1, k});
+
+  const int p = static_cast<int>(s.rows.size()), q = static_cast<int>(s.cols.size());
+  const int last = static_cast<int>(s.chunks.size()) - 1;
+  for (int c = 0; c <= last; ++c) {
+    int have_a = 0, have_b = 0;  // panels of this chunk already sent (a prefix: they go in order)
+    for (int i = 0; i < std::max(p, q); ++i) {
+      for (int is_a = 1; is_a >= 0; --is_a) {
+        if (i >= (is_a ? p : q)) continue;
+        Step st;
+        st.piece = {is_a == 1, i, c};
+        st.upload_c = reads_c && is_a && c == 0;
+        Product pr;
+        pr.k = s.chunks[c];
+        pr.first_k = c == 0;
+        if (is_a) {
+          ++have_a;
+          pr.rows = s.rows[i];
+          pr.cols = {0, have_b > 0 ? s.cols[have_b - 1].hi : 0};
+        } else {
+          ++have_b;
+          pr.cols = s.cols[i];
+          pr.rows = {0, have_a > 0 ? s.rows[have_a - 1].hi : 0};
+        }
+        if (pr.rows.size() > 0 && pr.cols.size() > 0) {
+          st.products.push_back(pr);
+          if (c == last) st.finished.push_back(pr);
+        }
+        s.steps.push_back(st);
+      }
+    }
+  }
+  return s;
+}
+
+}  // namespace rungs::host

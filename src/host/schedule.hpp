@@ -1,0 +1,74 @@
+// The order in which gemm_host moves and multiplies the pieces of one problem (pure: no CUDA,
+// so the CPU tests check it). The device holds op(A), op(B) and C of a job; the host sends
+// pieces of op(A) (a panel of rows x a chunk of k) and of op(B) (a chunk of k x a panel of
+// columns) over PCIe one after the other, and after each piece the device multiplies every block
+// of C whose two pieces have now both arrived, and sends back every block that is finished.
+//
+// Two phases (docs/gemm_host.md simulates both and their alternatives):
+//  1. k-major: the first `kmajor_fraction` of k, in `kmajor_chunks` chunks, each chunk sent for
+//     all rows and all columns. Every byte sent enables the most work possible (the full
+//     m x n x chunk product), so the multiplications start after the first two pieces and
+//     run at full rate; but no block of C is finished yet.
+//  2. square order: the rest of k as one chunk, rows and columns panels interleaved (A0 B0 A1
+//     B1 ...). After A_i arrives, row panel i times every column panel already here is finished
+//     and goes back at once: C streams back while A and B still stream in.
+// A problem whose multiplication is slow beside its transfers (large, compute-bound) uses half
+// of k in phase 1; one bound by transfers uses a quarter (phase 1 then just gives the first
+// multiplication something to do while phase 2 starts).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace rungs::host {
+
+struct Range {
+  int64_t lo = 0, hi = 0;
+  int64_t size() const { return hi - lo; }
+  bool operator==(const Range& o) const { return lo == o.lo && hi == o.hi; }
+};
+
+struct Plan {
+  int row_panels = 1, col_panels = 1;  // phase 2's panels (phase 1 uses the same ones)
+  int kmajor_chunks = 0;               // 0: no phase 1
+  double kmajor_fraction = 0;          // of k, in phase 1
+};
+
+// The plan for an m x n x k job: panels of at least 128 rows/columns and at most 16 of them;
+// phase 1 half of k when compute_s >= transfer_s / 2, else a quarter (none when k < 256).
+// compute_s, transfer_s: rough estimates of the multiplication's and the inputs' transfer time.
+Plan choose_plan(int64_t m, int64_t n, int64_t k, double compute_s, double transfer_s);
+
+// Splits [0, total) into `parts` ranges whose interior boundaries are multiples of `align`
+// (when the ranges stay non-empty), as equal as possible. parts is clamped to [1, total].
+std::vector<Range> split(int64_t total, int parts, int64_t align);
+
+// One piece sent to the device: op(A) rows `panel` x k `chunk`, or op(B) k `chunk` x columns `panel`.
+struct Piece {
+  bool is_a = true;
+  int panel = 0;
+  int chunk = 0;
+};
+
+// C[rows, cols] = alpha op(A)[rows, k] op(B)[k, cols] + (first_k ? beta : 1) C[rows, cols].
+struct Product {
+  Range rows, cols, k;
+  bool first_k = false;
+};
+
+struct Step {
+  Piece piece;
+  bool upload_c = false;         // beta != 0: send C's row panel of this piece first (op(A), chunk 0)
+  std::vector<Product> products; // what the piece makes possible (at most one: a row or column strip)
+  std::vector<Product> finished; // blocks of C finished by those products: send them back
+};
+
+struct Schedule {
+  std::vector<Range> rows, cols, chunks;  // panels of C's rows and columns; chunks of k
+  std::vector<Step> steps;
+};
+
+// The schedule of an m x n x k job (each >= 1). reads_c: beta != 0 (C is sent in too).
+Schedule make_schedule(int64_t m, int64_t n, int64_t k, const Plan& plan, bool reads_c);
+
+}  // namespace rungs::host

@@ -1,0 +1,48 @@
+// A small pool of host threads for gemm_host's staging copies: run(n, fn) calls fn(0..n-1) on
+// the workers and the calling thread and returns when all are done. While spinning is on (for
+// the length of one gemm_host call) idle workers poll instead of sleeping, so a parallel copy
+// starts in well under a microsecond instead of after a futex wake-up (~5-50 us).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace rungs::host {
+
+class WorkerPool {
+ public:
+  explicit WorkerPool(int workers);
+  ~WorkerPool();
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  int threads() const { return static_cast<int>(workers_.size()) + 1; }  // the caller included
+  void run(int n, const std::function<void(int)>& fn);
+  void set_spinning(bool on);
+
+ private:
+  struct Job {
+    const std::function<void(int)>* fn = nullptr;
+    int n = 0;
+    std::atomic<int> next{0};
+    std::atomic<int> done{0};
+    int active = 0;  // workers inside the job (guarded by mu_)
+  };
+  static void work(Job& job);
+  void loop();
+
+  std::mutex mu_;
+  std::condition_variable wake_, left_;
+  Job* job_ = nullptr;               // guarded by mu_
+  std::atomic<uint64_t> gen_{0};     // bumped for each job
+  std::atomic<bool> spinning_{false};
+  bool stop_ = false;                // guarded by mu_
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace rungs::host

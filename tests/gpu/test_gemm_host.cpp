@@ -1,0 +1,267 @@
+// rungs::gemm_host against the fp64 reference: pageable, pinned and mixed host memory, odd
+// shapes, every transpose, padded ld, beta, forced schedules, small staging slots, problems
+// "larger than device memory" (a device budget set small), concurrency, and a failure in the
+// middle of a call followed by a call that must work.
+#include <rungs/rungs.hpp>
+
+#include "check/gemm_check.hpp"
+#include "gpu_env.hpp"
+#include "host/gemm_host.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <thread>
+
+namespace rungs::test {
+namespace {
+
+enum class Mem { pageable, pinned, mixed };  // mixed: A pinned, B pageable, C pinned
+
+// A host array, pageable (std::vector) or pinned (cudaMallocHost).
+class HostFloats {
+ public:
+  HostFloats(const std::vector<float>& init, bool pinned) : n_(init.size()), pinned_(pinned) {
+    if (pinned_) {
+      if (cudaMallocHost(reinterpret_cast<void**>(&p_), std::max<size_t>(n_, 1) * sizeof(float)) != cudaSuccess)
+        p_ = nullptr;
+    } else {
+      vec_.resize(std::max<size_t>(n_, 1));
+      p_ = vec_.data();
+    }
+    if (p_ && n_) std::memcpy(p_, init.data(), n_ * sizeof(float));
+  }
+  ~HostFloats() {
+    if (pinned_ && p_) cudaFreeHost(p_);
+  }
+  HostFloats(const HostFloats&) = delete;
+  HostFloats& operator=(const HostFloats&) = delete;
+  float* data() { return p_; }
+  std::vector<float> values() const { return std::vector<float>(p_, p_ + n_); }
+
+ private:
+  size_t n_;
+  bool pinned_;
+  std::vector<float> vec_;
+  float* p_ = nullptr;
+};
+
+struct Outcome {
+  bool skipped = false;
+  std::string why;
+  check::GemmErrors err;
+  int64_t touched_padding = 0;
+};
+
+Outcome run_case(check::GemmShape s, Mem mem, uint64_t seed, const Options& opts = {}) {
+  s = check::normalized(s);
+  Outcome o;
+  const check::GemmData d = check::make_gemm_data(s, seed);
+  std::vector<float> c0 = d.C0;
+  if (s.beta == 0.0f) std::fill(c0.begin(), c0.end(), std::nanf(""));  // must not be read
+  HostFloats A(d.A, mem != Mem::pageable), B(d.B, mem == Mem::pinned), C(c0, mem != Mem::pageable);
+  try {
+    gemm_host(s.ta, s.tb, s.m, s.n, s.k, s.alpha, A.data(), s.lda, B.data(), s.ldb, s.beta, C.data(), s.ldc, opts);
+  } catch (const Unsupported& e) {
+    o.skipped = true;
+    o.why = e.what();
+    return o;
+  }
+  const std::vector<float> c = C.values();
+  o.err = check::compare_gemm(s, check::gemm_reference(s, d), c.data());
+  for (int64_t i = 0; i < s.m; ++i)
+    for (int64_t j = s.n; j < s.ldc; ++j) o.touched_padding += !std::isnan(c[i * s.ldc + j]);
+  return o;
+}
+
+std::string describe(const check::GemmShape& s0, Mem mem) {
+  const check::GemmShape s = check::normalized(s0);
+  std::ostringstream os;
+  os << s.m << "x" << s.n << "x" << s.k << " " << (s.ta == Trans::N ? "n" : "t") << (s.tb == Trans::N ? "n" : "t")
+     << " lda=" << s.lda << " ldb=" << s.ldb << " ldc=" << s.ldc << " alpha=" << s.alpha << " beta=" << s.beta
+     << (mem == Mem::pageable ? " pageable" : mem == Mem::pinned ? " pinned" : " mixed");
+  return os.str();
+}
+
+#define EXPECT_HOST_CASE(shape, mem, seed, ...)                                                            \
+  do {                                                                                                     \
+    const Outcome o_ = run_case(shape, mem, seed, ##__VA_ARGS__);                                          \
+    if (o_.skipped) GTEST_SKIP() << o_.why;                                                                \
+    EXPECT_TRUE(o_.err.pass) << describe(shape, mem) << ": " << o_.err.reason << " (normwise "             \
+                             << o_.err.normwise << ")";                                                    \
+    EXPECT_EQ(o_.touched_padding, 0) << describe(shape, mem) << ": wrote into the ld padding of C";        \
+  } while (0)
+
+check::GemmShape shape(int64_t m, int64_t n, int64_t k, Trans ta = Trans::N, Trans tb = Trans::N, float beta = 0.0f,
+                       int64_t pad = 0) {
+  check::GemmShape s;
+  s.m = m;
+  s.n = n;
+  s.k = k;
+  s.ta = ta;
+  s.tb = tb;
+  s.beta = beta;
+  s.alpha = 1.0f;
+  s = check::normalized(s);
+  s.lda += pad;
+  s.ldb += pad;
+  s.ldc += pad;
+  return s;
+}
+
+// Restores the library's own choices when a test ends.
+struct TuningScope {
+  explicit TuningScope(const host::Tuning& t) { host::set_tuning(t); }
+  ~TuningScope() { host::set_tuning({}); }
+};
+
+const Mem kMems[] = {Mem::pageable, Mem::pinned, Mem::mixed};
+const Trans kTrans[] = {Trans::N, Trans::T};
+
+TEST(GemmHost, OddShapesEveryTransposeAndMemory) {
+  RUNGS_REQUIRE_GPU();
+  uint64_t seed = 1;
+  for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 1}, {7, 5, 3}, {129, 67, 300}, {333, 1000, 257},
+                         {1025, 513, 777}})
+    for (Trans ta : kTrans)
+      for (Trans tb : kTrans)
+        for (Mem mem : kMems) EXPECT_HOST_CASE(shape(m, n, k, ta, tb), mem, ++seed);
+}
+
+TEST(GemmHost, BetaAlphaAndPaddedLd) {
+  RUNGS_REQUIRE_GPU();
+  uint64_t seed = 100;
+  for (Mem mem : kMems)
+    for (Trans ta : kTrans)
+      for (float beta : {0.0f, 1.0f, -0.75f}) {
+        check::GemmShape s = shape(301, 211, 419, ta, Trans::T, beta, 13);
+        s.alpha = -1.5f;
+        EXPECT_HOST_CASE(s, mem, ++seed);
+      }
+}
+
+TEST(GemmHost, ForcedSchedules) {  // every phase-1 / phase-2 combination, on ragged panels
+  RUNGS_REQUIRE_GPU();
+  const host::Plan plans[] = {{1, 1, 0, 0}, {3, 5, 0, 0}, {8, 8, 1, 0.25}, {16, 16, 2, 0.5}, {5, 2, 4, 0.75}};
+  uint64_t seed = 200;
+  for (const host::Plan& p : plans) {
+    host::Tuning t;
+    t.plan = p;
+    TuningScope scope(t);
+    for (Mem mem : {Mem::pageable, Mem::pinned}) {
+      EXPECT_HOST_CASE(shape(1000, 777, 1111, Trans::T, Trans::N, 0.5f), mem, ++seed);
+      EXPECT_HOST_CASE(shape(513, 1025, 600, Trans::N, Trans::T), mem, ++seed);
+    }
+  }
+}
+
+TEST(GemmHost, SmallStagingSlotsCutPiecesByRowsAndColumns) {
+  RUNGS_REQUIRE_GPU();
+  host::Tuning t;
+  t.staging_bytes = 4096;  // 1024 floats: rows of k = 1500 are cut, and many rows per piece
+  TuningScope scope(t);
+  uint64_t seed = 300;
+  for (Trans ta : kTrans) EXPECT_HOST_CASE(shape(97, 1300, 1500, ta, Trans::N, 2.0f, 3), Mem::pageable, ++seed);
+  EXPECT_HOST_CASE(shape(200, 64, 1500, Trans::N, Trans::T), Mem::mixed, ++seed);
+}
+
+TEST(GemmHost, LargerThanDeviceMemoryStreamsBlocks) {
+  RUNGS_REQUIRE_GPU();
+  uint64_t seed = 400;
+  // Budgets in bytes: blocks of C with full k, then budgets so small that k is cut too.
+  for (size_t budget : {size_t{3} << 20, size_t{600} << 10, size_t{64} << 10}) {
+    host::Tuning t;
+    t.device_bytes = budget;
+    TuningScope scope(t);
+    for (Mem mem : {Mem::pageable, Mem::pinned})
+      for (float beta : {0.0f, 0.5f}) {
+        EXPECT_HOST_CASE(shape(700, 900, 1300, Trans::N, Trans::T, beta), mem, ++seed);
+        EXPECT_GT(host::last_call().jobs, 1) << "budget " << budget << ": expected several blocks";
+      }
+  }
+}
+
+TEST(GemmHost, EmptyProductScalesCOnTheHost) {
+  RUNGS_REQUIRE_GPU();
+  for (Mem mem : kMems) {
+    EXPECT_HOST_CASE(shape(33, 17, 0, Trans::N, Trans::N, 0.0f, 2), mem, 1);   // C = 0, NaN in C not read
+    EXPECT_HOST_CASE(shape(33, 17, 0, Trans::N, Trans::N, -2.0f, 2), mem, 2);  // C = -2 C
+    check::GemmShape s = shape(40, 30, 20, Trans::T, Trans::T, 3.0f);
+    s.alpha = 0.0f;
+    EXPECT_HOST_CASE(s, mem, 3);
+  }
+  // m == 0 or n == 0: nothing is touched, not even through null pointers.
+  EXPECT_NO_THROW(gemm_host(Trans::N, Trans::N, 0, 5, 5, 1.0f, nullptr, 5, nullptr, 5, 0.0f, nullptr, 5));
+}
+
+TEST(GemmHost, EveryDeviceRung) {
+  RUNGS_REQUIRE_GPU();
+  uint64_t seed = 500;
+  for (const VariantInfo& v : variants(Op::gemm)) {
+    Options o;
+    o.variant = v.name;
+    const Outcome r = run_case(shape(190, 260, 330, Trans::T, Trans::N, 1.0f), Mem::pageable, ++seed, o);
+    if (r.skipped) continue;  // a rung that cannot run here says so; not a gemm_host failure
+    EXPECT_TRUE(r.err.pass) << v.name << ": " << r.err.reason;
+  }
+  Options bad;
+  bad.variant = "no_such_rung";
+  std::vector<float> h(16, 1.0f);
+  EXPECT_THROW(gemm_host(Trans::N, Trans::N, 4, 4, 4, 1.0f, h.data(), 4, h.data(), 4, 0.0f, h.data(), 4, bad), Error);
+}
+
+TEST(GemmHost, DevicePointersAreRefused) {
+  RUNGS_REQUIRE_GPU();
+  DeviceFloats d(64);
+  std::vector<float> h(64, 1.0f);
+  try {
+    gemm_host(Trans::N, Trans::N, 8, 8, 8, 1.0f, d.data(), 8, h.data(), 8, 0.0f, h.data(), 8);
+    ADD_FAILURE() << "a device pointer for A was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("A is device memory"), std::string::npos) << e.what();
+  }
+}
+
+TEST(GemmHost, ConcurrentHostThreads) {
+  RUNGS_REQUIRE_GPU();
+  constexpr int kThreads = 4;
+  std::vector<Outcome> out(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      out[t] = run_case(shape(300 + 37 * t, 500 - 41 * t, 700, t % 2 ? Trans::T : Trans::N, Trans::N, 0.25f),
+                        t % 2 ? Mem::pinned : Mem::pageable, 600 + t);
+      gemm_host_release();
+    });
+  for (std::thread& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_TRUE(out[t].err.pass) << "thread " << t << ": " << out[t].err.reason;
+}
+
+TEST(GemmHost, FailureInTheMiddleThenTheNextCallWorks) {
+  RUNGS_REQUIRE_GPU();
+  for (Mem mem : {Mem::pageable, Mem::pinned}) {
+    {
+      host::Tuning t;
+      t.fail_at_step = 5;
+      t.plan = host::Plan{4, 4, 1, 0.5};
+      TuningScope scope(t);
+      const check::GemmShape s = shape(500, 400, 600);
+      const check::GemmData d = check::make_gemm_data(s, 7);
+      std::vector<float> c(d.C0.size());
+      EXPECT_THROW(gemm_host(s.ta, s.tb, s.m, s.n, s.k, 1.0f, d.A.data(), s.lda, d.B.data(), s.ldb, 0.0f, c.data(),
+                             s.ldc),
+                   Error);
+    }
+    EXPECT_HOST_CASE(shape(500, 400, 600, Trans::T, Trans::T, 1.0f), mem, 8);
+  }
+  // Given back and made again: memory returns, and calls still work.
+  size_t free_before = 0, free_after = 0, total = 0;
+  EXPECT_HOST_CASE(shape(1500, 1500, 1500), Mem::pinned, 9);
+  CUDA_OK(cudaMemGetInfo(&free_before, &total));
+  gemm_host_release();
+  CUDA_OK(cudaMemGetInfo(&free_after, &total));
+  EXPECT_GE(free_after, free_before + 3 * 1500 * 1500 * sizeof(float) - (size_t{2} << 20));
+  EXPECT_HOST_CASE(shape(65, 33, 17), Mem::pageable, 10);
+}
+
+}  // namespace
+}  // namespace rungs::test
