@@ -15,16 +15,24 @@ struct Handles {
 };
 }  // namespace
 
-cublasHandle_t cublas_handle() {
+cublasHandle_t cublas_handle(cudaStream_t stream) {
   thread_local Handles handles;
   int dev = 0;
   RUNGS_CUDA(cudaGetDevice(&dev));
-  auto it = handles.by_device.find(dev);
-  if (it != handles.by_device.end()) return it->second;
   cublasHandle_t h = nullptr;
-  RUNGS_CUBLAS(cublasCreate(&h));
-  RUNGS_CUBLAS(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
-  handles.by_device.emplace(dev, h);
+  auto it = handles.by_device.find(dev);
+  if (it != handles.by_device.end()) {
+    h = it->second;
+  } else {
+    RUNGS_CUBLAS(cublasCreate(&h));
+    RUNGS_CUBLAS(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
+    handles.by_device.emplace(dev, h);
+    RUNGS_CUBLAS(cublasSetStream(h, stream));
+    return h;
+  }
+  cudaStream_t cur = nullptr;
+  RUNGS_CUBLAS(cublasGetStream(h, &cur));
+  if (cur != stream) RUNGS_CUBLAS(cublasSetStream(h, stream));
   return h;
 }
 

@@ -20,8 +20,7 @@
 namespace rungs::sgemv::cublas {
 
 void run(const Args& a) {
-  cublasHandle_t h = detail::cublas_handle();
-  RUNGS_CUBLAS(cublasSetStream(h, a.stream));
+  cublasHandle_t h = detail::cublas_handle(a.stream);
   const cublasOperation_t op = a.trans == Trans::N ? CUBLAS_OP_T : CUBLAS_OP_N;
   // Largest element offsets (+1) into A, x and y.
   const int64_t span_a = (a.m - 1) * a.lda + a.n;

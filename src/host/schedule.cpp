@@ -23,11 +23,14 @@ std::vector<Range> split(int64_t total, int parts, int64_t align) {
   return out;
 }
 
-Plan choose_plan(int64_t m, int64_t n, int64_t k, double compute_s, double transfer_s) {
+Plan choose_plan(int64_t m, int64_t n, int64_t k, double compute_s, double transfer_s, bool b_rows_whole,
+                 bool a_rows_whole) {
   auto panels = [](int64_t d) { return static_cast<int>(std::clamp<int64_t>(d / 128, 1, 16)); };
   Plan p;
   p.row_panels = panels(m);
   p.col_panels = panels(n);
+  if (b_rows_whole) p.col_panels = 1;
+  else if (a_rows_whole) p.row_panels = 1;
   if (k >= 256) {
     p.kmajor_chunks = compute_s >= 0.5 * transfer_s ? 2 : 1;
     p.kmajor_fraction = compute_s >= 0.5 * transfer_s ? 0.5 : 0.25;

@@ -123,6 +123,13 @@ TEST(GemmHostSchedule, PlanFollowsTheBalanceOfComputeAndTransfer) {
   EXPECT_EQ(thin.row_panels, 8);
   EXPECT_EQ(thin.kmajor_chunks, 1);
   EXPECT_DOUBLE_EQ(thin.kmajor_fraction, 0.25);
+  // Whole rows of the stored matrix when that is how it is contiguous: one panel on that side.
+  const Plan nn = host::choose_plan(4096, 4096, 4096, 2.7e-3, 2.6e-3, true, false);
+  EXPECT_EQ(nn.col_panels, 1);
+  EXPECT_EQ(nn.row_panels, 16);
+  const Plan tt = host::choose_plan(4096, 4096, 4096, 2.7e-3, 2.6e-3, false, true);
+  EXPECT_EQ(tt.col_panels, 16);
+  EXPECT_EQ(tt.row_panels, 1);
   const Plan tiny = host::choose_plan(100, 5, 100, 1e-6, 1e-6);
   EXPECT_EQ(tiny.row_panels, 1);
   EXPECT_EQ(tiny.col_panels, 1);

@@ -1,0 +1,125 @@
+// gemm_host probe (docs/gemm_host.md): 2D pinned copy bandwidth by row width, the host cost of
+// the calls a step issues, and gemm_host's time breakdown per plan. Build on the device after
+// scripts/gpu.sh build:
+//   g++ -O2 -std=c++17 -Iinclude -Isrc -I/usr/local/cuda/include scripts/experiments/host_probe.cpp
+//     + build-gpu/librungs.a -L/usr/local/cuda/lib64 -lcublas -lcudart -lpthread -o host_probe
+#include <rungs/rungs.hpp>
+
+#include "host/gemm_host.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace rungs;
+using Clock = std::chrono::steady_clock;
+static double ms(Clock::time_point a) { return std::chrono::duration<double, std::milli>(Clock::now() - a).count(); }
+static double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+int main(int argc, char** argv) {
+  const bool only_flow = argc > 1 && std::string(argv[1]) == "flow";
+  cudaStream_t s;
+  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  const size_t total = 8 << 20;
+  char *h, *d;
+  cudaMallocHost((void**)&h, total * 4);
+  cudaMalloc((void**)&d, total * 4);
+  std::memset(h, 1, total * 4);
+  if (!only_flow) {
+    std::printf("2D pinned copies (2048 rows, at most 8 MiB), host pitch 16 KiB, device tight: GB/s H2D / D2H\n");
+    for (size_t width : {256, 512, 1024, 2048, 4096, 8192, 16384}) {
+      const size_t rows = std::min<size_t>(total / width, 2048);  // h holds 2048 rows of 16 KiB
+      double gbs[2];
+      for (int dir = 0; dir < 2; ++dir) {
+        std::vector<double> t;
+        for (int i = 0; i < 11; ++i) {
+          cudaEventRecord(e0, s);
+          if (dir == 0) cudaMemcpy2DAsync(d, width, h, 16384, width, rows, cudaMemcpyHostToDevice, s);
+          else cudaMemcpy2DAsync(h, 16384, d, width, width, rows, cudaMemcpyDeviceToHost, s);
+          cudaEventRecord(e1, s);
+          cudaEventSynchronize(e1);
+          float f;
+          cudaEventElapsedTime(&f, e0, e1);
+          t.push_back(f);
+        }
+        gbs[dir] = rows * width / (median(t) * 1e6);
+      }
+      std::printf("  width %6zu B: %6.1f / %6.1f\n", width, gbs[0], gbs[1]);
+    }
+    // Host cost of issuing: 200 x each call, no waiting.
+    float* fd;
+    cudaMalloc((void**)&fd, 1024 * 1024 * 4 * 3);
+    Options o;
+    o.stream = s;
+    auto cost = [&](const char* what, auto f) {
+      cudaStreamSynchronize(s);
+      auto t0 = Clock::now();
+      for (int i = 0; i < 200; ++i) f();
+      const double per = ms(t0) * 1e3 / 200;
+      cudaStreamSynchronize(s);
+      std::printf("  %-44s %6.2f us per call\n", what, per);
+    };
+    std::printf("host cost of issuing:\n");
+    cost("rungs::gemm 256x1024x256 (auto=cublas)", [&] {
+      gemm(Trans::N, Trans::N, 256, 1024, 256, 1.0f, fd, 256, fd + 1048576, 1024, 0.0f, fd + 2097152, 1024, o);
+    });
+    cost("cudaMemcpy2DAsync H2D 64 rows x 1 KiB", [&] { cudaMemcpy2DAsync(d, 1024, h, 16384, 1024, 64, cudaMemcpyHostToDevice, s); });
+    cost("cudaMemcpyAsync H2D 64 KiB", [&] { cudaMemcpyAsync(d, h, 65536, cudaMemcpyHostToDevice, s); });
+    cost("cudaEventRecord + cudaStreamWaitEvent", [&] { cudaEventRecord(e0, s); cudaStreamWaitEvent(s, e0, 0); });
+    cost("cudaEventQuery", [&] { (void)cudaEventQuery(e0); });
+    cost("cudaMemGetInfo", [&] { size_t a, b; cudaMemGetInfo(&a, &b); });
+    cost("cudaPointerGetAttributes", [&] { cudaPointerAttributes at; cudaPointerGetAttributes(&at, h); });
+  }
+  // gemm_host breakdown per plan.
+  for (int64_t n : {1024, 4096}) {
+    std::vector<float> pa(n * n, 0.5f), pb(n * n, 0.25f), pc(n * n);
+    float *A, *B, *C;
+    cudaMallocHost((void**)&A, n * n * 4);
+    cudaMallocHost((void**)&B, n * n * 4);
+    cudaMallocHost((void**)&C, n * n * 4);
+    std::memcpy(A, pa.data(), n * n * 4);
+    std::memcpy(B, pb.data(), n * n * 4);
+    const char* plans[] = {"auto", "2x1", "4x1", "8x1", "4x4", "16x1:k2/0.5", "16x1:k1/0.5", "32x1:k4/0.5", "8x1:k2/0.5"};
+    for (int pinned = 1; pinned >= 0; --pinned)
+      for (const char* p : plans) {
+        host::Tuning tn;
+        host::Plan pl;
+        if (std::string(p) != "auto") {
+          if (std::sscanf(p, "%dx%d:k%d/%lf", &pl.row_panels, &pl.col_panels, &pl.kmajor_chunks, &pl.kmajor_fraction) < 2)
+            continue;
+          tn.plan = pl;
+        }
+        host::set_tuning(tn);
+        const float* a = pinned ? A : pa.data();
+        const float* b = pinned ? B : pb.data();
+        float* c = pinned ? C : pc.data();
+        std::vector<double> t;
+        for (int i = 0; i < 12; ++i) {
+          auto t0 = Clock::now();
+          gemm_host(Trans::N, Trans::N, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
+          t.push_back(ms(t0));
+        }
+        const host::CallInfo ci = host::last_call();
+        std::printf("%5lld %-8s %-13s median %8.3f ms | last: setup %.3f issue %.3f (gemm %.3f copy %.3f pack %.3f "
+                    "unpack %.3f) wait %.3f total %.3f steps %lld\n",
+                    (long long)n, pinned ? "pinned" : "pageable", p, median(t), ci.setup_ms, ci.issue_ms,
+                    ci.gemm_calls_ms, ci.copy_calls_ms, ci.pack_ms, ci.unpack_ms, ci.wait_ms, ci.total_ms,
+                    (long long)ci.steps);
+      }
+    cudaFreeHost(A);
+    cudaFreeHost(B);
+    cudaFreeHost(C);
+  }
+  return 0;
+}
