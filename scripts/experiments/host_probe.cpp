@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
     cudaMallocHost((void**)&C, n * n * 4);
     std::memcpy(A, pa.data(), n * n * 4);
     std::memcpy(B, pb.data(), n * n * 4);
-    const char* plans[] = {"auto", "2x1", "4x1", "8x1", "4x4", "16x1:k2/0.5", "16x1:k1/0.5", "32x1:k4/0.5", "8x1:k2/0.5"};
+    const char* plans[] = {"auto", "4x2", "4x1", "8x2", "16x8:k2/0.5", "16x4:k2/0.5", "16x8:k1/0.5", "16x1:k2/0.5"};
     for (int pinned = 1; pinned >= 0; --pinned)
       for (const char* p : plans) {
         host::Tuning tn;
@@ -111,9 +111,9 @@ int main(int argc, char** argv) {
           t.push_back(ms(t0));
         }
         const host::CallInfo ci = host::last_call();
-        std::printf("%5lld %-8s %-13s median %8.3f ms | last: setup %.3f issue %.3f (gemm %.3f copy %.3f pack %.3f "
+        std::printf("%5lld %-8s %-13s median %8.3f ms | last%s: setup %.3f issue %.3f (gemm %.3f copy %.3f pack %.3f "
                     "unpack %.3f) wait %.3f total %.3f steps %lld\n",
-                    (long long)n, pinned ? "pinned" : "pageable", p, median(t), ci.setup_ms, ci.issue_ms,
+                    (long long)n, pinned ? "pinned" : "pageable", p, median(t), ci.graph ? " (graph)" : "", ci.setup_ms, ci.issue_ms,
                     ci.gemm_calls_ms, ci.copy_calls_ms, ci.pack_ms, ci.unpack_ms, ci.wait_ms, ci.total_ms,
                     (long long)ci.steps);
       }

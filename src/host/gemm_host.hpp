@@ -28,6 +28,7 @@ struct CallInfo {
   int64_t steps = 0;             // pieces sent, all jobs
   bool staged_a = false, staged_b = false, staged_c = false;  // pageable: copied through pinned slots
   int host_threads = 0;          // staging threads (the caller included)
+  bool graph = false;            // replayed the CUDA graph captured from an identical earlier call
   // Where the host's time went (ms): set-up before the first piece, issuing the pieces (gemm and
   // copy calls included), packing / unpacking pageable memory, waiting at the end; and the whole call.
   double setup_ms = 0, issue_ms = 0, gemm_calls_ms = 0, copy_calls_ms = 0, pack_ms = 0, unpack_ms = 0, wait_ms = 0,

@@ -23,17 +23,22 @@ std::vector<Range> split(int64_t total, int parts, int64_t align) {
   return out;
 }
 
-Plan choose_plan(int64_t m, int64_t n, int64_t k, double compute_s, double transfer_s, bool b_rows_whole,
-                 bool a_rows_whole) {
-  auto panels = [](int64_t d) { return static_cast<int>(std::clamp<int64_t>(d / 128, 1, 16)); };
+Plan choose_plan(int64_t m, int64_t n, int64_t k, double compute_s, double transfer_s, bool a_transposed,
+                 bool b_transposed, int64_t min_width) {
+  auto panels = [](int64_t d, int64_t least) { return static_cast<int>(std::clamp<int64_t>(d / least, 1, 16)); };
   Plan p;
-  p.row_panels = panels(m);
-  p.col_panels = panels(n);
-  if (b_rows_whole) p.col_panels = 1;
-  else if (a_rows_whole) p.row_panels = 1;
+  p.row_panels = panels(m, a_transposed ? min_width : 128);
+  p.col_panels = panels(n, min_width);
   if (k >= 256) {
-    p.kmajor_chunks = compute_s >= 0.5 * transfer_s ? 2 : 1;
-    p.kmajor_fraction = compute_s >= 0.5 * transfer_s ? 0.5 : 0.25;
+    const bool heavy = compute_s >= 0.5 * transfer_s;
+    p.kmajor_fraction = heavy ? 0.5 : 0.25;
+    p.kmajor_chunks = heavy ? 2 : 1;
+    const bool k_is_width = !a_transposed || b_transposed;  // a chunk of k is a 2D copy's row
+    if (k_is_width) {
+      const int64_t fit = static_cast<int64_t>(p.kmajor_fraction * static_cast<double>(k)) / min_width;
+      p.kmajor_chunks = static_cast<int>(std::min<int64_t>(p.kmajor_chunks, fit));
+      if (p.kmajor_chunks == 0) p.kmajor_fraction = 0;
+    }
   }
   return p;
 }

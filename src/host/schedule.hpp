@@ -34,14 +34,17 @@ struct Plan {
   double kmajor_fraction = 0;          // of k, in phase 1
 };
 
-// The plan for an m x n x k job: panels of at least 128 rows/columns and at most 16 of them;
-// phase 1 half of k when compute_s >= transfer_s / 2, else a quarter (none when k < 256).
-// compute_s, transfer_s: rough estimates of the multiplication's and the inputs' transfer time.
-// Pieces that are contiguous in host memory move faster (a 2D copy of 4-16 KiB rows ran at
-// 38-45 GB/s on the H100's PCIe where a 1D copy runs at 55): op(B) stored k x n (tb == N) is sent
-// in whole rows (one column panel), else op(A) stored k x m (ta == T) in whole rows (one row panel).
-Plan choose_plan(int64_t m, int64_t n, int64_t k, double compute_s, double transfer_s, bool b_rows_whole = false,
-                 bool a_rows_whole = false);
+// The plan for an m x n x k job: at most 16 panels a side, and phase 1 half of k when
+// compute_s >= transfer_s / 2, else a quarter (none when k < 256). compute_s, transfer_s: rough
+// estimates of the multiplication's and the inputs' transfer time.
+// A piece whose rows in host memory are narrow copies slowly: on the H100's PCIe a 2D copy ran at
+// 54 GB/s with rows of 2 KiB or more, 43.5 with 1 KiB, 27 with 256 B. So every dimension that
+// becomes the row width of a 2D copy is cut into pieces of at least `min_width` elements: the
+// columns of C (C's blocks go back as 2D copies, and so do op(B)'s column panels when tb == N),
+// op(A)'s rows when A is stored transposed (k x m), and phase 1's chunks of k when A is stored
+// m x k or B is stored n x k. Row panels of A stored m x k (whole rows) only need 128 rows.
+Plan choose_plan(int64_t m, int64_t n, int64_t k, double compute_s, double transfer_s, bool a_transposed = false,
+                 bool b_transposed = false, int64_t min_width = 512);
 
 // Splits [0, total) into `parts` ranges whose interior boundaries are multiples of `align`
 // (when the ranges stay non-empty), as equal as possible. parts is clamped to [1, total].

@@ -236,6 +236,30 @@ TEST(GemmHost, ConcurrentHostThreads) {
   for (int t = 0; t < kThreads; ++t) EXPECT_TRUE(out[t].err.pass) << "thread " << t << ": " << out[t].err.reason;
 }
 
+// Identical calls on pinned memory replay a captured graph: each must still read the current
+// contents of A, B and C (a graph that had copied them at capture time would fail here).
+TEST(GemmHost, RepeatedPinnedCallsReplayAGraphOnFreshData) {
+  RUNGS_REQUIRE_GPU();
+  for (float beta : {0.0f, 0.5f}) {
+    const check::GemmShape s = shape(700, 650, 900, Trans::N, Trans::T, beta, 5);
+    HostFloats A(std::vector<float>(check::a_elems(s)), true), B(std::vector<float>(check::b_elems(s)), true),
+        C(std::vector<float>(check::c_elems(s)), true);
+    for (int call = 0; call < 4; ++call) {
+      const check::GemmData d = check::make_gemm_data(s, 900 + call);
+      std::memcpy(A.data(), d.A.data(), d.A.size() * sizeof(float));
+      std::memcpy(B.data(), d.B.data(), d.B.size() * sizeof(float));
+      std::vector<float> c0 = d.C0;
+      if (beta == 0.0f) std::fill(c0.begin(), c0.end(), std::nanf(""));
+      std::memcpy(C.data(), c0.data(), c0.size() * sizeof(float));
+      gemm_host(s.ta, s.tb, s.m, s.n, s.k, s.alpha, A.data(), s.lda, B.data(), s.ldb, s.beta, C.data(), s.ldc);
+      EXPECT_EQ(host::last_call().graph, call >= 2) << "call " << call;
+      const std::vector<float> c = C.values();
+      const check::GemmErrors e = check::compare_gemm(s, check::gemm_reference(s, d), c.data());
+      EXPECT_TRUE(e.pass) << "call " << call << " beta " << beta << ": " << e.reason;
+    }
+  }
+}
+
 TEST(GemmHost, FailureInTheMiddleThenTheNextCallWorks) {
   RUNGS_REQUIRE_GPU();
   for (Mem mem : {Mem::pageable, Mem::pinned}) {
