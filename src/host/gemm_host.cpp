@@ -50,7 +50,7 @@ struct Timed {
   Clock::time_point t0_;
 };
 
-constexpr size_t kSlotBytes = size_t{1} << 20;  // one pinned staging slot (a piece or part of one)
+constexpr size_t kSlotBytes = size_t{2} << 20;  // one pinned staging slot (a piece or part of one)
 constexpr int kSlots = 8;                        // per direction
 constexpr size_t kReserveBytes = size_t{512} << 20;  // device memory left to the context and cuBLAS
 constexpr double kPcieBytesPerS = 50e9;          // planning estimate only (PCIe 5 x16)
@@ -75,9 +75,9 @@ class Context {
     RUNGS_CUDA(cudaEventCreateWithFlags(&ev_sync, cudaEventDisableTiming));
     RUNGS_CUDA(cudaEventCreateWithFlags(&ev_join, cudaEventDisableTiming));
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-    // Staging is bound by host memory bandwidth (~20-30 GB/s measured with 8 threads on the H100's
-    // host): as many threads as leave a few cores to the driver and the caller's process.
-    pool_ = std::make_unique<WorkerPool>(static_cast<int>(std::min(11u, hw > 4 ? hw - 4 : hw > 1 ? hw - 1 : 0u)));
+    // Staging is bound by host memory bandwidth, not by threads: on the H100's host 8 threads packed
+    // at 15-37 GB/s and 12 were slower (13-17 GB/s), so at most 8 (the caller and 7 workers).
+    pool_ = std::make_unique<WorkerPool>(static_cast<int>(std::min(7u, hw > 1 ? hw - 1 : 0u)));
   }
   ~Context() {
     int cur = 0;
@@ -107,10 +107,13 @@ class Context {
   std::string last_key, graph_key, no_graph_key;
   cudaGraphExec_t graph = nullptr;
   CallInfo graph_info;
-  void drop_graph() {
+  void forget_graph() {  // the graph only (the next identical call captures again)
     if (graph) quietly([&] { return cudaGraphExecDestroy(graph); });
     graph = nullptr;
     graph_key.clear();
+  }
+  void drop_graph() {  // and the last call's key
+    forget_graph();
     last_key.clear();
   }
 
@@ -128,7 +131,7 @@ class Context {
   void* device(int which, size_t bytes) {
     Buffer& b = dev_[which];
     if (b.bytes < bytes) {
-      drop_graph();  // it copies into the old buffers
+      forget_graph();  // it copies into the old buffers
       if (b.p) RUNGS_CUDA(cudaFree(b.p));
       b.p = nullptr;
       b.bytes = 0;

@@ -28,7 +28,9 @@ Plan choose_plan(int64_t m, int64_t n, int64_t k, double compute_s, double trans
   auto panels = [](int64_t d, int64_t least) { return static_cast<int>(std::clamp<int64_t>(d / least, 1, 16)); };
   Plan p;
   p.row_panels = panels(m, a_transposed ? min_width : 128);
-  p.col_panels = panels(n, min_width);
+  // B stored k x n goes in whole rows (one column panel): measured faster than column panels of
+  // 2 KiB rows at 4096^3 (3.95 vs 4.2 ms) and 8192^3 (23.6 vs 26.7 ms), pinned, on the H100.
+  p.col_panels = b_transposed ? panels(n, min_width) : 1;
   if (k >= 256) {
     const bool heavy = compute_s >= 0.5 * transfer_s;
     p.kmajor_fraction = heavy ? 0.5 : 0.25;

@@ -40,9 +40,10 @@ struct Plan {
 // A piece whose rows in host memory are narrow copies slowly: on the H100's PCIe a 2D copy ran at
 // 54 GB/s with rows of 2 KiB or more, 43.5 with 1 KiB, 27 with 256 B. So every dimension that
 // becomes the row width of a 2D copy is cut into pieces of at least `min_width` elements: the
-// columns of C (C's blocks go back as 2D copies, and so do op(B)'s column panels when tb == N),
-// op(A)'s rows when A is stored transposed (k x m), and phase 1's chunks of k when A is stored
-// m x k or B is stored n x k. Row panels of A stored m x k (whole rows) only need 128 rows.
+// columns of C and of op(B) when B is stored n x k, op(A)'s rows when A is stored transposed
+// (k x m), and phase 1's chunks of k when A is stored m x k or B is stored n x k. Row panels of A
+// stored m x k (whole rows) only need 128 rows. B stored k x n is sent in whole rows (one column
+// panel), which also makes every block of C that goes back whole rows.
 Plan choose_plan(int64_t m, int64_t n, int64_t k, double compute_s, double transfer_s, bool a_transposed = false,
                  bool b_transposed = false, int64_t min_width = 512);
 

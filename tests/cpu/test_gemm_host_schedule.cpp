@@ -117,16 +117,17 @@ TEST(GemmHostSchedule, EveryBlockGetsEveryChunkOnceInOrderAndGoesBackOnce) {
 TEST(GemmHostSchedule, PlanFollowsTheBalanceOfComputeAndTransfer) {
   const Plan big = host::choose_plan(4096, 4096, 4096, 2.7e-3, 2.6e-3);  // compute-bound
   EXPECT_EQ(big.row_panels, 16);  // A stored m x k: whole rows, 256 each
-  EXPECT_EQ(big.col_panels, 8);   // C's (and B's) column panels at least 512 wide
+  EXPECT_EQ(big.col_panels, 1);   // B stored k x n: whole rows
   EXPECT_EQ(big.kmajor_chunks, 2);
   EXPECT_DOUBLE_EQ(big.kmajor_fraction, 0.5);
   const Plan thin = host::choose_plan(1024, 1024, 1024, 0.04e-3, 0.16e-3);  // transfer-bound
   EXPECT_EQ(thin.row_panels, 8);
-  EXPECT_EQ(thin.col_panels, 2);
+  EXPECT_EQ(thin.col_panels, 1);
   EXPECT_EQ(thin.kmajor_chunks, 0);  // a quarter of k (256) would make 2D copies of 1 KiB rows
-  const Plan tn = host::choose_plan(4096, 4096, 4096, 2.7e-3, 2.6e-3, true, false);
-  EXPECT_EQ(tn.row_panels, 8);  // A stored k x m: its row panels are 2D copies too
-  EXPECT_EQ(tn.kmajor_chunks, 2);
+  const Plan tt = host::choose_plan(4096, 4096, 4096, 2.7e-3, 2.6e-3, true, true);
+  EXPECT_EQ(tt.row_panels, 8);  // A stored k x m: its row panels are 2D copies of m / 8 wide
+  EXPECT_EQ(tt.col_panels, 8);  // B stored n x k: column panels of op(B), at least 512 wide
+  EXPECT_EQ(tt.kmajor_chunks, 2);
   const Plan tiny = host::choose_plan(100, 5, 100, 1e-6, 1e-6);
   EXPECT_EQ(tiny.row_panels, 1);
   EXPECT_EQ(tiny.col_panels, 1);
