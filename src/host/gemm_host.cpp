@@ -13,6 +13,7 @@
 #include <rungs/rungs.hpp>
 
 #include "detail/check.hpp"
+#include "detail/scratch.hpp"
 #include "host/gemm_host.hpp"
 #include "host/schedule.hpp"
 #include "host/worker_pool.hpp"
@@ -300,8 +301,8 @@ class Flow {
 
   // capture: record the whole call as a CUDA graph (pinned memory, one job), keep it in the
   // context under `key` and launch it.
-  void run(const std::vector<Job>& jobs, const std::optional<Plan>& forced, double rate, int64_t fail_at_step,
-           Clock::time_point call_start, const std::string* capture_key) {
+  void run(const std::vector<Job>& jobs, const std::optional<Plan>& forced, double rate, int sms,
+           int64_t fail_at_step, Clock::time_point call_start, const std::string* capture_key) {
     CallInfo& info = info_;
     const auto t_issue = Clock::now();
     info.setup_ms = ms_between(call_start, t_issue);
@@ -329,7 +330,7 @@ class Flow {
       const Plan plan = forced ? *forced
                                : fit_steps(choose_plan(job.rows.size(), job.cols.size(), job.k.size(), compute_s,
                                                        transfer_s, ta_ == Trans::T, tb_ == Trans::T,
-                                                       static_cast<int64_t>(2048 / sizeof(T))),
+                                                       static_cast<int64_t>(2048 / sizeof(T)), sms),
                                            transfer_s);
       if (j == 0) info.plan = plan;
       const Schedule s = make_schedule(job.rows.size(), job.cols.size(), job.k.size(), plan, reads_c);
@@ -701,7 +702,8 @@ void gemm_host_impl(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float a
   auto attempt = [&](bool cap) {
     Flow<T> flow(cx, ta, tb, alpha, beta, opts, a, b, c);
     try {
-      flow.run(jobs, tune.plan, compute_rate(), tune.fail_at_step, call_start, cap ? &key : nullptr);
+      flow.run(jobs, tune.plan, compute_rate(), detail::sm_count(), tune.fail_at_step,
+               call_start, cap ? &key : nullptr);
     } catch (...) {
       flow.abandon();
       throw;

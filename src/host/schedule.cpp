@@ -24,15 +24,17 @@ std::vector<Range> split(int64_t total, int parts, int64_t align) {
 }
 
 Plan choose_plan(int64_t m, int64_t n, int64_t k, double compute_s, double transfer_s, bool a_transposed,
-                 bool b_transposed, int64_t min_width) {
+                 bool b_transposed, int64_t min_width, int sms) {
   auto panels = [](int64_t d, int64_t least) { return static_cast<int>(std::clamp<int64_t>(d / least, 1, 16)); };
+  const bool heavy = compute_s >= 0.5 * transfer_s;
+  int64_t min_rows = a_transposed ? min_width : 128;
+  if (compute_s >= transfer_s && sms > 0) min_rows = std::max<int64_t>(min_rows, 128 * std::max<int64_t>(1, sms / ((n + 127) / 128)));
   Plan p;
-  p.row_panels = panels(m, a_transposed ? min_width : 128);
+  p.row_panels = panels(m, min_rows);
   // B stored k x n goes in whole rows (one column panel): measured faster than column panels of
   // 2 KiB rows at 4096^3 (3.95 vs 4.2 ms) and 8192^3 (23.6 vs 26.7 ms), pinned, on the H100.
   p.col_panels = b_transposed ? panels(n, min_width) : 1;
   if (k >= 256) {
-    const bool heavy = compute_s >= 0.5 * transfer_s;
     p.kmajor_fraction = heavy ? 0.5 : 0.25;
     p.kmajor_chunks = heavy ? 2 : 1;
     const bool k_is_width = !a_transposed || b_transposed;  // a chunk of k is a 2D copy's row

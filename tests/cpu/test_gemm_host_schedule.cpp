@@ -128,6 +128,12 @@ TEST(GemmHostSchedule, PlanFollowsTheBalanceOfComputeAndTransfer) {
   EXPECT_EQ(tt.row_panels, 8);  // A stored k x m: its row panels are 2D copies of m / 8 wide
   EXPECT_EQ(tt.col_panels, 8);  // B stored n x k: column panels of op(B), at least 512 wide
   EXPECT_EQ(tt.kmajor_chunks, 2);
+  // 132 SMs: a compute-bound product of n = 4096 columns fills one wave of 128 x 128 tiles with
+  // 512 rows (8 panels); n = 8192 with 256 (16 panels: the cap); transfer-bound ones keep 128.
+  EXPECT_EQ(host::choose_plan(4096, 4096, 4096, 2.74e-3, 2.68e-3, false, false, 512, 132).row_panels, 8);
+  EXPECT_EQ(host::choose_plan(8192, 8192, 8192, 21e-3, 10e-3, false, false, 512, 132).row_panels, 16);
+  EXPECT_EQ(host::choose_plan(2048, 2048, 2048, 0.34e-3, 0.64e-3, false, false, 512, 132).row_panels, 16);
+  EXPECT_EQ(host::choose_plan(1024, 1024, 1024, 0.04e-3, 0.16e-3, false, false, 512, 132).row_panels, 8);
   const Plan tiny = host::choose_plan(100, 5, 100, 1e-6, 1e-6);
   EXPECT_EQ(tiny.row_panels, 1);
   EXPECT_EQ(tiny.col_panels, 1);
