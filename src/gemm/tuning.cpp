@@ -28,7 +28,10 @@ const Entry kTable[] = {
 std::string auto_variant(Trans, Trans, int64_t m, int64_t n, int64_t k, int sm, GemmType type, Math math) {
   // Tensor cores (f16, bf16, tf32, tf32x3): not yet measured against each other on every size;
   // the top rung that does the type on this device.
-  if (type != GemmType::f32 || math == Math::tf32) return sm >= 80 ? (type == GemmType::f32 ? "wmma" : "mma_sync") : "cublas";
+  if (type != GemmType::f32 || math == Math::tf32) {
+    if (sm == 90) return "wgmma";
+    return sm >= 80 ? (type == GemmType::f32 ? "wmma" : "mma_sync") : "cublas";
+  }
   if (math == Math::tf32x3) return "wmma";
   const double mnk = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   for (const Entry& e : kTable)
