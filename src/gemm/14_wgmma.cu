@@ -60,7 +60,9 @@ __global__ void __launch_bounds__(THREADS, 1)
   const int tid = threadIdx.x, wg = tid / 128;
   if (tid == 0) {
     for (int s = 0; s < STAGES; ++s) detail::mbar_init(&full[s], 1), detail::mbar_init(&empty[s], 2);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+#endif
   }
   __syncthreads();
   int tm, tn;

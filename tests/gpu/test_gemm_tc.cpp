@@ -23,6 +23,7 @@ struct TcParam {
   std::string variant;
   GemmKind kind;
 };
+void PrintTo(const TcParam& p, std::ostream* os) { *os << p.variant << " " << check::gemm_kind_name(p.kind); }
 
 std::vector<TcParam> tc_params() {
   std::vector<TcParam> out;
