@@ -28,6 +28,9 @@ add() { local v=$1 x=$2; [ -z "${!v}" ] && printf -v "$v" '%s' "$x" || printf -v
 if on gemm; then
   add memcheck_f 'Ladder/GemmRung.OddShapes*:Ladder/GemmRung.Padded*:Ladder/GemmRung.Misaligned*:Ladder/GemmRung.EmptyProduct*:TestTheTest.*' ':'
   add racecheck_f 'Ladder/GemmRung.OddShapes*:Ladder/GemmRung.Misaligned*' ':'
+  # The tensor-core kinds (tests/gpu/test_gemm_tc.cpp).
+  add memcheck_f 'Ladder/GemmTc.OddShapes*:Ladder/GemmTc.Padded*:Ladder/GemmTc.Misaligned*:Ladder/GemmTc.EmptyProduct*' ':'
+  add racecheck_f 'Ladder/GemmTc.OddShapes*:Ladder/GemmTc.Misaligned*' ':'
 fi
 if on gemv; then
   add memcheck_f 'Ladder/GemvRung.OddShapes*:Ladder/GemvRung.StridedXAndY*:Ladder/GemvRung.MisalignedPointers*:Ladder/GemvRung.PaddedLeadingDimension*:Ladder/GemvRung.EmptyProduct*:Ladder/GemvRung.EmptyY*' ':'
@@ -44,7 +47,7 @@ fi
 on gemm_host || add ctest_re 'GemmHost' '|'
 on gemv || add ctest_re 'GemvRung|GemvDeterminism' '|'
 on reduce || add ctest_re 'ReduceRung|ReduceConcurrency|ReduceAuto' '|'
-on gemm || add ctest_re 'GemmRung|GemmAccuracy|TestTheTest\.' '|'
+on gemm || add ctest_re 'GemmRung|GemmTc|GemmAccuracy|TestTheTest\.' '|'
 log() { echo "=== $* ($(date +%T))"; }
 
 log "device"

@@ -7,6 +7,8 @@
 // (a kind of Error) when the chosen variant cannot do what was asked.
 #pragma once
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -18,7 +20,11 @@ namespace rungs {
 
 enum class Trans { N, T };
 enum class Op { gemm, gemv, reduce };
-// tf32 and tf32x3 arrive with the tensor-core ladder; until then asking for them throws rungs::Error.
+// How a float gemm multiplies (Options::math; float inputs only):
+//   fp32:   exact fp32 products on CUDA cores (the SGEMM ladder);
+//   tf32:   tensor cores, each input rounded to tf32 (10-bit mantissa): about 1e-3 relative error;
+//   tf32x3: tensor cores, each input split into a tf32 big part and a tf32 small part, three
+//           products (small x small dropped), fp32-level accuracy.
 enum class Math { fp32, tf32, tf32x3 };
 // Element types of reduce_sum's input (for resolve_reduce_variant).
 enum class DType { i32, i64, f32, f64 };
@@ -36,6 +42,9 @@ struct VariantInfo {
   int rung;
   int min_sm;
   bool baseline;
+  // gemm: the element types and math modes the rung does, of "f32 tf32 tf32x3 f16 bf16"
+  // (f32 = float with Math::fp32); other ladders: empty.
+  std::string types{};
 };
 
 // The rungs of one ladder, in ladder order, vendor baseline included ("cublas").
@@ -57,8 +66,21 @@ class Unsupported : public Error {
 void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
           const float* B, int64_t ldb, float beta, float* C, int64_t ldc, const Options& opts = {});
 
+// Half and bfloat16 inputs and output, fp32 accumulation, alpha and beta in fp32, the same
+// semantics as the float gemm (beta == 0: C not read). Options::math must be Math::fp32
+// (it applies to float inputs only); any other value throws rungs::Error.
+void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const __half* A, int64_t lda,
+          const __half* B, int64_t ldb, float beta, __half* C, int64_t ldc, const Options& opts = {});
+void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const __nv_bfloat16* A, int64_t lda,
+          const __nv_bfloat16* B, int64_t ldb, float beta, __nv_bfloat16* C, int64_t ldc, const Options& opts = {});
+
+// The element type of a gemm call, for resolve_gemm_variant: f32 (float, with Options::math), f16, bf16.
+enum class GemmType { f32, f16, bf16 };
+
 // The name `auto` resolves to for this problem on the current device (what gemm would run).
-std::string resolve_gemm_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, const Options& opts = {});
+// For float, opts.math picks among the fp32, tf32 and tf32x3 rungs.
+std::string resolve_gemm_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, const Options& opts = {},
+                                 GemmType type = GemmType::f32);
 
 // gemm with A, B and C in host memory (pageable or pinned), on the current device; returns when C
 // holds the result. Same arguments and semantics as gemm; opts.variant and opts.math pick the

@@ -20,6 +20,9 @@
 
 #include <rungs/reference.hpp>
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -68,6 +71,48 @@ GemmShape normalized(GemmShape s) {
 int64_t a_elems(const GemmShape& s) { return (s.ta == Trans::N ? s.m : s.k) * normalized(s).lda; }
 int64_t b_elems(const GemmShape& s) { return (s.tb == Trans::N ? s.k : s.n) * normalized(s).ldb; }
 int64_t c_elems(const GemmShape& s) { return s.m * normalized(s).ldc; }
+
+const char* gemm_kind_name(GemmKind kind) {
+  switch (kind) {
+    case GemmKind::f32: return "f32";
+    case GemmKind::tf32: return "tf32";
+    case GemmKind::tf32x3: return "tf32x3";
+    case GemmKind::f16: return "f16";
+    case GemmKind::bf16: return "bf16";
+  }
+  return "?";
+}
+GemmType gemm_type_of(GemmKind kind) {
+  return kind == GemmKind::f16 ? GemmType::f16 : kind == GemmKind::bf16 ? GemmType::bf16 : GemmType::f32;
+}
+Math math_of(GemmKind kind) {
+  return kind == GemmKind::tf32 ? Math::tf32 : kind == GemmKind::tf32x3 ? Math::tf32x3 : Math::fp32;
+}
+bool is_16bit(GemmKind kind) { return kind == GemmKind::f16 || kind == GemmKind::bf16; }
+
+std::vector<uint16_t> to_16bit(const std::vector<float>& v, GemmKind kind) {
+  std::vector<uint16_t> out(v.size());
+  const bool h = kind == GemmKind::f16;
+  parallel_for(static_cast<int64_t>(v.size()), [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i)
+      out[i] = h ? __half_as_ushort(__float2half_rn(v[i])) : __bfloat16_as_ushort(__float2bfloat16_rn(v[i]));
+  });
+  return out;
+}
+std::vector<float> from_16bit(const std::vector<uint16_t>& v, GemmKind kind) {
+  std::vector<float> out(v.size());
+  const bool h = kind == GemmKind::f16;
+  parallel_for(static_cast<int64_t>(v.size()), [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i)
+      out[i] = h ? __half2float(__ushort_as_half(v[i])) : __bfloat162float(__ushort_as_bfloat16(v[i]));
+  });
+  return out;
+}
+
+void round_inputs(GemmData& d, GemmKind kind) {
+  if (!is_16bit(kind)) return;
+  for (auto* v : {&d.A, &d.B, &d.C0}) *v = from_16bit(to_16bit(*v, kind), kind);
+}
 
 GemmData make_gemm_data(const GemmShape& s0, uint64_t seed) {
   const GemmShape s = normalized(s0);
@@ -163,11 +208,61 @@ int64_t ErrorTally::finish() const {
   return over_bound_;
 }
 
+// The tensor-core kinds. Why these tolerances (u = 2^-24 as above):
+//  * f16 / bf16: the inputs are exact (the test data is rounded to the format first), the products
+//    exact in fp32 and the sums fp32, so the fp32 bound (k+4) u mag holds for the fp32 result c32;
+//    the store rounds c32 once to the format: |fl(c32) - c32| <= uo |c32| <= uo (|ref| + e32). With
+//    |ref| <= mag: |c - ref| <= ((k+4) u (1+uo) + uo) mag, rigorous. Normwise, the rounding adds at
+//    most uo relative per element, so ||C - ref|| / ||ref|| <= uo + the fp32 part (4 u sqrt(k+2)).
+//    A rung that accumulated in f16/bf16 would be over it at moderate k.
+//  * tf32: an input x rounded to tf32 is off by at most 2^-11 |x| (2^-10 if truncated), so a
+//    product by at most 2^-9 + 2^-20 relative (truncation, both operands): element-wise
+//    (k+4) u + 2^-9 + 2^-20 is rigorous. Normwise the input errors average out per element
+//    (random signs) except for truncation's bias (~2^-11 per operand towards zero): observed
+//    ~3e-4 with rounding and ~7e-4 with truncation; we allow 2^-10 (9.8e-4), "about 1e-3".
+//  * tf32x3: x = big + small + d with |d| <= 2^-22 |x| (small is itself rounded to tf32); the
+//    dropped small*small is <= 2^-22 |ab|, so each product is off by <= 3 * 2^-22 = 12 u relative
+//    (plus fp32 accumulation): element-wise (k+16) u mag, rigorous. Normwise it must meet the same
+//    4 u sqrt(k+2) as an fp32 rung (and the GPU test holds it to cuBLAS sgemm's own error).
+double elementwise_gamma(int64_t k, GemmKind kind) {
+  const double base = elementwise_gamma(k);
+  switch (kind) {
+    case GemmKind::f32: return base;
+    case GemmKind::tf32: return base + std::ldexp(1.0, -9) + std::ldexp(1.0, -20);
+    case GemmKind::tf32x3: return static_cast<double>(k + 16) * kU;
+    case GemmKind::f16: return base * (1 + std::ldexp(1.0, -11)) + std::ldexp(1.0, -11);
+    case GemmKind::bf16: return base * (1 + std::ldexp(1.0, -8)) + std::ldexp(1.0, -8);
+  }
+  return base;
+}
+double normwise_tolerance(int64_t k, GemmKind kind) {
+  const double base = normwise_tolerance(k);
+  switch (kind) {
+    case GemmKind::f32: case GemmKind::tf32x3: return base;
+    case GemmKind::tf32: return base + std::ldexp(1.0, -10);
+    case GemmKind::f16: return base + std::ldexp(1.0, -11);
+    case GemmKind::bf16: return base + std::ldexp(1.0, -8);
+  }
+  return base;
+}
+
+namespace {
+GemmErrors compare_with(const GemmShape& s0, const GemmReference& r, const float* C, double gamma, double tol);
+}  // namespace
+
 GemmErrors compare_gemm(const GemmShape& s0, const GemmReference& r, const float* C, double looseness) {
   const GemmShape s = normalized(s0);
+  return compare_with(s, r, C, elementwise_gamma(s.k) * looseness, normwise_tolerance(s.k) * looseness);
+}
+GemmErrors compare_gemm(const GemmShape& s0, const GemmReference& r, const float* C, GemmKind kind) {
+  const GemmShape s = normalized(s0);
+  return compare_with(s, r, C, elementwise_gamma(s.k, kind), normwise_tolerance(s.k, kind));
+}
+
+namespace {
+GemmErrors compare_with(const GemmShape& s0, const GemmReference& r, const float* C, double gamma, double tol) {
+  const GemmShape s = normalized(s0);
   GemmErrors e;
-  const double gamma = elementwise_gamma(s.k) * looseness;
-  const double tol = normwise_tolerance(s.k) * looseness;
   ErrorTally tally(e, gamma);
   for (size_t ri = 0; ri < r.rows.size(); ++ri) {
     const int64_t i = r.rows[ri];
@@ -176,11 +271,12 @@ GemmErrors compare_gemm(const GemmShape& s0, const GemmReference& r, const float
   const int64_t over_bound = tally.finish();
   std::ostringstream why;
   if (e.bad) why << e.bad << " element(s) non-finite where the reference is not (or unwritten); ";
-  if (over_bound) why << over_bound << " element(s) beyond the (k+4)u|A||B| bound (worst " << e.bound_ratio << "x); ";
+  if (over_bound) why << over_bound << " element(s) beyond the element-wise bound gamma|A||B| (worst " << e.bound_ratio << "x); ";
   if (e.normwise > tol) why << "normwise error " << e.normwise << " > tolerance " << tol << "; ";
   e.reason = why.str();
   e.pass = e.reason.empty();
   return e;
 }
+}  // namespace
 
 }  // namespace rungs::check

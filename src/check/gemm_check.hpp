@@ -10,6 +10,15 @@
 
 namespace rungs::check {
 
+// What a gemm computes in: the element type and, for float, the math mode. These are the
+// names of `rungs bench gemm --dtype`: f32 (float, Math::fp32), tf32, tf32x3 (float inputs),
+// f16 (__half), bf16 (__nv_bfloat16).
+enum class GemmKind { f32, tf32, tf32x3, f16, bf16 };
+const char* gemm_kind_name(GemmKind kind);
+GemmType gemm_type_of(GemmKind kind);  // f32 for the three float kinds
+Math math_of(GemmKind kind);           // fp32 for f16 and bf16
+bool is_16bit(GemmKind kind);
+
 struct GemmShape {
   Trans ta = Trans::N, tb = Trans::N;
   int64_t m = 0, n = 0, k = 0;
@@ -30,6 +39,12 @@ struct GemmData {
   std::vector<float> A, B, C0;
 };
 GemmData make_gemm_data(const GemmShape& s, uint64_t seed);
+// For f16 / bf16: A, B and C0 rounded (to nearest) to that type in place, so the fp64 reference
+// sees exactly the inputs the GPU gets. No-op for the float kinds (the rungs round tf32 inputs).
+void round_inputs(GemmData& d, GemmKind kind);
+// Host float <-> the 16-bit patterns of f16 / bf16 (round to nearest even; NaN stays NaN).
+std::vector<uint16_t> to_16bit(const std::vector<float>& v, GemmKind kind);
+std::vector<float> from_16bit(const std::vector<uint16_t>& v, GemmKind kind);
 
 // The fp64 reference on a set of rows of C (all rows, or a random sample for large shapes):
 // ref = alpha * op(A) op(B) + beta * C0, and mag = |alpha| |op(A)| |op(B)| + |beta| |C0|,
@@ -60,6 +75,17 @@ struct GemmErrors {
 double elementwise_gamma(int64_t k);
 double normwise_tolerance(int64_t k);
 GemmErrors compare_gemm(const GemmShape& s, const GemmReference& r, const float* C, double looseness = 1.0);
+// The tensor-core kinds (derived in gemm_check.cpp; uo = the output format's unit roundoff,
+// 2^-11 for f16, 2^-8 for bf16):
+//  * f16 / bf16 (exact inputs, fp32 accumulation, one rounding of the result to the format):
+//    element-wise (k+4) u (1+uo) + uo; normwise uo + 4 u sqrt(k+2);
+//  * tf32 (each input rounded to tf32, unit roundoff ut = 2^-11, or truncated, 2^-10): element-wise
+//    (k+4) u + 2^-9 + 2^-20; normwise 2^-10 + 4 u sqrt(k+2) (observed ~3e-4 with rounding, ~7e-4 truncating);
+//  * tf32x3 (the dropped small*small product and the rounding of the small parts: <= 12 u per
+//    product): element-wise (k+16) u; normwise the fp32 tolerance, 4 u sqrt(k+2).
+double elementwise_gamma(int64_t k, GemmKind kind);
+double normwise_tolerance(int64_t k, GemmKind kind);
+GemmErrors compare_gemm(const GemmShape& s, const GemmReference& r, const float* C, GemmKind kind);
 
 // The element-by-element part of compare_gemm and compare_gemv: each computed value against its
 // fp64 reference and magnitude (sum |a||b| + |beta c0|), accumulated into e (bad, max_rel,

@@ -125,7 +125,9 @@ const char* kShapeFlags =
     "  --size LIST          square A;  --m LIST --n LIST: every combination\n"
     "  reduce: the sum of n elements\n"
     "  --n LIST (or --size) the lengths, up to 2^36 (2^31 and more take the 64-bit index paths)\n"
-    "  --dtype LIST         i32, i64, f32, f64 or all (default all); i32 sums exactly into int64\n";
+    "  --dtype LIST         i32, i64, f32, f64 or all (default all); i32 sums exactly into int64\n"
+    "  gemm --dtype LIST    f32 (fp32 CUDA cores), tf32, tf32x3 (float inputs on tensor cores), f16, bf16\n"
+    "                       or all (default f32; the seed shapes without --size add bf16 and tf32x3)\n";
 
 const char* kTransFlags =
     "  --trans LIST         gemm: nn, nt, tn, tt (comma-separated) or all; default nn. The first letter is\n"
@@ -502,6 +504,24 @@ std::vector<DType> parse_dtype_list(const std::string& text, const std::string& 
 }
 
 
+std::vector<check::GemmKind> parse_gemm_kind_list(const std::string& text, const std::string& flag) {
+  using check::GemmKind;
+  std::vector<GemmKind> out;
+  auto add = [&](GemmKind d) {
+    for (GemmKind x : out)
+      if (x == d) return;
+    out.push_back(d);
+  };
+  const GemmKind all[] = {GemmKind::f32, GemmKind::tf32, GemmKind::tf32x3, GemmKind::f16, GemmKind::bf16};
+  for (const std::string& t : split(text, ',')) {
+    bool found = t == "all";
+    for (GemmKind d : all)
+      if (t == "all" || t == check::gemm_kind_name(d)) add(d), found = true;
+    if (!found) fail(flag + ": bad gemm type " + quoted(t) + " (f32, tf32, tf32x3, f16, bf16 or all)");
+  }
+  return out;
+}
+
 std::string shape_name(const std::string& op, const Shape& s) {
   if (op == "gemv") return std::to_string(s.m) + "x" + std::to_string(s.n);
   if (op == "reduce") return std::to_string(s.n);
@@ -545,10 +565,17 @@ std::vector<Case> cases_for(const Args& a, const std::string& op) {
       for (TransPair t : trans) out.push_back({s, t, DType::f32});
     return out;
   }
+  using check::GemmKind;
   const std::vector<Shape> shapes = a.shapes.empty() ? default_shapes() : a.shapes;
   const std::vector<TransPair> trans = a.trans.empty() ? std::vector<TransPair>{{}} : a.trans;
-  for (const Shape& s : shapes)
-    for (TransPair t : trans) out.push_back({s, t, DType::f32});
+  // The seed workloads add the tensor-core kinds that matter most: bf16 and fp32-accurate tf32x3.
+  const std::vector<GemmKind> kinds = !a.gemm_kinds.empty() ? a.gemm_kinds
+                                      : a.shapes.empty()     ? std::vector<GemmKind>{GemmKind::f32, GemmKind::bf16,
+                                                                                 GemmKind::tf32x3}
+                                                             : std::vector<GemmKind>{GemmKind::f32};
+  for (GemmKind kind : kinds)
+    for (const Shape& s : shapes)
+      for (TransPair t : trans) out.push_back({s, t, DType::f32, kind});
   return out;
 }
 
@@ -727,10 +754,14 @@ Args parse_args(const std::vector<std::string>& argv) {
          "(rungs " + cmd + " gemm|gemv|reduce ...)");
   const std::string op = a.op.empty() ? "gemm" : a.op;
   if (!dtype_text.empty()) {
-    a.dtypes = parse_dtype_list(dtype_text, "--dtype");
-    if (op != "reduce" && !(a.dtypes.size() == 1 && a.dtypes[0] == DType::f32))
-      fail("--dtype: " + op + " is fp32 only (--dtype applies to reduce)");
-    if (op != "reduce") a.dtypes.clear();
+    if (op == "gemm") {
+      a.gemm_kinds = parse_gemm_kind_list(dtype_text, "--dtype");
+    } else {
+      a.dtypes = parse_dtype_list(dtype_text, "--dtype");
+      if (op != "reduce" && !(a.dtypes.size() == 1 && a.dtypes[0] == DType::f32))
+        fail("--dtype: " + op + " is fp32 only (--dtype applies to reduce and gemm)");
+      if (op != "reduce") a.dtypes.clear();
+    }
   }
   if (!trans_text.empty()) {
     if (op == "reduce") fail("--trans does not apply to reduce");

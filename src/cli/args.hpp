@@ -4,6 +4,7 @@
 
 #include <rungs/rungs.hpp>
 
+#include "check/gemm_check.hpp"
 #include "check/reduce_check.hpp"
 
 #include <cstdint>
@@ -67,6 +68,7 @@ struct Args {
   std::vector<std::string> variants; // empty = all rungs
   std::vector<TransPair> trans;      // empty = {nn} (gemm), {n} (gemv); gemv uses trans.a only
   std::vector<DType> dtypes;         // reduce: empty = the seed workloads' (every dtype)
+  std::vector<check::GemmKind> gemm_kinds;  // gemm --dtype: empty = f32 (with the seed shapes: f32, bf16, tf32x3)
   float alpha = 1.0f, beta = 0.0f;
   int reps = 20, warmup = 3;
   bool reps_given = false;
@@ -89,6 +91,7 @@ struct Case {
   Shape shape;
   TransPair trans;
   DType dtype = DType::f32;
+  check::GemmKind kind = check::GemmKind::f32;  // gemm: element type / math mode
 };
 // The problems a run covers for `op`: the given shapes x transposes x dtypes, or the op's
 // seed workloads: gemm 1024..8192 nn; gemv article 000's sweep M = N = 2^12..2^15 with both
@@ -111,6 +114,8 @@ std::vector<int64_t> parse_size_list(const std::string& text, const std::string&
 // gemm: nn, nt, tn, tt, all; gemv: n, t, all (TransPair.b = N).
 std::vector<TransPair> parse_trans_list(const std::string& text, const std::string& flag, const std::string& op);
 std::vector<DType> parse_dtype_list(const std::string& text, const std::string& flag);
+// gemm's --dtype: f32, tf32, tf32x3, f16, bf16 or all.
+std::vector<check::GemmKind> parse_gemm_kind_list(const std::string& text, const std::string& flag);
 std::vector<std::string> split(const std::string& text, char sep);
 
 // The rows of C the fp64 reference checks for a shape, as given to check::gemm_reference

@@ -155,13 +155,14 @@ double case_bytes(const Args& a, const std::string& op, const Case& c) {
   }
   if (op == "reduce") return static_cast<double>(c.shape.n) * dtype_bytes(c.dtype) + 8.0;
   const check::GemmShape s = gemm_shape(a, c);
-  return 4.0 * (static_cast<double>(check::a_elems(s)) + static_cast<double>(check::b_elems(s)) +
+  return (check::is_16bit(c.kind) ? 2.0 : 4.0) * (static_cast<double>(check::a_elems(s)) + static_cast<double>(check::b_elems(s)) +
                 static_cast<double>(check::c_elems(s)));
 }
 
 std::string case_name(const std::string& op, const Case& c) {
   if (op == "reduce") return std::string(dtype_name(c.dtype)) + " n=" + shape_name(op, c.shape);
-  return shape_name(op, c.shape) + " " + trans_name(op, c.trans);
+  const std::string kind = op == "gemm" && c.kind != check::GemmKind::f32 ? std::string(" ") + check::gemm_kind_name(c.kind) : "";
+  return shape_name(op, c.shape) + " " + trans_name(op, c.trans) + kind;
 }
 
 // Before allocating anything: does the largest case fit in what the device has free?
@@ -226,6 +227,7 @@ class Workload {
     r.shape = case_.shape;
     r.trans = case_.trans;
     r.dtype = case_.dtype;
+    r.kind = case_.kind;
     r.alpha = args_.alpha;
     r.beta = args_.beta;
     return r;
@@ -245,6 +247,8 @@ class Workload {
   Case case_;
 };
 
+// gemm in any kind: f32/tf32/tf32x3 on float buffers, f16/bf16 on 16-bit buffers holding the
+// inputs rounded to the format (the reference is computed from the rounded values).
 class GemmWorkload : public Workload {
  public:
   GemmWorkload(Session& ses, const Case& c) : Workload(ses.args, "gemm", c) {
@@ -253,13 +257,23 @@ class GemmWorkload : public Workload {
     ses.progress("[gemm] " + case_name(op_, c) + ": random data, fp64 reference on " +
                  (rows == 0 ? std::string("all rows") : std::to_string(rows) + " sampled rows"));
     data_ = check::make_gemm_data(s_, args_.seed);
+    check::round_inputs(data_, c.kind);
     ref_ = check::gemm_reference(s_, data_, rows, args_.seed);
     const std::string what = "gemm " + case_name(op_, c);
-    A_ = std::make_unique<DeviceBuffer>(data_.A.size() * 4, "A of " + what);
-    B_ = std::make_unique<DeviceBuffer>(data_.B.size() * 4, "B of " + what);
-    C_ = std::make_unique<DeviceBuffer>(data_.C0.size() * 4, "C of " + what);
-    A_->upload(data_.A.data(), ses.stream.get());
-    B_->upload(data_.B.data(), ses.stream.get());
+    const size_t elem = h16() ? 2 : 4;
+    A_ = std::make_unique<DeviceBuffer>(data_.A.size() * elem, "A of " + what);
+    B_ = std::make_unique<DeviceBuffer>(data_.B.size() * elem, "B of " + what);
+    C_ = std::make_unique<DeviceBuffer>(data_.C0.size() * elem, "C of " + what);
+    if (h16()) {
+      C0_16_ = check::to_16bit(data_.C0, c.kind);
+      const std::vector<uint16_t> a16 = check::to_16bit(data_.A, c.kind), b16 = check::to_16bit(data_.B, c.kind);
+      A_->upload(a16.data(), ses.stream.get());
+      B_->upload(b16.data(), ses.stream.get());
+      RUNGS_CUDA(cudaStreamSynchronize(ses.stream.get()));  // before a16, b16 go
+    } else {
+      A_->upload(data_.A.data(), ses.stream.get());
+      B_->upload(data_.B.data(), ses.stream.get());
+    }
     hostC_.assign(data_.C0.size(), 0.0f);
     RUNGS_CUDA(cudaStreamSynchronize(ses.stream.get()));
   }
@@ -268,8 +282,16 @@ class GemmWorkload : public Workload {
       Options o;
       o.variant = variant;
       o.stream = stream;
-      gemm(s_.ta, s_.tb, s_.m, s_.n, s_.k, s_.alpha, A_->as<float>(), s_.lda, B_->as<float>(), s_.ldb, s_.beta,
-           C_->as<float>(), s_.ldc, o);
+      o.math = check::math_of(case_.kind);
+      if (case_.kind == check::GemmKind::f16)
+        gemm(s_.ta, s_.tb, s_.m, s_.n, s_.k, s_.alpha, A_->as<__half>(), s_.lda, B_->as<__half>(), s_.ldb, s_.beta,
+             C_->as<__half>(), s_.ldc, o);
+      else if (case_.kind == check::GemmKind::bf16)
+        gemm(s_.ta, s_.tb, s_.m, s_.n, s_.k, s_.alpha, A_->as<__nv_bfloat16>(), s_.lda, B_->as<__nv_bfloat16>(), s_.ldb,
+             s_.beta, C_->as<__nv_bfloat16>(), s_.ldc, o);
+      else
+        gemm(s_.ta, s_.tb, s_.m, s_.n, s_.k, s_.alpha, A_->as<float>(), s_.lda, B_->as<float>(), s_.ldb, s_.beta,
+             C_->as<float>(), s_.ldc, o);
     };
   }
   // tune: one warptile configuration on this case.
@@ -285,29 +307,44 @@ class GemmWorkload : public Workload {
     if (s_.beta == 0.0f)
       C_->poison(stream);
     else
-      C_->upload(data_.C0.data(), stream);
+      C_->upload(h16() ? static_cast<const void*>(C0_16_.data()) : data_.C0.data(), stream);
     const double ms = time_once(f, stream);
-    C_->download(hostC_.data(), stream);
-    RUNGS_CUDA(cudaStreamSynchronize(stream));
-    const check::GemmErrors e = check::compare_gemm(s_, ref_, hostC_.data());
+    if (h16()) {
+      std::vector<uint16_t> raw(data_.C0.size());
+      C_->download(raw.data(), stream);
+      RUNGS_CUDA(cudaStreamSynchronize(stream));
+      hostC_ = check::from_16bit(raw, case_.kind);
+    } else {
+      C_->download(hostC_.data(), stream);
+      RUNGS_CUDA(cudaStreamSynchronize(stream));
+    }
+    const check::GemmErrors e = check::compare_gemm(s_, ref_, hostC_.data(), case_.kind);
     r.checked = true;
     r.checked_rows = ref_.rows.empty() ? s_.m : static_cast<int64_t>(ref_.rows.size());
     r.max_rel = e.max_rel;
     r.normwise = e.normwise;
-    r.normwise_tol = check::normwise_tolerance(s_.k);
+    r.normwise_tol = check::normwise_tolerance(s_.k, case_.kind);
     r.bound_ratio = e.bound_ratio;
     r.bad = e.bad;
     if (!e.pass) fail_with(r, e.reason);
     return ms;
   }
-  std::string resolve_auto() const override { return resolve_gemm_variant(s_.ta, s_.tb, s_.m, s_.n, s_.k); }
-  double bytes() const override { return 4.0 * static_cast<double>(check::a_elems(s_) + check::b_elems(s_) + check::c_elems(s_)); }
+  std::string resolve_auto() const override {
+    Options o;
+    o.math = check::math_of(case_.kind);
+    return resolve_gemm_variant(s_.ta, s_.tb, s_.m, s_.n, s_.k, o, check::gemm_type_of(case_.kind));
+  }
+  double bytes() const override {
+    return (h16() ? 2.0 : 4.0) * static_cast<double>(check::a_elems(s_) + check::b_elems(s_) + check::c_elems(s_));
+  }
 
  private:
+  bool h16() const { return check::is_16bit(case_.kind); }
   check::GemmShape s_;
   check::GemmData data_;
   check::GemmReference ref_;
   std::unique_ptr<DeviceBuffer> A_, B_, C_;
+  std::vector<uint16_t> C0_16_;
   std::vector<float> hostC_;
 };
 
@@ -449,6 +486,19 @@ void probe_baseline(Session& ses, Workload& w) {
   }
 }
 
+// % peak of a gemm row is of the units that kind runs on: the dense tensor-core peak is 16x the
+// fp32 FFMA peak for f16/bf16 and 8x for tf32 on sm_80 and sm_90 (A100: 19.5 / 312 / 156; H100 SXM:
+// 67 / 1070 / 535 at 1.98 GHz); tf32x3 is held to the tf32 peak (its three products count as one).
+double tensor_peak_factor(const Result& r) {
+  if (r.op != "gemm") return 1.0;
+  switch (r.kind) {
+    case check::GemmKind::f16: case check::GemmKind::bf16: return 16.0;
+    case check::GemmKind::tf32: case check::GemmKind::tf32x3: return 8.0;
+    case check::GemmKind::f32: return 1.0;
+  }
+  return 1.0;
+}
+
 void timed_run(Session& ses, const Workload& w, const Launch& f, Result& r, bool is_baseline, double first_ms) {
   const Args& a = ses.args;
   const std::string base = ses.baseline_of(w.op());
@@ -468,7 +518,8 @@ void timed_run(Session& ses, const Workload& w, const Launch& f, Result& r, bool
   r.min_ms = st.min;
   r.max_ms = st.max;
   r.tflops = st.median > 0 ? r.flops() / (st.median * 1e-3) / 1e12 : 0;
-  r.pct_peak = ses.ctx.device.peak_tflops > 0 ? 100.0 * r.tflops / ses.ctx.device.peak_tflops : 0;
+  const double peak = ses.ctx.device.peak_tflops * tensor_peak_factor(r);
+  r.pct_peak = peak > 0 ? 100.0 * r.tflops / peak : 0;
   if (r.bandwidth_bound()) {
     r.bytes = w.bytes();
     r.gbs = st.median > 0 ? r.bytes / (st.median * 1e-3) / 1e9 : 0;
@@ -526,6 +577,11 @@ void run_ladder(Session& ses, const std::string& op, bool timed, std::vector<Res
     if (timed) probe_baseline(ses, *w);
     for (const VariantInfo& v : chosen) {
       ++done;
+      // gemm: with no --variant, the rungs that do not do this case's type/math are left out
+      // (variants() lists what each does); a rung named with --variant gets a SKIP row instead.
+      if (op == "gemm" && a.variants.empty() && v.name != "auto" &&
+          (" " + v.types + " ").find(std::string(" ") + check::gemm_kind_name(c.kind) + " ") == std::string::npos)
+        continue;
       ses.progress("[" + op + " " + std::to_string(done) + "/" + std::to_string(total) + "] " + v.name + " " +
                    case_name(op, c));
       Result r = w->new_result();

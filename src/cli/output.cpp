@@ -58,9 +58,18 @@ std::string error_cell(const Result& r) {
   return fmt_sci(r.normwise);
 }
 
+// gemm rows name their type/math unless it is plain f32 (the SGEMM ladder).
+std::string gemm_kind_suffix(const Result& r) {
+  return r.op == "gemm" && r.kind != check::GemmKind::f32 ? std::string(" ") + check::gemm_kind_name(r.kind) : "";
+}
+
+std::string type_name(const Result& r) {
+  return r.op == "gemm" ? check::gemm_kind_name(r.kind) : dtype_name(r.dtype);
+}
+
 std::string shape_cell(const Result& r) {
   if (r.op == "reduce") return std::string(dtype_name(r.dtype)) + " " + shape_name(r.op, r.shape);
-  return shape_name(r.op, r.shape) + " " + trans_name(r.op, r.trans);
+  return shape_name(r.op, r.shape) + " " + trans_name(r.op, r.trans) + gemm_kind_suffix(r);
 }
 
 std::string rows_cell(const Result& r) {
@@ -252,7 +261,9 @@ std::vector<std::string> ops_in_order(const std::vector<Result>& rows) {
   return ops;
 }
 
-bool same_shape(const Result& a, const Result& b) { return a.shape == b.shape && a.trans == b.trans && a.dtype == b.dtype; }
+bool same_shape(const Result& a, const Result& b) {
+  return a.shape == b.shape && a.trans == b.trans && a.dtype == b.dtype && a.kind == b.kind;
+}
 
 std::string op_title(const std::string& op, const Context& ctx) {
   std::ostringstream os;
@@ -314,7 +325,8 @@ std::string benchmark_name(const Result& r) {
   std::string s = r.op + "/" + r.variant;
   if (!r.config.empty()) s += "/" + r.config;
   if (r.op == "reduce") return s + "/" + dtype_name(r.dtype) + "/" + shape_name(r.op, r.shape);
-  return s + "/" + shape_name(r.op, r.shape) + "/" + trans_name(r.op, r.trans);
+  const std::string kind = r.op == "gemm" && r.kind != check::GemmKind::f32 ? std::string("/") + check::gemm_kind_name(r.kind) : "";
+  return s + "/" + shape_name(r.op, r.shape) + "/" + trans_name(r.op, r.trans) + kind;
 }
 
 std::string json_escape(const std::string& s) {
@@ -514,7 +526,7 @@ std::string format_csv(const std::vector<Result>& rows) {
         c ? num(r.bound_ratio) : "",
         r.fastest ? "true" : "false",
         r.reason,
-        dtype_name(r.dtype),
+        type_name(r),
         t && r.bandwidth_bound() ? num(r.bytes) : "",
         t && r.bandwidth_bound() ? num(r.gbs) : "",
         t && r.bandwidth_bound() ? num(r.pct_dram) : "",
@@ -582,7 +594,7 @@ std::string format_json(const Context& ctx, const std::vector<Result>& rows) {
     if (!r.config.empty()) b.push_back({"config", jstr(r.config)});
     Fields shape = {{"m", jint(r.shape.m)},          {"n", jint(r.shape.n)},
                     {"k", jint(r.shape.k)},          {"trans", jstr(trans_name(r.op, r.trans))},
-                    {"dtype", jstr(dtype_name(r.dtype))},
+                    {"dtype", jstr(type_name(r))},
                     {"alpha", json_number(r.alpha)}, {"beta", json_number(r.beta)},
                     {"baseline_rung", jbool(r.is_baseline)}};
     b.insert(b.end(), shape.begin(), shape.end());

@@ -66,6 +66,7 @@ struct Result {
   Shape shape;
   TransPair trans;
   DType dtype = DType::f32;     // reduce: the input type
+  check::GemmKind kind = check::GemmKind::f32;  // gemm: element type / math mode
   float alpha = 1, beta = 0;
   Status status = Status::ok;
   std::string reason;           // SKIP / FAIL / ERROR: why

@@ -5,16 +5,32 @@
 #include "gemv/gemv_rung.hpp"
 #include "reduce/reduce_rung.hpp"
 
+#include <utility>
+
 namespace rungs {
 
 namespace {
 // first = the number of the ladder's first entry (gemm starts at its CPU rung 0, the others at 1).
 template <typename Rung>
+std::string types_of(const Rung&) {
+  return "";
+}
+std::string types_of(const sgemm::Rung& r) {
+  std::string t;
+  const std::pair<bool, const char*> has[] = {{r.run != nullptr, "f32"},       {r.tf32 != nullptr, "tf32"},
+                                              {r.tf32x3 != nullptr, "tf32x3"}, {r.f16 != nullptr, "f16"},
+                                              {r.bf16 != nullptr, "bf16"}};
+  for (const auto& h : has)
+    if (h.first) t += (t.empty() ? "" : " ") + std::string(h.second);
+  return t;
+}
+
+template <typename Rung>
 std::vector<VariantInfo> list(const std::vector<Rung>& ladder, int first) {
   std::vector<VariantInfo> out;
   for (size_t i = 0; i < ladder.size(); ++i)
     out.push_back({ladder[i].name, ladder[i].summary, static_cast<int>(i) + first, ladder[i].min_sm,
-                   ladder[i].baseline});
+                   ladder[i].baseline, types_of(ladder[i])});
   return out;
 }
 }  // namespace

@@ -1,5 +1,7 @@
 // rungs::gemm: argument checking, the k == 0 / alpha == 0 shortcut, variant lookup and
 // the `auto` choice. Every rung is reached through here, the CLI and the tests included.
+// One checking path for every element type: gemm_any<T> below; the type and math mode pick
+// which of a rung's entry points runs (a null one is rungs::Unsupported).
 #include "detail/check.hpp"
 #include "gemm/gemm_rung.hpp"
 #include "gemm/tuning.hpp"
@@ -20,22 +22,58 @@ const sgemm::Rung& find_rung(const std::string& name) {
   return detail::find_rung(sgemm::ladder(), "gemm", name);
 }
 
-void check_math(Math math) {
-  if (math != Math::fp32)
-    throw Error(std::string("rungs::gemm: math = ") + (math == Math::tf32 ? "tf32" : "tf32x3") +
-                " is not available yet (it arrives with the tensor-core ladder); use Math::fp32");
+const char* math_name(Math m) {
+  switch (m) {
+    case Math::fp32: return "fp32";
+    case Math::tf32: return "tf32";
+    case Math::tf32x3: return "tf32x3";
+  }
+  return "?";
 }
 
-}  // namespace
-
-std::string resolve_gemm_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, const Options& opts) {
-  if (opts.variant != "auto") return find_rung(opts.variant).name;
-  return sgemm::auto_variant(ta, tb, m, n, k, detail::current_sm());
+// Math modes apply to float inputs only.
+void check_math(Math math, GemmType type) {
+  if (math != Math::fp32 && math != Math::tf32 && math != Math::tf32x3)
+    detail::fail_arg("gemm", "opts.math", static_cast<int>(math), "Math::fp32, Math::tf32 or Math::tf32x3");
+  if (type != GemmType::f32 && math != Math::fp32)
+    throw Error(std::string("rungs::gemm: invalid argument opts.math = ") + math_name(math) + " for " +
+                (type == GemmType::f16 ? "__half" : "__nv_bfloat16") +
+                " inputs (must be Math::fp32: math modes apply to float inputs only)");
 }
 
-void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
-          const float* B, int64_t ldb, float beta, float* C, int64_t ldc, const Options& opts) {
-  check_math(opts.math);
+// The entry point of `rung` for this element type and math mode, or Unsupported.
+template <typename T>
+struct Entry;
+template <>
+struct Entry<float> {
+  static constexpr GemmType type = GemmType::f32;
+  static sgemm::RunFn get(const sgemm::Rung& r, Math m) {
+    sgemm::RunFn f = m == Math::tf32 ? r.tf32 : m == Math::tf32x3 ? r.tf32x3 : r.run;
+    if (!f) detail::unsupported(r.name, std::string("does not do float inputs with math = ") + math_name(m));
+    return f;
+  }
+};
+template <>
+struct Entry<__half> {
+  static constexpr GemmType type = GemmType::f16;
+  static sgemm::RunFnH get(const sgemm::Rung& r, Math) {
+    if (!r.f16) detail::unsupported(r.name, "does not do __half (f16) inputs");
+    return r.f16;
+  }
+};
+template <>
+struct Entry<__nv_bfloat16> {
+  static constexpr GemmType type = GemmType::bf16;
+  static sgemm::RunFnBF get(const sgemm::Rung& r, Math) {
+    if (!r.bf16) detail::unsupported(r.name, "does not do __nv_bfloat16 (bf16) inputs");
+    return r.bf16;
+  }
+};
+
+template <typename T>
+void gemm_any(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const T* A, int64_t lda, const T* B,
+              int64_t ldb, float beta, T* C, int64_t ldc, const Options& opts) {
+  check_math(opts.math, Entry<T>::type);
   if (m < 0) detail::fail_arg("gemm", "m", m, ">= 0");
   if (n < 0) detail::fail_arg("gemm", "n", n, ">= 0");
   if (k < 0) detail::fail_arg("gemm", "k", k, ">= 0");
@@ -44,8 +82,10 @@ void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, cons
   check_ld("ldb", ldb, tb == Trans::N ? n : k);
   check_ld("ldc", ldc, n);
   // Resolve the variant before the early returns so a bad name always throws.
-  const std::string name = opts.variant == "auto" ? resolve_gemm_variant(ta, tb, m, n, k, opts) : opts.variant;
+  const std::string name =
+      opts.variant == "auto" ? resolve_gemm_variant(ta, tb, m, n, k, opts, Entry<T>::type) : opts.variant;
   const sgemm::Rung& rung = find_rung(name);
+  const auto run = Entry<T>::get(rung, opts.math);
   if (m == 0 || n == 0) return;
   if (C == nullptr) detail::fail_arg("gemm", "C", "nullptr", "a device pointer (m*n > 0)");
   const bool reads_ab = k > 0 && alpha != 0.0f;
@@ -62,8 +102,31 @@ void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, cons
     sgemm::scale_c(m, n, beta, C, ldc, opts.stream);
     return;
   }
-  sgemm::Args args{ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, opts.stream};
-  rung.run(args);
+  const sgemm::ArgsT<T> args{ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, opts.stream};
+  run(args);
+}
+
+}  // namespace
+
+std::string resolve_gemm_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, const Options& opts,
+                                 GemmType type) {
+  if (opts.variant != "auto") return find_rung(opts.variant).name;
+  return sgemm::auto_variant(ta, tb, m, n, k, detail::current_sm(), type, opts.math);
+}
+
+void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
+          const float* B, int64_t ldb, float beta, float* C, int64_t ldc, const Options& opts) {
+  gemm_any(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, opts);
+}
+
+void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const __half* A, int64_t lda,
+          const __half* B, int64_t ldb, float beta, __half* C, int64_t ldc, const Options& opts) {
+  gemm_any(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, opts);
+}
+
+void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const __nv_bfloat16* A, int64_t lda,
+          const __nv_bfloat16* B, int64_t ldb, float beta, __nv_bfloat16* C, int64_t ldc, const Options& opts) {
+  gemm_any(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, opts);
 }
 
 }  // namespace rungs

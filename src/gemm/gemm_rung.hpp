@@ -4,6 +4,8 @@
 
 #include <rungs/rungs.hpp>
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -16,28 +18,43 @@ namespace rungs::sgemm {
 //   1 <= m, n, k <= INT32_MAX; alpha != 0; A, B, C non-null and the ld's valid;
 //   beta == 0 means C must not be read. Row-major: op(A) is m x k, op(B) is k x n.
 // Rungs index with int tile coordinates and 64-bit element offsets.
-struct Args {
+// T is the element type of A, B and C (float, __half, __nv_bfloat16); alpha and beta are float
+// and the accumulation is fp32 for every T.
+template <typename T>
+struct ArgsT {
   Trans ta, tb;
   int64_t m, n, k;
   float alpha;
-  const float* A;
+  const T* A;
   int64_t lda;
-  const float* B;
+  const T* B;
   int64_t ldb;
   float beta;
-  float* C;
+  T* C;
   int64_t ldc;
   cudaStream_t stream;
 };
+using Args = ArgsT<float>;
+using ArgsH = ArgsT<__half>;
+using ArgsBF = ArgsT<__nv_bfloat16>;
 
 using RunFn = void (*)(const Args&);
+using RunFnH = void (*)(const ArgsH&);
+using RunFnBF = void (*)(const ArgsBF&);
 
+// A rung says what it does by the entry points it fills: one per element type and math mode.
+// A null entry means "not this rung": the dispatcher throws rungs::Unsupported naming what was
+// asked. The CUDA-core rungs fill only `run`; the tensor-core rungs fill the others.
 struct Rung {
   const char* name;
   const char* summary;
   int min_sm;     // major*10+minor; 0 = runs on the host
   bool baseline;  // the vendor library
-  RunFn run;
+  RunFn run;                // float inputs, Math::fp32 (exact fp32 products)
+  RunFn tf32 = nullptr;     // float inputs, Math::tf32 (inputs rounded to tf32, tensor cores)
+  RunFn tf32x3 = nullptr;   // float inputs, Math::tf32x3 (big/small tf32 split, three products)
+  RunFnH f16 = nullptr;     // __half inputs and output
+  RunFnBF bf16 = nullptr;   // __nv_bfloat16 inputs and output
 };
 
 // The ladder in order; index = rung number (file prefix).
@@ -55,10 +72,28 @@ namespace outer_product { void run(const Args&); }    // 07_outer_product.cu
 namespace double_buffer { void run(const Args&); }    // 08_double_buffer.cu
 namespace warptile { void run(const Args&); }         // 09_warptile.cu
 namespace kahan { void run(const Args&); }            // 10_kahan.cu
-namespace cublas { void run(const Args&); }           // 11_cublas.cpp
+namespace cublas {                                    // 11_cublas.cpp
+void run(const Args&);
+void run_tf32(const Args&);
+void run_f16(const ArgsH&);
+void run_bf16(const ArgsBF&);
+}  // namespace cublas
+// The tensor-core rungs: one entry point per type / math mode they do.
+namespace wmma {                                      // 12_wmma.cu
+void run_tf32(const Args&);
+void run_tf32x3(const Args&);
+void run_f16(const ArgsH&);
+void run_bf16(const ArgsBF&);
+}  // namespace wmma
+namespace mma_sync {                                  // 13_mma_sync.cu
+void run_f16(const ArgsH&);
+void run_bf16(const ArgsBF&);
+}  // namespace mma_sync
 
 // C = beta * C over m x n (beta == 0 writes zeros without reading C). Used for k == 0 / alpha == 0.
 void scale_c(int64_t m, int64_t n, float beta, float* C, int64_t ldc, cudaStream_t stream);
+void scale_c(int64_t m, int64_t n, float beta, __half* C, int64_t ldc, cudaStream_t stream);
+void scale_c(int64_t m, int64_t n, float beta, __nv_bfloat16* C, int64_t ldc, cudaStream_t stream);
 
 }  // namespace rungs::sgemm
 

@@ -7,23 +7,35 @@
 namespace rungs::sgemm {
 
 namespace {
-__global__ void scale_kernel(int64_t m, int64_t n, float beta, float* __restrict__ C, int64_t ldc) {
+template <typename T>
+__global__ void scale_kernel(int64_t m, int64_t n, float beta, T* __restrict__ C, int64_t ldc) {
   const int64_t total = m * n;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
     const int64_t r = i / n, c = i % n;
-    float* p = C + r * ldc + c;
-    *p = beta == 0.0f ? 0.0f : beta * *p;
+    T* p = C + r * ldc + c;
+    *p = T(beta == 0.0f ? 0.0f : beta * static_cast<float>(*p));
   }
 }
-}  // namespace
 
-void scale_c(int64_t m, int64_t n, float beta, float* C, int64_t ldc, cudaStream_t stream) {
+template <typename T>
+void scale_any(int64_t m, int64_t n, float beta, T* C, int64_t ldc, cudaStream_t stream) {
   if (beta == 1.0f) return;  // C unchanged
   const int threads = 256;
   const int64_t blocks = detail::ceil_div(m * n, threads);
   const unsigned grid = static_cast<unsigned>(blocks < 65536 ? blocks : 65536);
   scale_kernel<<<grid, threads, 0, stream>>>(m, n, beta, C, ldc);
   RUNGS_LAUNCHED();
+}
+}  // namespace
+
+void scale_c(int64_t m, int64_t n, float beta, float* C, int64_t ldc, cudaStream_t stream) {
+  scale_any(m, n, beta, C, ldc, stream);
+}
+void scale_c(int64_t m, int64_t n, float beta, __half* C, int64_t ldc, cudaStream_t stream) {
+  scale_any(m, n, beta, C, ldc, stream);
+}
+void scale_c(int64_t m, int64_t n, float beta, __nv_bfloat16* C, int64_t ldc, cudaStream_t stream) {
+  scale_any(m, n, beta, C, ldc, stream);
 }
 
 }  // namespace rungs::sgemm

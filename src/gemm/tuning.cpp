@@ -25,7 +25,17 @@ const Entry kTable[] = {
 
 }  // namespace
 
-std::string auto_variant(Trans, Trans, int64_t m, int64_t n, int64_t k, int sm) {
+std::string auto_variant(Trans, Trans, int64_t m, int64_t n, int64_t k, int sm, GemmType type, Math math) {
+  // Tensor cores. f16, bf16, tf32 on the H100 (sm_90): cuBLAS beat every rung of ours at every
+  // size (2026-11-23, commit b1e20da, nn, median of 20, L2 flushed): bf16 at 2048/4096/8192^3
+  // cuBLAS 632/793/801 TFLOP/s vs mma_sync 224/281/265 and wmma 27/29/32; f16 alike (621/773/766
+  // vs 228/278/269); tf32 cuBLAS 340/402/411 vs wmma 9.5/9.8/10.2. Elsewhere (not measured) the
+  // top rung that does the type. tf32x3: wmma is the only rung that does it (cuBLAS has no 3xTF32).
+  if (math == Math::tf32x3) return "wmma";
+  if (type != GemmType::f32 || math == Math::tf32) {
+    if (sm == 90) return "cublas";
+    return sm >= 80 ? (type == GemmType::f32 ? "wmma" : "mma_sync") : "cublas";
+  }
   const double mnk = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   for (const Entry& e : kTable)
     if (e.sm == sm && mnk >= e.min_mnk) return e.variant;

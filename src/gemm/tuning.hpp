@@ -7,5 +7,7 @@
 #include <string>
 
 namespace rungs::sgemm {
-std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, int sm);
+// type/math: the element type and (float only) the math mode; each has its own choice.
+std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, int sm, GemmType type = GemmType::f32,
+                         Math math = Math::fp32);
 }

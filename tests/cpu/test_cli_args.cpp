@@ -179,7 +179,12 @@ TEST(CliArgs, GemvAndReduceShapes) {
   EXPECT_NE(parse_error({"bench", "reduce", "--dtype", "f16"}).find("--dtype"), std::string::npos);
   // The seed workloads per ladder.
   const Args none = parse_args({"bench"});
-  EXPECT_EQ(cases_for(none, "gemm").size(), 4u);
+  const std::vector<Case> gm = cases_for(none, "gemm");
+  ASSERT_EQ(gm.size(), 12u);  // 1024..8192 in f32, then bf16, then tf32x3
+  EXPECT_EQ(gm[0].kind, check::GemmKind::f32);
+  EXPECT_EQ(gm[4].kind, check::GemmKind::bf16);
+  EXPECT_EQ(gm[8].kind, check::GemmKind::tf32x3);
+  EXPECT_EQ(gm[11].shape, (Shape{8192, 8192, 8192}));
   const std::vector<Case> gv = cases_for(none, "gemv");
   ASSERT_EQ(gv.size(), 12u);  // 2^12..2^15 squares and the two skinny shapes, both transposes
   EXPECT_EQ(gv[0].shape, (Shape{4096, 4096, 0}));
@@ -191,6 +196,23 @@ TEST(CliArgs, GemvAndReduceShapes) {
   EXPECT_EQ(rd[0].dtype, DType::i64);
   EXPECT_EQ(rd[7].shape.n, 1 << 28);
   EXPECT_EQ(cases_for(r, "reduce").size(), 4u);
+}
+
+TEST(CliArgs, GemmDtypes) {
+  using check::GemmKind;
+  const Args a = parse_args({"bench", "gemm", "--size", "4096", "--dtype", "bf16,tf32x3,f16"});
+  EXPECT_EQ(a.gemm_kinds, (std::vector<GemmKind>{GemmKind::bf16, GemmKind::tf32x3, GemmKind::f16}));
+  const std::vector<Case> c = cases_for(a, "gemm");
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_EQ(c[1].kind, GemmKind::tf32x3);
+  EXPECT_EQ(parse_args({"bench", "gemm", "--dtype", "all"}).gemm_kinds.size(), 5u);
+  // Shapes given without --dtype: f32 only, as before the tensor-core ladder.
+  const std::vector<Case> plain = cases_for(parse_args({"bench", "gemm", "--size", "512"}), "gemm");
+  ASSERT_EQ(plain.size(), 1u);
+  EXPECT_EQ(plain[0].kind, GemmKind::f32);
+  const std::string e = parse_error({"bench", "gemm", "--dtype", "f64"});
+  EXPECT_NE(e.find("--dtype: bad gemm type 'f64'"), std::string::npos) << e;
+  EXPECT_NE(parse_error({"bench", "gemv", "--dtype", "bf16"}).find("--dtype"), std::string::npos);
 }
 
 TEST(CliArgs, ErrorsNameTheFlag) {

@@ -366,6 +366,25 @@ TEST(CliOutput, JsonFollowsGoogleBenchmarkLayout) {
   EXPECT_EQ(nd.keys.count("peak_tflops"), 0u);
 }
 
+// Tensor-core gemm rows name their type/math everywhere: table shape cell, CSV/JSON name and dtype.
+TEST(CliOutput, GemmKindIsNamedInEveryFormat) {
+  Result r = timed("wmma", 12, {2048, 2048, 2048}, 1.3, 0.0);
+  r.kind = check::GemmKind::tf32x3;
+  Result b = timed("mma_sync", 13, {2048, 2048, 2048}, 0.075, 0.027);
+  b.kind = check::GemmKind::bf16;
+  const std::vector<Result> rows = {r, b};
+  const std::string t = format_results(Format::table, fake_context(), rows);
+  EXPECT_NE(t.find("2048x2048x2048 nn tf32x3"), std::string::npos) << t;
+  EXPECT_NE(t.find("2048x2048x2048 nn bf16"), std::string::npos) << t;
+  const std::string j = format_json(fake_context(), rows);
+  EXPECT_NE(j.find("\"name\": \"gemm/wmma/2048x2048x2048/nn/tf32x3\""), std::string::npos) << j;
+  EXPECT_NE(j.find("\"dtype\": \"bf16\""), std::string::npos) << j;
+  const std::string csv = format_csv(rows);
+  EXPECT_NE(csv.find("gemm/mma_sync/2048x2048x2048/nn/bf16"), std::string::npos) << csv;
+  // A plain fp32 row keeps its old name (no kind suffix).
+  EXPECT_NE(format_csv({timed("warptile", 9, {64, 64, 64}, 1, 1)}).find("gemm/warptile/64x64x64/nn,"), std::string::npos);
+}
+
 TEST(CliOutput, JsonPieces) {
   EXPECT_EQ(json_number(std::nan("")), "null");
   EXPECT_EQ(json_number(std::numeric_limits<double>::infinity()), "null");

@@ -15,6 +15,8 @@
 namespace rungs::test {
 namespace {
 
+float* const nf = nullptr;  // a typed null: gemm is overloaded on the element type
+
 TEST(GemmArgs, NegativeSizesNameTheArgument) {
   const Options o = named("cublas");
   auto m = error_of([&] { gemm(Trans::N, Trans::N, -1, 4, 4, 1, fake(), 4, fake(), 4, 0, fake(), 4, o); });
@@ -39,7 +41,7 @@ TEST(GemmArgs, LeadingDimensionsFollowTheTranspose) {
   auto c = error_of([&] { gemm(Trans::N, Trans::N, 5, 6, 7, 1, fake(), 7, fake(), 6, 0, fake(), 5, o); });
   EXPECT_NE(c.find("ldc = 5"), std::string::npos) << c;
   // ld >= max(1, row length): a 0 x 0 problem still needs ld >= 1.
-  auto z = error_of([&] { gemm(Trans::N, Trans::N, 0, 0, 0, 1, nullptr, 0, nullptr, 1, 0, nullptr, 1, o); });
+  auto z = error_of([&] { gemm(Trans::N, Trans::N, 0, 0, 0, 1, nf, 0, nf, 1, 0, nf, 1, o); });
   EXPECT_NE(z.find("lda = 0"), std::string::npos) << z;
 }
 
@@ -52,19 +54,71 @@ TEST(GemmArgs, NullPointersOnlyWhereNothingIsRead) {
   auto b = error_of([&] { gemm(Trans::N, Trans::N, 3, 3, 3, 1, fake(), 3, nullptr, 3, 0, fake(), 3, o); });
   EXPECT_NE(b.find("B = nullptr"), std::string::npos) << b;
   // m == 0 or n == 0 is a no-op: no pointer is touched, no GPU needed.
-  EXPECT_EQ("", error_of([&] { gemm(Trans::N, Trans::N, 0, 3, 3, 1, nullptr, 3, nullptr, 3, 0, nullptr, 3, o); }));
-  EXPECT_EQ("", error_of([&] { gemm(Trans::N, Trans::N, 3, 0, 3, 1, nullptr, 3, nullptr, 1, 0, nullptr, 1, o); }));
+  EXPECT_EQ("", error_of([&] { gemm(Trans::N, Trans::N, 0, 3, 3, 1, nf, 3, nf, 3, 0, nf, 3, o); }));
+  EXPECT_EQ("", error_of([&] { gemm(Trans::N, Trans::N, 3, 0, 3, 1, nf, 3, nf, 1, 0, nf, 1, o); }));
 }
 
-TEST(GemmArgs, UnknownVariantAndMathModesAreErrorsNotUnsupported) {
+TEST(GemmArgs, UnknownVariantIsAnErrorNotUnsupported) {
   auto v = error_of([&] { gemm(Trans::N, Trans::N, 2, 2, 2, 1, fake(), 2, fake(), 2, 0, fake(), 2, named("fastest")); });
   EXPECT_NE(v.find("unknown variant \"fastest\""), std::string::npos) << v;
   EXPECT_EQ(v.find("UNSUPPORTED"), std::string::npos);
-  Options o = named("cublas");
-  o.math = Math::tf32;
-  auto t = error_of([&] { gemm(Trans::N, Trans::N, 2, 2, 2, 1, fake(), 2, fake(), 2, 0, fake(), 2, o); });
-  EXPECT_NE(t.find("math = tf32"), std::string::npos) << t;
-  EXPECT_EQ(t.find("UNSUPPORTED"), std::string::npos);
+  auto h = error_of([&] {
+    gemm(Trans::N, Trans::N, 2, 2, 2, 1, fake<__half>(), 2, fake<__half>(), 2, 0, fake<__half>(), 2, named("fast"));
+  });
+  EXPECT_NE(h.find("unknown variant \"fast\""), std::string::npos) << h;
+}
+
+// Options::math applies to float only: a half or bf16 call with tf32 / tf32x3 is an argument error.
+TEST(GemmArgs, MathModesOnHalfAndBf16AreErrors) {
+  for (Math m : {Math::tf32, Math::tf32x3}) {
+    Options o = named("cublas");
+    o.math = m;
+    const std::string want = m == Math::tf32 ? "opts.math = tf32" : "opts.math = tf32x3";
+    auto h = error_of([&] {
+      gemm(Trans::N, Trans::N, 2, 2, 2, 1, fake<__half>(), 2, fake<__half>(), 2, 0, fake<__half>(), 2, o);
+    });
+    EXPECT_NE(h.find(want + " for __half"), std::string::npos) << h;
+    EXPECT_EQ(h.find("UNSUPPORTED"), std::string::npos) << h;
+    using BF = __nv_bfloat16;
+    auto b = error_of([&] { gemm(Trans::N, Trans::N, 2, 2, 2, 1, fake<BF>(), 2, fake<BF>(), 2, 0, fake<BF>(), 2, o); });
+    EXPECT_NE(b.find(want + " for __nv_bfloat16"), std::string::npos) << b;
+    EXPECT_EQ(b.find("UNSUPPORTED"), std::string::npos) << b;
+  }
+}
+
+// A rung asked for a type or math mode it does not do: Unsupported naming both, before any GPU work.
+TEST(GemmArgs, TypesARungDoesNotDoAreUnsupported) {
+  Options o = named("warptile");
+  auto h = error_of([&] {
+    gemm(Trans::N, Trans::N, 2, 2, 2, 1, fake<__half>(), 2, fake<__half>(), 2, 0, fake<__half>(), 2, o);
+  });
+  EXPECT_NE(h.find("UNSUPPORTED warptile: does not do __half"), std::string::npos) << h;
+  o.math = Math::tf32x3;
+  auto x = error_of([&] { gemm(Trans::N, Trans::N, 2, 2, 2, 1, fake(), 2, fake(), 2, 0, fake(), 2, o); });
+  EXPECT_NE(x.find("UNSUPPORTED warptile: does not do float inputs with math = tf32x3"), std::string::npos) << x;
+  Options w = named("wmma");  // tensor cores only: no exact-fp32 path
+  auto f = error_of([&] { gemm(Trans::N, Trans::N, 2, 2, 2, 1, fake(), 2, fake(), 2, 0, fake(), 2, w); });
+  EXPECT_NE(f.find("UNSUPPORTED wmma: does not do float inputs with math = fp32"), std::string::npos) << f;
+  Options c = named("cublas");  // cuBLAS has no 3xTF32
+  c.math = Math::tf32x3;
+  auto cx = error_of([&] { gemm(Trans::N, Trans::N, 2, 2, 2, 1, fake(), 2, fake(), 2, 0, fake(), 2, c); });
+  EXPECT_NE(cx.find("UNSUPPORTED cublas"), std::string::npos) << cx;
+}
+
+// The half and bf16 overloads check their arguments like the float one.
+TEST(GemmArgs, HalfAndBf16ArgumentsAreChecked) {
+  const Options o = named("cublas");
+  auto m = error_of([&] {
+    gemm(Trans::N, Trans::N, -1, 4, 4, 1, fake<__half>(), 4, fake<__half>(), 4, 0, fake<__half>(), 4, o);
+  });
+  EXPECT_NE(m.find("m = -1"), std::string::npos) << m;
+  using BF = __nv_bfloat16;
+  auto l = error_of([&] { gemm(Trans::T, Trans::N, 5, 6, 7, 1, fake<BF>(), 4, fake<BF>(), 6, 0, fake<BF>(), 6, o); });
+  EXPECT_NE(l.find("lda = 4"), std::string::npos) << l;
+  auto c = error_of([&] {
+    gemm(Trans::N, Trans::N, 3, 3, 3, 1, fake<BF>(), 3, fake<BF>(), 3, 0, static_cast<BF*>(nullptr), 3, o);
+  });
+  EXPECT_NE(c.find("C = nullptr"), std::string::npos) << c;
 }
 
 TEST(Ladder, ListIsOrderedUniqueAndHasTheBaseline) {
@@ -80,6 +134,23 @@ TEST(Ladder, ListIsOrderedUniqueAndHasTheBaseline) {
   }
   EXPECT_EQ(baselines, 1);
   EXPECT_TRUE(names.count("cublas"));
+}
+
+// Each rung lists what it does; the CUDA-core rungs do f32 only, the tensor-core rungs no f32.
+TEST(Ladder, TypesFollowTheEntryPoints) {
+  for (const auto& v : variants(Op::gemm)) {
+    EXPECT_FALSE(v.types.empty()) << v.name;
+    if (v.name == "cublas") {
+      EXPECT_EQ(v.types, "f32 tf32 f16 bf16");
+    } else if (v.name == "wmma") {
+      EXPECT_EQ(v.types, "tf32 tf32x3 f16 bf16");
+    } else if (v.name == "mma_sync") {
+      EXPECT_EQ(v.types, "f16 bf16");
+    } else if (v.name == "warptile") {
+      EXPECT_EQ(v.types, "f32");
+    }
+  }
+  for (const auto& v : variants(Op::gemv)) EXPECT_TRUE(v.types.empty()) << v.name;
 }
 
 // One rung per file: src/gemm/NN_name.{cu,cpp}, whose first line says which rung it is.

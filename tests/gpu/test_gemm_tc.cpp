@@ -1,0 +1,305 @@
+// The tensor-core gemm kinds (f16, bf16, and float with Math::tf32 / Math::tf32x3) through the
+// public API, against the fp64 reference with the tolerances of check::compare_gemm(..., kind).
+// The cases are every (rung, kind) that variants(Op::gemm) says the rung does, plus `auto` for
+// each kind: a new tensor-core rung is tested without editing this file. Inputs are fresh random
+// data (rounded to the format for f16/bf16, so the reference sees what the GPU sees); C is
+// poisoned with NaN when beta == 0 and its ld padding holds NaN that must survive.
+#include <rungs/rungs.hpp>
+
+#include "check/gemm_check.hpp"
+#include "gpu_env.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <sstream>
+
+namespace rungs::test {
+namespace {
+
+using check::GemmKind;
+
+struct TcParam {
+  std::string variant;
+  GemmKind kind;
+};
+void PrintTo(const TcParam& p, std::ostream* os) { *os << p.variant << " " << check::gemm_kind_name(p.kind); }
+
+std::vector<TcParam> tc_params() {
+  std::vector<TcParam> out;
+  for (GemmKind kind : {GemmKind::f16, GemmKind::bf16, GemmKind::tf32, GemmKind::tf32x3}) {
+    out.push_back({"auto", kind});
+    for (const auto& v : variants(Op::gemm)) {
+      const std::string types = " " + v.types + " ";
+      if (types.find(std::string(" ") + check::gemm_kind_name(kind) + " ") != std::string::npos)
+        out.push_back({v.name, kind});
+    }
+  }
+  return out;
+}
+
+// Raw device bytes with `offset` leading elements of `elem` bytes (offset 1: a misaligned pointer).
+class DeviceBytes {
+ public:
+  DeviceBytes(size_t n, size_t elem, size_t offset = 0) : n_(n), elem_(elem), offset_(offset) {
+    if (cudaMalloc(&base_, (n + offset + 1) * elem) != cudaSuccess) base_ = nullptr;
+  }
+  ~DeviceBytes() { cudaFree(base_); }
+  DeviceBytes(const DeviceBytes&) = delete;
+  DeviceBytes& operator=(const DeviceBytes&) = delete;
+  template <typename T>
+  T* as() {
+    return base_ ? reinterpret_cast<T*>(static_cast<char*>(base_) + offset_ * elem_) : nullptr;
+  }
+  void upload(const void* h) {
+    if (n_) {
+      EXPECT_EQ(cudaSuccess, cudaMemcpy(as<char>(), h, n_ * elem_, cudaMemcpyHostToDevice));
+    }
+  }
+  void download(void* h) {
+    if (n_) {
+      EXPECT_EQ(cudaSuccess, cudaMemcpy(h, as<char>(), n_ * elem_, cudaMemcpyDeviceToHost));
+    }
+  }
+  void poison() {  // all bits set: NaN as float, __half and __nv_bfloat16
+    if (n_) {
+      EXPECT_EQ(cudaSuccess, cudaMemset(as<char>(), 0xFF, n_ * elem_));
+    }
+  }
+
+ private:
+  void* base_ = nullptr;
+  size_t n_, elem_, offset_;
+};
+
+struct Outcome {
+  bool filtered = false, skipped = false;
+  std::string skip_reason;
+  check::GemmErrors err;
+  std::vector<float> C;
+};
+
+// One call of `variant` in `kind` on the data d (already rounded for the kind). C is poisoned
+// when beta == 0, else set to C0.
+Outcome run_on(const std::string& variant, GemmKind kind, const check::GemmShape& s, const check::GemmData& d,
+               size_t misalign, cudaStream_t stream = nullptr) {
+  Outcome o;
+  const bool h16 = check::is_16bit(kind);
+  const size_t elem = h16 ? 2 : 4;
+  DeviceBytes A(d.A.size(), elem, misalign), B(d.B.size(), elem, misalign), C(d.C0.size(), elem, misalign);
+  if (h16) {
+    A.upload(check::to_16bit(d.A, kind).data()), B.upload(check::to_16bit(d.B, kind).data());
+    if (s.beta != 0.0f) C.upload(check::to_16bit(d.C0, kind).data());
+  } else {
+    A.upload(d.A.data()), B.upload(d.B.data());
+    if (s.beta != 0.0f) C.upload(d.C0.data());
+  }
+  if (s.beta == 0.0f) C.poison();
+  Options opts;
+  opts.variant = variant;
+  opts.stream = stream;
+  opts.math = check::math_of(kind);
+  try {
+    if (kind == GemmKind::f16)
+      gemm(s.ta, s.tb, s.m, s.n, s.k, s.alpha, A.as<__half>(), s.lda, B.as<__half>(), s.ldb, s.beta, C.as<__half>(),
+           s.ldc, opts);
+    else if (kind == GemmKind::bf16)
+      gemm(s.ta, s.tb, s.m, s.n, s.k, s.alpha, A.as<__nv_bfloat16>(), s.lda, B.as<__nv_bfloat16>(), s.ldb, s.beta,
+           C.as<__nv_bfloat16>(), s.ldc, opts);
+    else
+      gemm(s.ta, s.tb, s.m, s.n, s.k, s.alpha, A.as<float>(), s.lda, B.as<float>(), s.ldb, s.beta, C.as<float>(), s.ldc,
+           opts);
+  } catch (const Unsupported& e) {
+    o.skipped = true;
+    o.skip_reason = e.what();
+    return o;
+  }
+  EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(stream));
+  EXPECT_EQ(cudaSuccess, cudaGetLastError());
+  if (h16) {
+    std::vector<uint16_t> raw(d.C0.size());
+    C.download(raw.data());
+    o.C = check::from_16bit(raw, kind);
+  } else {
+    o.C.resize(d.C0.size());
+    C.download(o.C.data());
+  }
+  return o;
+}
+
+Outcome run_case(const TcParam& p, check::GemmShape s, uint64_t seed, size_t misalign = 0,
+                 cudaStream_t stream = nullptr) {
+  s = check::normalized(s);
+  if (exceeds_test_limit(static_cast<double>(s.m) * s.n * s.k)) {
+    Outcome o;
+    o.filtered = true;
+    return o;
+  }
+  check::GemmData d = check::make_gemm_data(s, seed);
+  check::round_inputs(d, p.kind);
+  Outcome o = run_on(p.variant, p.kind, s, d, misalign, stream);
+  if (o.skipped) return o;
+  o.err = check::compare_gemm(s, check::gemm_reference(s, d), o.C.data(), p.kind);
+  int64_t touched = 0;  // the padding of C (columns n..ldc) held NaN before the call
+  for (int64_t i = 0; i < s.m; ++i)
+    for (int64_t j = s.n; j < s.ldc; ++j) touched += !std::isnan(o.C[i * s.ldc + j]);
+  EXPECT_EQ(touched, 0) << "wrote into the ld padding of C";
+  return o;
+}
+
+std::string describe(const check::GemmShape& s) {
+  std::ostringstream os;
+  os << s.m << "x" << s.n << "x" << s.k << " " << (s.ta == Trans::N ? "n" : "t") << (s.tb == Trans::N ? "n" : "t")
+     << " lda=" << s.lda << " ldb=" << s.ldb << " ldc=" << s.ldc << " alpha=" << s.alpha << " beta=" << s.beta;
+  return os.str();
+}
+
+class GemmTc : public ::testing::TestWithParam<TcParam> {
+ protected:
+  void SetUp() override { RUNGS_REQUIRE_GPU(); }
+  // Runs one case; false (and the test skipped) when the rung refuses it.
+  bool check_case(check::GemmShape s, uint64_t seed, size_t misalign = 0) {
+    const Outcome o = run_case(GetParam(), s, seed, misalign);
+    if (o.skipped) {
+      tally_.skip(o.skip_reason);
+      return false;
+    }
+    if (o.filtered) {
+      ++tally_.filtered;
+      return true;
+    }
+    ++tally_.ran;
+    EXPECT_TRUE(o.err.pass) << GetParam().variant << " " << check::gemm_kind_name(GetParam().kind) << " "
+                            << describe(check::normalized(s)) << ": " << o.err.reason << " (normwise "
+                            << o.err.normwise << ", max_rel " << o.err.max_rel << ")";
+    return true;
+  }
+  Tally tally_;
+};
+
+const Trans kT[2] = {Trans::N, Trans::T};
+
+check::GemmShape shape(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k) {
+  check::GemmShape s;
+  s.ta = ta, s.tb = tb, s.m = m, s.n = n, s.k = k;
+  return s;
+}
+
+TEST_P(GemmTc, OddShapesAllTransposes) {
+  const int64_t shapes[][3] = {{1, 1, 1},   {127, 129, 65}, {1000, 13, 777}, {513, 1025, 257}, {33, 1, 2049},
+                               {1, 77, 300}, {5, 7, 3},     {200, 264, 9},   {129, 257, 31}};
+  uint64_t seed = 1100;
+  for (Trans ta : kT)
+    for (Trans tb : kT)
+      for (const auto& sh : shapes) check_case(shape(ta, tb, sh[0], sh[1], sh[2]), ++seed);
+  RUNGS_FINISH(tally_);
+}
+
+TEST_P(GemmTc, TileMultiplesAndNeighbours) {
+  const int64_t shapes[][3] = {{512, 512, 512}, {511, 513, 515}, {256, 384, 1024}, {1024, 1024, 1024}};
+  uint64_t seed = 1200;
+  for (const auto& sh : shapes)
+    for (Trans ta : kT)
+      for (Trans tb : kT) {
+        if (sh[0] == 1024 && (ta != Trans::N || tb != Trans::N)) continue;
+        check_case(shape(ta, tb, sh[0], sh[1], sh[2]), ++seed);
+      }
+  RUNGS_FINISH(tally_);
+}
+
+TEST_P(GemmTc, PaddedLeadingDimensions) {
+  uint64_t seed = 1300;
+  for (Trans ta : kT)
+    for (Trans tb : kT)
+      for (int pad : {1, 3, 8, 37}) {
+        check::GemmShape s = check::normalized(shape(ta, tb, 131, 140, 96));
+        s.lda += pad, s.ldb += pad, s.ldc += pad;
+        check_case(s, ++seed);
+      }
+  RUNGS_FINISH(tally_);
+}
+
+TEST_P(GemmTc, MisalignedPointers) {  // A + 1, B + 1, C + 1 element: 2-byte (4-byte) aligned only
+  uint64_t seed = 1400;
+  for (Trans ta : kT)
+    for (Trans tb : kT) check_case(shape(ta, tb, 260, 136, 200), ++seed, 1);
+  RUNGS_FINISH(tally_);
+}
+
+TEST_P(GemmTc, AlphaBeta) {
+  const float ab[][2] = {{-1.5f, 0.75f}, {1.0f, 1.0f}, {2.0f, -2.0f}, {0.25f, 0.0f}};
+  uint64_t seed = 1500;
+  for (const auto& v : ab)
+    for (Trans ta : kT) {
+      check::GemmShape s = shape(ta, Trans::T, 150, 97, 130);
+      s.alpha = v[0], s.beta = v[1];
+      check_case(s, ++seed);
+    }
+  RUNGS_FINISH(tally_);
+}
+
+TEST_P(GemmTc, EmptyProductScalesC) {  // k == 0 and alpha == 0: C = beta * C, A and B unread
+  for (float beta : {0.0f, 1.0f, -3.0f})
+    for (int k : {0, 17}) {
+      check::GemmShape s = check::normalized(shape(Trans::N, Trans::N, 70, 33, k));
+      s.alpha = k == 0 ? 1.0f : 0.0f, s.beta = beta;
+      s.lda = std::max<int64_t>(1, s.k);
+      check_case(s, 1600);
+    }
+  RUNGS_FINISH(tally_);
+}
+
+TEST_P(GemmTc, NaNInAPropagatesToItsRowOnly) {
+  check::GemmShape s = check::normalized(shape(Trans::N, Trans::N, 97, 130, 75));
+  check::GemmData d = check::make_gemm_data(s, 1700);
+  check::round_inputs(d, GetParam().kind);
+  const int64_t bad_row = 41;
+  d.A[bad_row * s.lda + 7] = std::numeric_limits<float>::quiet_NaN();
+  const Outcome o = run_on(GetParam().variant, GetParam().kind, s, d, 0);
+  if (o.skipped) GTEST_SKIP() << o.skip_reason;
+  const auto err = check::compare_gemm(s, check::gemm_reference(s, d), o.C.data(), GetParam().kind);
+  EXPECT_TRUE(err.pass) << err.reason;
+  for (int64_t j = 0; j < s.n; ++j) EXPECT_TRUE(std::isnan(o.C[bad_row * s.ldc + j])) << "column " << j;
+}
+
+INSTANTIATE_TEST_SUITE_P(Ladder, GemmTc, ::testing::ValuesIn(tc_params()),
+                         [](const ::testing::TestParamInfo<TcParam>& i) {
+                           return i.param.variant + "_" + check::gemm_kind_name(i.param.kind);
+                         });
+
+// The 3xTF32 promise: fp32-level accuracy, measured against cuBLAS's own fp32 sgemm on the same
+// data (zero-mean and positive) at a large k and a shape where cuBLAS runs its ordinary (not
+// split-k) kernel: 2048 x 2048 x 4096, 96 sampled rows. Every rung that does tf32x3 must be at or
+// below cuBLAS sgemm's normwise error; plain tf32 must be far above it (the test can fail).
+TEST(GemmAccuracy, Tf32x3AtMostCublasSgemmError) {
+  RUNGS_REQUIRE_GPU();
+  for (bool positive : {false, true}) {
+    check::GemmShape s = check::normalized(shape(Trans::N, Trans::N, 2048, 2048, 4096));
+    check::GemmData d = check::make_gemm_data(s, positive ? 1801 : 1800);
+    if (positive)
+      for (auto* v : {&d.A, &d.B})
+        for (float& x : *v) x = std::fabs(x);
+    const check::GemmReference ref = check::gemm_reference(s, d, 96, 7);
+    auto err_of = [&](const std::string& variant, GemmKind kind) {
+      const Outcome o = run_on(variant, kind, s, d, 0);
+      EXPECT_FALSE(o.skipped) << o.skip_reason;
+      return check::compare_gemm(s, ref, o.C.data(), kind);
+    };
+    const auto sgemm = err_of("cublas", GemmKind::f32);
+    const auto tf32 = err_of("cublas", GemmKind::tf32);
+    std::cout << (positive ? "positive" : "zero-mean") << " data, 2048x2048x4096, normwise error: cuBLAS sgemm "
+              << sgemm.normwise << ", cuBLAS tf32 " << tf32.normwise;
+    EXPECT_GT(tf32.normwise, 10 * sgemm.normwise);
+    for (const auto& v : variants(Op::gemm)) {
+      if ((" " + v.types + " ").find(" tf32x3 ") == std::string::npos) continue;
+      const auto x3 = err_of(v.name, GemmKind::tf32x3);
+      std::cout << ", " << v.name << " tf32x3 " << x3.normwise;
+      EXPECT_TRUE(x3.pass) << v.name << ": " << x3.reason;
+      EXPECT_LE(x3.normwise, sgemm.normwise) << v.name << " tf32x3 less accurate than cuBLAS sgemm";
+    }
+    std::cout << std::endl;
+  }
+}
+
+}  // namespace
+}  // namespace rungs::test
