@@ -21,8 +21,7 @@ namespace {
 template <typename T>
 void gemm_ex(const ArgsT<T>& a, cudaDataType_t type, cublasComputeType_t compute) {
   if (a.lda > INT_MAX || a.ldb > INT_MAX || a.ldc > INT_MAX) unsupported("cublas", "cuBLAS takes 32-bit leading dimensions");
-  cublasHandle_t h = detail::cublas_handle();
-  RUNGS_CUBLAS(cublasSetStream(h, a.stream));
+  cublasHandle_t h = detail::cublas_handle(a.stream);
   const cublasOperation_t opa = a.ta == Trans::N ? CUBLAS_OP_N : CUBLAS_OP_T;
   const cublasOperation_t opb = a.tb == Trans::N ? CUBLAS_OP_N : CUBLAS_OP_T;
   RUNGS_CUBLAS(cublasGemmEx(h, opb, opa, static_cast<int>(a.n), static_cast<int>(a.m), static_cast<int>(a.k),
