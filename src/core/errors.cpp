@@ -24,6 +24,32 @@ void throw_cublas(int status, const char* what, const char* file, int line) {
   throw Error(os.str());
 }
 
+namespace {
+void check_ld(const char* fn, const char* arg, int64_t ld, int64_t row_len) {
+  const int64_t need = row_len > 1 ? row_len : 1;
+  if (ld < need) fail_arg(fn, arg, ld, ">= max(1, " + std::to_string(row_len) + ")");
+}
+}  // namespace
+
+void check_gemm_shape(const char* fn, Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
+                      int64_t ldc) {
+  if (m < 0) fail_arg(fn, "m", m, ">= 0");
+  if (n < 0) fail_arg(fn, "n", n, ">= 0");
+  if (k < 0) fail_arg(fn, "k", k, ">= 0");
+  check_ld(fn, "lda", lda, ta == Trans::N ? k : m);
+  check_ld(fn, "ldb", ldb, tb == Trans::N ? n : k);
+  check_ld(fn, "ldc", ldc, n);
+}
+
+void check_gemm_pointers(const char* fn, const char* kind, int64_t m, int64_t n, int64_t k, float alpha,
+                         const void* A, const void* B, const void* C) {
+  if (m == 0 || n == 0) return;
+  if (C == nullptr) fail_arg(fn, "C", "nullptr", std::string(kind) + " (m*n > 0)");
+  const bool reads_ab = k > 0 && alpha != 0.0f;
+  if (reads_ab && A == nullptr) fail_arg(fn, "A", "nullptr", std::string(kind) + " (k > 0, alpha != 0)");
+  if (reads_ab && B == nullptr) fail_arg(fn, "B", "nullptr", std::string(kind) + " (k > 0, alpha != 0)");
+}
+
 void unsupported(const std::string& variant, const std::string& reason) {
   throw Unsupported(variant + ": " + reason);
 }

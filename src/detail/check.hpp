@@ -23,6 +23,15 @@ template <typename T>
   throw Error(os.str());
 }
 
+// gemm's argument checks, shared by gemm (device pointers) and gemm_host (host pointers); `fn`
+// names the entry point in the messages. Shapes: m, n, k >= 0 and each ld >= max(1, the stored row
+// length: A is m x k (N) or k x m (T), B is k x n (N) or n x k (T), C is m x n).
+void check_gemm_shape(const char* fn, Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
+                      int64_t ldc);
+// Pointers: C when m*n > 0; A and B when also k > 0 and alpha != 0. `kind`: "a device pointer".
+void check_gemm_pointers(const char* fn, const char* kind, int64_t m, int64_t n, int64_t k, float alpha,
+                         const void* A, const void* B, const void* C);
+
 // Throws Unsupported with "<variant>: <reason>".
 [[noreturn]] void unsupported(const std::string& variant, const std::string& reason);
 

@@ -13,11 +13,6 @@ namespace rungs {
 
 namespace {
 
-void check_ld(const char* arg, int64_t ld, int64_t row_len) {
-  const int64_t need = row_len > 1 ? row_len : 1;
-  if (ld < need) detail::fail_arg("gemm", arg, ld, ">= max(1, " + std::to_string(row_len) + ")");
-}
-
 const sgemm::Rung& find_rung(const std::string& name) {
   return detail::find_rung(sgemm::ladder(), "gemm", name);
 }
@@ -74,23 +69,15 @@ template <typename T>
 void gemm_any(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const T* A, int64_t lda, const T* B,
               int64_t ldb, float beta, T* C, int64_t ldc, const Options& opts) {
   check_math(opts.math, Entry<T>::type);
-  if (m < 0) detail::fail_arg("gemm", "m", m, ">= 0");
-  if (n < 0) detail::fail_arg("gemm", "n", n, ">= 0");
-  if (k < 0) detail::fail_arg("gemm", "k", k, ">= 0");
-  // Stored shapes: A is m x k (N) or k x m (T); B is k x n (N) or n x k (T); C is m x n.
-  check_ld("lda", lda, ta == Trans::N ? k : m);
-  check_ld("ldb", ldb, tb == Trans::N ? n : k);
-  check_ld("ldc", ldc, n);
+  detail::check_gemm_shape("gemm", ta, tb, m, n, k, lda, ldb, ldc);
   // Resolve the variant before the early returns so a bad name always throws.
   const std::string name =
       opts.variant == "auto" ? resolve_gemm_variant(ta, tb, m, n, k, opts, Entry<T>::type) : opts.variant;
   const sgemm::Rung& rung = find_rung(name);
   const auto run = Entry<T>::get(rung, opts.math);
   if (m == 0 || n == 0) return;
-  if (C == nullptr) detail::fail_arg("gemm", "C", "nullptr", "a device pointer (m*n > 0)");
+  detail::check_gemm_pointers("gemm", "a device pointer", m, n, k, alpha, A, B, C);
   const bool reads_ab = k > 0 && alpha != 0.0f;
-  if (reads_ab && A == nullptr) detail::fail_arg("gemm", "A", "nullptr", "a device pointer (k > 0, alpha != 0)");
-  if (reads_ab && B == nullptr) detail::fail_arg("gemm", "B", "nullptr", "a device pointer (k > 0, alpha != 0)");
   const int64_t lim = INT_MAX;
   if (m > lim || n > lim || k > lim) {
     std::ostringstream os;

@@ -608,28 +608,16 @@ std::vector<Job> make_jobs(int64_t m, int64_t n, int64_t k, double budget) {
   return jobs;
 }
 
-void check_ld(const char* arg, int64_t ld, int64_t row_len) {
-  const int64_t need = row_len > 1 ? row_len : 1;
-  if (ld < need) detail::fail_arg("gemm_host", arg, ld, ">= max(1, " + std::to_string(row_len) + ")");
-}
-
 template <typename T>
 void gemm_host_impl(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const T* A, int64_t lda,
                     const T* B, int64_t ldb, float beta, T* C, int64_t ldc, const Options& opts) {
   const auto call_start = Clock::now();
-  if (m < 0) detail::fail_arg("gemm_host", "m", m, ">= 0");
-  if (n < 0) detail::fail_arg("gemm_host", "n", n, ">= 0");
-  if (k < 0) detail::fail_arg("gemm_host", "k", k, ">= 0");
+  detail::check_gemm_shape("gemm_host", ta, tb, m, n, k, lda, ldb, ldc);
+  detail::check_gemm_pointers("gemm_host", "a host pointer", m, n, k, alpha, A, B, C);
   const int64_t a_rows = ta == Trans::N ? m : k, a_cols = ta == Trans::N ? k : m;
   const int64_t b_rows = tb == Trans::N ? k : n, b_cols = tb == Trans::N ? n : k;
-  check_ld("lda", lda, a_cols);
-  check_ld("ldb", ldb, b_cols);
-  check_ld("ldc", ldc, n);
   const bool empty = m == 0 || n == 0;
   const bool reads_ab = !empty && k > 0 && alpha != 0.0f;
-  if (!empty && C == nullptr) detail::fail_arg("gemm_host", "C", "nullptr", "a host pointer (m*n > 0)");
-  if (reads_ab && A == nullptr) detail::fail_arg("gemm_host", "A", "nullptr", "a host pointer (k > 0, alpha != 0)");
-  if (reads_ab && B == nullptr) detail::fail_arg("gemm_host", "B", "nullptr", "a host pointer (k > 0, alpha != 0)");
   // The variant name and math mode: rungs::gemm checks them (an empty product runs nothing).
   Options probe = opts;
   probe.stream = nullptr;
