@@ -93,6 +93,11 @@ std::string resolve_gemm_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64
 // Safe to call from several host threads at once.
 void gemm_host(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
                const float* B, int64_t ldb, float beta, float* C, int64_t ldc, const Options& opts = {});
+void gemm_host(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const __half* A, int64_t lda,
+               const __half* B, int64_t ldb, float beta, __half* C, int64_t ldc, const Options& opts = {});
+void gemm_host(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const __nv_bfloat16* A,
+               int64_t lda, const __nv_bfloat16* B, int64_t ldb, float beta, __nv_bfloat16* C, int64_t ldc,
+               const Options& opts = {});
 void gemm_host_release();
 
 // y = alpha * op(A) x + beta * y. A is stored row-major, m rows and n columns, row stride lda >= n.

@@ -28,6 +28,7 @@
 #include <mutex>
 #include <sstream>
 #include <thread>
+#include <type_traits>
 
 namespace rungs {
 
@@ -233,6 +234,26 @@ double compute_rate() {
   RUNGS_CUDA(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev));
   return rates[dev] = 0.75 * sms * 128.0 * 2.0 * khz * 1e3;
 }
+
+// The multiplication's rate beside fp32 FMA (planning only): the tensor cores' dense peak is 8x
+// (tf32) and 16x (f16, bf16) the fp32 one on sm_80/sm_90; 3xTF32 does three tf32 products.
+template <typename T>
+double rate_factor(Math math) {
+  if (!std::is_same<T, float>::value) return 16.0;
+  return math == Math::tf32 ? 8.0 : math == Math::tf32x3 ? 8.0 / 3.0 : 1.0;
+}
+
+float to_float(float x) { return x; }
+float to_float(__half x) { return __half2float(x); }
+float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+template <typename T>
+T from_float(float x);
+template <>
+float from_float<float>(float x) { return x; }
+template <>
+__half from_float<__half>(float x) { return __float2half_rn(x); }
+template <>
+__nv_bfloat16 from_float<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
 
 // A 2D copy, or a 1D one when both sides are contiguous (the 2D path ran ~20 % slower even then).
 void copy_async(void* dst, int64_t dpitch, const void* src, int64_t spitch, int64_t width, int64_t rows,
@@ -629,7 +650,8 @@ void gemm_host_impl(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float a
     cx.pool().run(static_cast<int>(std::min<int64_t>(m, cx.pool().threads())), [&](int part) {
       const int parts = static_cast<int>(std::min<int64_t>(m, cx.pool().threads()));
       for (int64_t i = m * part / parts; i < m * (part + 1) / parts; ++i)
-        for (int64_t j = 0; j < n; ++j) C[i * ldc + j] = beta == 0.0f ? T(0.0f) : T(beta * float(C[i * ldc + j]));
+        for (int64_t j = 0; j < n; ++j)
+          C[i * ldc + j] = from_float<T>(beta == 0.0f ? 0.0f : beta * to_float(C[i * ldc + j]));
     });
     t_last = CallInfo{};
     return;
@@ -690,7 +712,7 @@ void gemm_host_impl(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float a
   auto attempt = [&](bool cap) {
     Flow<T> flow(cx, ta, tb, alpha, beta, opts, a, b, c);
     try {
-      flow.run(jobs, tune.plan, compute_rate(), detail::sm_count(), tune.fail_at_step,
+      flow.run(jobs, tune.plan, compute_rate() * rate_factor<T>(opts.math), detail::sm_count(), tune.fail_at_step,
                call_start, cap ? &key : nullptr);
     } catch (...) {
       flow.abandon();
@@ -737,6 +759,17 @@ CallInfo last_call() { return t_last; }
 
 void gemm_host(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
                const float* B, int64_t ldb, float beta, float* C, int64_t ldc, const Options& opts) {
+  host::gemm_host_impl(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, opts);
+}
+
+void gemm_host(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const __half* A, int64_t lda,
+               const __half* B, int64_t ldb, float beta, __half* C, int64_t ldc, const Options& opts) {
+  host::gemm_host_impl(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, opts);
+}
+
+void gemm_host(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const __nv_bfloat16* A,
+               int64_t lda, const __nv_bfloat16* B, int64_t ldb, float beta, __nv_bfloat16* C, int64_t ldc,
+               const Options& opts) {
   host::gemm_host_impl(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, opts);
 }
 

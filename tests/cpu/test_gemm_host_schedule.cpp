@@ -157,6 +157,16 @@ TEST(GemmHostArgs, BadArgumentsNameTheArgument) {
   EXPECT_NE(call(4, 4, 4, 4, 4, 4, nullptr, h, h).find("invalid argument A = nullptr"), std::string::npos);
   EXPECT_NE(call(4, 4, 4, 4, 4, 4, h, nullptr, h).find("invalid argument B = nullptr"), std::string::npos);
   EXPECT_NE(call(4, 4, 4, 4, 4, 4, h, h, nullptr).find("invalid argument C = nullptr"), std::string::npos);
+  // The 16-bit overloads check the same way.
+  const __half* hh = fake<__half>();
+  EXPECT_NE(error_of([&] { gemm_host(Trans::N, Trans::N, 4, 4, 4, 1.0f, hh, 4, hh, 4, 0.0f, nullptr, 4); })
+                .find("gemm_host: invalid argument C = nullptr (must be a host pointer"),
+            std::string::npos);
+  const __nv_bfloat16* bb = fake<__nv_bfloat16>();
+  EXPECT_NE(error_of([&] {
+              gemm_host(Trans::T, Trans::N, 4, 4, 5, 1.0f, bb, 3, bb, 4, 0.0f, const_cast<__nv_bfloat16*>(bb), 4);
+            }).find("invalid argument lda = 3"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -190,7 +190,8 @@ TEST(GemmHost, EmptyProductScalesCOnTheHost) {
     EXPECT_HOST_CASE(s, mem, 3);
   }
   // m == 0 or n == 0: nothing is touched, not even through null pointers.
-  EXPECT_NO_THROW(gemm_host(Trans::N, Trans::N, 0, 5, 5, 1.0f, nullptr, 5, nullptr, 5, 0.0f, nullptr, 5));
+  const float* none = nullptr;
+  EXPECT_NO_THROW(gemm_host(Trans::N, Trans::N, 0, 5, 5, 1.0f, none, 5, none, 5, 0.0f, static_cast<float*>(nullptr), 5));
 }
 
 TEST(GemmHost, EveryDeviceRung) {
@@ -258,6 +259,56 @@ TEST(GemmHost, RepeatedPinnedCallsReplayAGraphOnFreshData) {
       EXPECT_TRUE(e.pass) << "call " << call << " beta " << beta << ": " << e.reason;
     }
   }
+}
+
+// __half and __nv_bfloat16 through the same flow (2-byte elements: other piece widths and slot
+// counts), checked with the tolerances of their kind.
+TEST(GemmHost, HalfAndBfloat16) {
+  RUNGS_REQUIRE_GPU();
+  uint64_t seed = 700;
+  for (check::GemmKind kind : {check::GemmKind::f16, check::GemmKind::bf16})
+    for (bool pinned : {false, true})
+      for (auto [ta, tb, beta] : {std::tuple<Trans, Trans, float>{Trans::N, Trans::N, 0.0f},
+                                  {Trans::T, Trans::N, 0.5f}, {Trans::N, Trans::T, 1.0f}, {Trans::T, Trans::T, 0.0f}}) {
+        const check::GemmShape s = shape(517, 1029, 771, ta, tb, beta, 3);
+        check::GemmData d = check::make_gemm_data(s, ++seed);
+        check::round_inputs(d, kind);
+        std::vector<float> c0 = d.C0;
+        if (beta == 0.0f) std::fill(c0.begin(), c0.end(), std::nanf(""));
+        const std::vector<uint16_t> a16 = check::to_16bit(d.A, kind), b16 = check::to_16bit(d.B, kind),
+                                    c16 = check::to_16bit(c0, kind);
+        // 16-bit host arrays, pinned or pageable, viewed as floats' halves by HostFloats' storage.
+        std::vector<uint16_t> pa(a16), pb(b16), pc(c16);
+        uint16_t *A = pa.data(), *B = pb.data(), *C = pc.data();
+        std::vector<uint16_t*> pinned_bufs;
+        if (pinned) {
+          for (std::vector<uint16_t>* v : {&pa, &pb, &pc}) {
+            uint16_t* p = nullptr;
+            ASSERT_EQ(cudaSuccess, cudaMallocHost(reinterpret_cast<void**>(&p), v->size() * 2));
+            std::memcpy(p, v->data(), v->size() * 2);
+            pinned_bufs.push_back(p);
+          }
+          A = pinned_bufs[0];
+          B = pinned_bufs[1];
+          C = pinned_bufs[2];
+        }
+        if (kind == check::GemmKind::f16)
+          gemm_host(ta, tb, s.m, s.n, s.k, s.alpha, reinterpret_cast<const __half*>(A), s.lda,
+                    reinterpret_cast<const __half*>(B), s.ldb, s.beta, reinterpret_cast<__half*>(C), s.ldc);
+        else
+          gemm_host(ta, tb, s.m, s.n, s.k, s.alpha, reinterpret_cast<const __nv_bfloat16*>(A), s.lda,
+                    reinterpret_cast<const __nv_bfloat16*>(B), s.ldb, s.beta, reinterpret_cast<__nv_bfloat16*>(C),
+                    s.ldc);
+        const std::vector<float> c = check::from_16bit(std::vector<uint16_t>(C, C + pc.size()), kind);
+        for (uint16_t* p : pinned_bufs) cudaFreeHost(p);
+        const check::GemmErrors e = check::compare_gemm(s, check::gemm_reference(s, d), c.data(), kind);
+        EXPECT_TRUE(e.pass) << check::gemm_kind_name(kind) << (pinned ? " pinned " : " pageable ")
+                            << describe(s, Mem::pageable) << ": " << e.reason << " (normwise " << e.normwise << ")";
+        int64_t touched = 0;
+        for (int64_t i = 0; i < s.m; ++i)
+          for (int64_t j = s.n; j < s.ldc; ++j) touched += !std::isnan(c[i * s.ldc + j]);
+        EXPECT_EQ(touched, 0) << "wrote into the ld padding of C";
+      }
 }
 
 TEST(GemmHost, FailureInTheMiddleThenTheNextCallWorks) {
