@@ -305,12 +305,6 @@ struct Operand {
   T* host_at(int64_t r, int64_t c) const { return host + r * ld + c; }
 };
 
-// One sub-problem: C[rows, cols] (+)= op(A)[rows, k] op(B)[k, cols].
-struct Job {
-  Range rows, cols, k;
-  bool first_k, last_k;  // the first k range applies beta; the last one sends C back
-};
-
 template <typename T>
 class Flow {
  public:
@@ -600,35 +594,6 @@ class Flow {
   std::vector<int> free_down_;
 };
 
-// Sub-problems that fit `budget` elements of device memory: the whole problem when it fits,
-// else blocks of C with their rows of op(A) and columns of op(B), cutting k when even thin
-// blocks would not fit. Blocks of C go row-major, k innermost (C stays on the device across k).
-std::vector<Job> make_jobs(int64_t m, int64_t n, int64_t k, double budget) {
-  auto fits = [&](double bm, double bn, double bk) { return bm * bk + bk * bn + bm * bn <= budget; };
-  int64_t bm = m, bn = n, bk = k;
-  if (!fits(static_cast<double>(m), static_cast<double>(n), static_cast<double>(k))) {
-    for (;;) {
-      // Square blocks s x s with their k: 2 s bk + s^2 <= budget.
-      const double kk = static_cast<double>(bk);
-      const int64_t s = static_cast<int64_t>(std::floor(-kk + std::sqrt(kk * kk + budget)));
-      bm = std::min(m, s);
-      bn = std::min(n, s);
-      if (bm == m && bn < n) bn = std::min<int64_t>(n, static_cast<int64_t>((budget - kk * bm) / (kk + bm)));
-      if (bn == n && bm < m) bm = std::min<int64_t>(m, static_cast<int64_t>((budget - kk * bn) / (kk + bn)));
-      if (bm >= std::min<int64_t>(m, 32) && bn >= std::min<int64_t>(n, 32) && fits(double(bm), double(bn), kk)) break;
-      if (bk == 1) throw Error("rungs::gemm_host: not enough device memory for even a 32 x 32 block of C");
-      bk = (bk + 1) / 2;
-    }
-  }
-  std::vector<Job> jobs;
-  for (int64_t i = 0; i < m; i += bm)
-    for (int64_t j = 0; j < n; j += bn)
-      for (int64_t l = 0; l < k; l += bk)
-        jobs.push_back({{i, std::min(m, i + bm)}, {j, std::min(n, j + bn)}, {l, std::min(k, l + bk)}, l == 0,
-                        l + bk >= k});
-  return jobs;
-}
-
 template <typename T>
 void gemm_host_impl(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const T* A, int64_t lda,
                     const T* B, int64_t ldb, float beta, T* C, int64_t ldc, const Options& opts) {
@@ -680,6 +645,7 @@ void gemm_host_impl(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float a
     budget = static_cast<double>(free_b) + static_cast<double>(cx.device_held()) - static_cast<double>(kReserveBytes);
   }
   const std::vector<Job> jobs = make_jobs(m, n, k, std::max(0.0, budget) / static_cast<double>(sz));
+  if (jobs.empty()) throw Error("rungs::gemm_host: not enough device memory for even a 32 x 32 block of C");
 
   // Repeated identical calls on pinned memory: the second captures a graph, later ones replay it.
   std::string key;

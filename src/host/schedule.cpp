@@ -94,4 +94,32 @@ Schedule make_schedule(int64_t m, int64_t n, int64_t k, const Plan& plan, bool r
   return s;
 }
 
+std::vector<Job> make_jobs(int64_t m, int64_t n, int64_t k, double budget) {
+  auto fits = [&](double bm, double bn, double bk) { return bm * bk + bk * bn + bm * bn <= budget; };
+  int64_t bm = m, bn = n, bk = k;
+  if (!fits(static_cast<double>(m), static_cast<double>(n), static_cast<double>(k))) {
+    for (;;) {
+      // Square blocks s x s with their k: 2 s bk + s^2 <= budget; then the other side widened.
+      const double kk = static_cast<double>(bk);
+      const int64_t s = static_cast<int64_t>(std::floor(-kk + std::sqrt(kk * kk + budget)));
+      bm = std::min(m, s);
+      bn = std::min(n, s);
+      if (bm == m && bn < n) bn = std::min<int64_t>(n, static_cast<int64_t>((budget - kk * bm) / (kk + bm)));
+      if (bn == n && bm < m) bm = std::min<int64_t>(m, static_cast<int64_t>((budget - kk * bn) / (kk + bn)));
+      if (bm >= std::min<int64_t>(m, 32) && bn >= std::min<int64_t>(n, 32) &&
+          fits(static_cast<double>(bm), static_cast<double>(bn), kk))
+        break;
+      if (bk == 1) return {};
+      bk = (bk + 1) / 2;
+    }
+  }
+  std::vector<Job> jobs;
+  for (int64_t i = 0; i < m; i += bm)
+    for (int64_t j = 0; j < n; j += bn)
+      for (int64_t l = 0; l < k; l += bk)
+        jobs.push_back({{i, std::min(m, i + bm)}, {j, std::min(n, j + bn)}, {l, std::min(k, l + bk)}, l == 0,
+                        l + bk >= k});
+  return jobs;
+}
+
 }  // namespace rungs::host

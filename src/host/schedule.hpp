@@ -83,4 +83,17 @@ struct Schedule {
 // The schedule of an m x n x k job (each >= 1). reads_c: beta != 0 (C is sent in too).
 Schedule make_schedule(int64_t m, int64_t n, int64_t k, const Plan& plan, bool reads_c);
 
+// One sub-problem of a call: C[rows, cols] (+)= op(A)[rows, k] op(B)[k, cols].
+struct Job {
+  Range rows, cols, k;
+  bool first_k = true, last_k = true;  // the first k range applies beta; the last one sends C back
+};
+
+// Sub-problems whose op(A) rows x k, k x op(B) columns and C block fit `budget` elements of
+// device memory: the whole problem when it fits, else blocks of C (at least 32 x 32, or the whole
+// dimension when smaller) with their rows of op(A) and columns of op(B), halving k until such
+// blocks fit. Blocks of C go row-major, k innermost (C stays on the device across its k ranges).
+// Empty when not even a 32 x 32 block with k = 1 fits.
+std::vector<Job> make_jobs(int64_t m, int64_t n, int64_t k, double budget);
+
 }  // namespace rungs::host

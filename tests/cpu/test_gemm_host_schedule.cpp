@@ -140,6 +140,40 @@ TEST(GemmHostSchedule, PlanFollowsTheBalanceOfComputeAndTransfer) {
   EXPECT_EQ(tiny.kmajor_chunks, 0);  // k < 256: one chunk
 }
 
+// Out-of-core tiling: the jobs cover every (row, column, k) of the problem exactly once, each
+// fits the budget, k ranges of one block of C come together and in order, flags mark the ends.
+TEST(GemmHostSchedule, JobsTileTheProblemWithinTheBudget) {
+  for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 1}, {700, 900, 1300}, {33, 5000, 17},
+                         {4096, 4096, 4096}, {100000, 64, 3}, {64, 64, 1000000}})
+    for (double budget : {1e3, 6e4, 1.5e5, 8e5, 1e7, 1e12}) {
+      const std::vector<host::Job> jobs = host::make_jobs(m, n, k, budget);
+      if (jobs.empty()) {  // only when a 32 x 32 block (or the whole small side) with k = 1 cannot fit
+        const double bm = std::min<int64_t>(m, 32), bn = std::min<int64_t>(n, 32);
+        EXPECT_GT(bm + bn + bm * bn, budget) << m << "x" << n << "x" << k << " budget " << budget;
+        continue;
+      }
+      double covered = 0;
+      for (size_t i = 0; i < jobs.size(); ++i) {
+        const host::Job& j = jobs[i];
+        const double rows = static_cast<double>(j.rows.size()), cols = static_cast<double>(j.cols.size()),
+                     kk = static_cast<double>(j.k.size());
+        ASSERT_GT(rows * cols * kk, 0);
+        EXPECT_LE(rows * kk + kk * cols + rows * cols, budget) << m << "x" << n << "x" << k << " job " << i;
+        covered += rows * cols * kk;
+        EXPECT_EQ(j.first_k, j.k.lo == 0);
+        EXPECT_EQ(j.last_k, j.k.hi == k);
+        if (!j.first_k) {  // the previous job is the same block of C, the k range just before
+          ASSERT_GT(i, 0u);
+          EXPECT_TRUE(jobs[i - 1].rows == j.rows && jobs[i - 1].cols == j.cols && jobs[i - 1].k.hi == j.k.lo);
+        }
+      }
+      EXPECT_DOUBLE_EQ(covered, static_cast<double>(m) * n * k) << m << "x" << n << "x" << k << " budget " << budget;
+      if (static_cast<double>(m) * k + static_cast<double>(k) * n + static_cast<double>(m) * n <= budget) {
+        EXPECT_EQ(jobs.size(), 1u);
+      }
+    }
+}
+
 TEST(GemmHostArgs, BadArgumentsNameTheArgument) {
   float* h = fake<float>();
   auto call = [&](int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc, const float* A,

@@ -1,0 +1,59 @@
+// gemm_host's staging threads (host/worker_pool.hpp): every index runs exactly once, on any pool
+// size, with the workers polling or sleeping, over many back-to-back jobs, and two pools at once.
+#include "host/worker_pool.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+namespace rungs::test {
+namespace {
+
+void expect_each_once(host::WorkerPool& pool, int n) {
+  std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+  for (auto& h : hits) h = 0;
+  pool.run(n, [&](int i) { hits[static_cast<size_t>(i)].fetch_add(1); });
+  for (int i = 0; i < n; ++i) ASSERT_EQ(hits[static_cast<size_t>(i)].load(), 1) << "index " << i << " of " << n;
+}
+
+TEST(WorkerPool, EveryIndexExactlyOnce) {
+  for (int workers : {0, 1, 3, 8}) {
+    host::WorkerPool pool(workers);
+    EXPECT_EQ(pool.threads(), workers + 1);
+    for (bool spin : {false, true}) {
+      pool.set_spinning(spin);
+      for (int n : {0, 1, 2, 7, 100, 1000}) expect_each_once(pool, n);
+    }
+    pool.set_spinning(false);
+  }
+}
+
+TEST(WorkerPool, ManyBackToBackJobs) {
+  host::WorkerPool pool(4);
+  for (bool spin : {true, false}) {
+    pool.set_spinning(spin);
+    std::atomic<long> sum{0};
+    for (int job = 0; job < 2000; ++job) pool.run(5, [&](int i) { sum.fetch_add(i + 1); });
+    EXPECT_EQ(sum.load(), 2000L * 15);
+  }
+  pool.set_spinning(false);
+}
+
+TEST(WorkerPool, TwoPoolsFromTwoThreads) {
+  host::WorkerPool a(2), b(2);
+  a.set_spinning(true);
+  std::atomic<long> sa{0}, sb{0};
+  std::thread t([&] {
+    for (int j = 0; j < 500; ++j) b.run(9, [&](int i) { sb.fetch_add(i); });
+  });
+  for (int j = 0; j < 500; ++j) a.run(9, [&](int i) { sa.fetch_add(i); });
+  t.join();
+  a.set_spinning(false);
+  EXPECT_EQ(sa.load(), 500L * 36);
+  EXPECT_EQ(sb.load(), 500L * 36);
+}
+
+}  // namespace
+}  // namespace rungs::test
