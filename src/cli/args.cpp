@@ -738,8 +738,6 @@ Args parse_args(const std::vector<std::string>& argv) {
   if ((!a.memory.empty() || a.first_call || !a.plan.empty()) && a.op != "gemm_host")
     fail(std::string(a.first_call ? "--first-call" : !a.plan.empty() ? "--plan" : "--memory") +
          " applies to rungs bench gemm_host only");
-  if (a.first_call && (a.shapes.size() > 1 || m_text.find(',') != std::string::npos))
-    fail("--first-call times one shape");
   if (a.command == Command::tune) {
     if (a.op.empty()) a.op = "gemm";
     if (a.op != "gemm") fail("tune: only gemm has tunable configurations (got " + a.op + ")");

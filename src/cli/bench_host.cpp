@@ -304,6 +304,8 @@ std::string format_rows(Format f, const std::vector<HostRow>& rows, const Device
 
 // --first-call: this process's first CUDA work is the timed call.
 int first_call(const Args& a, std::ostream& out) {
+  if (a.shapes.size() != 1) throw CliError("--first-call times one shape: give --size N or --m, --n and --k");
+  require_gpu(a.device);
   check::GemmShape s;
   s.m = a.shapes[0].m;
   s.n = a.shapes[0].n;

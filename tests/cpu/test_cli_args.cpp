@@ -345,3 +345,31 @@ TEST(CliMain, NoGpuPathsAndExitCodes) {
 
 }  // namespace
 }  // namespace rungs::cli
+
+namespace rungs::cli {
+namespace {
+
+TEST(CliArgs, BenchGemmHost) {
+  const Args a = parse_args({"bench", "gemm_host", "--size", "1024,4096", "--memory", "pinned", "--trans", "nt"});
+  EXPECT_EQ(a.op, "gemm_host");
+  ASSERT_EQ(a.shapes.size(), 2u);
+  EXPECT_EQ(a.shapes[1], (Shape{4096, 4096, 4096}));
+  EXPECT_EQ(a.memory, (std::vector<std::string>{"pinned"}));
+  ASSERT_EQ(a.trans.size(), 1u);
+  EXPECT_EQ(a.trans[0].b, Trans::T);
+  EXPECT_EQ(parse_args({"bench", "gemm_host", "--memory", "all"}).memory,
+            (std::vector<std::string>{"pinned", "pageable"}));
+  EXPECT_EQ(parse_args({"bench", "gemm_host", "--plan", "8x1:k2/0.5"}).plan, "8x1:k2/0.5");
+  EXPECT_NE(parse_error({"bench", "gemm_host", "--memory", "unified"}).find("--memory: 'unified' is not pinned"),
+            std::string::npos);
+  EXPECT_NE(parse_error({"bench", "gemm", "--memory", "pinned"}).find("--memory applies to rungs bench gemm_host"),
+            std::string::npos);
+  EXPECT_NE(parse_error({"bench", "gemv", "--plan", "4x4"}).find("--plan applies to rungs bench gemm_host"),
+            std::string::npos);
+  EXPECT_NE(parse_error({"verify", "gemm_host"}).find("unknown operation 'gemm_host'"), std::string::npos);
+  EXPECT_NE(parse_error({"verify", "gemm", "--memory", "pinned"}).find("does not apply to 'rungs verify'"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace rungs::cli
