@@ -60,6 +60,22 @@ inline double op_at(const std::vector<float>& p, int64_t ld, bool trans, int64_t
 
 }  // namespace
 
+std::string describe(const GemmShape& s0) {
+  const GemmShape s = normalized(s0);
+  std::ostringstream os;
+  os << s.m << "x" << s.n << "x" << s.k << " " << (s.ta == Trans::N ? "n" : "t") << (s.tb == Trans::N ? "n" : "t")
+     << " lda=" << s.lda << " ldb=" << s.ldb << " ldc=" << s.ldc << " alpha=" << s.alpha << " beta=" << s.beta;
+  return os.str();
+}
+
+int64_t padding_written(const GemmShape& s0, const float* C) {
+  const GemmShape s = normalized(s0);
+  int64_t written = 0;
+  for (int64_t i = 0; i < s.m; ++i)
+    for (int64_t j = s.n; j < s.ldc; ++j) written += !std::isnan(C[i * s.ldc + j]);
+  return written;
+}
+
 GemmShape normalized(GemmShape s) {
   const int64_t a_row = s.ta == Trans::N ? s.k : s.m;
   const int64_t b_row = s.tb == Trans::N ? s.n : s.k;

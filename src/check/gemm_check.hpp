@@ -31,6 +31,11 @@ GemmShape normalized(GemmShape s);
 int64_t a_elems(const GemmShape& s);
 int64_t b_elems(const GemmShape& s);
 int64_t c_elems(const GemmShape& s);
+// "1000x777x513 nt lda=.. ldb=.. ldc=.. alpha=.. beta=.." (normalized), for test and error messages.
+std::string describe(const GemmShape& s);
+// Elements of C's ld padding (columns n..ldc of the m stored rows, which held NaN before the call)
+// that are no longer NaN: a rung that writes there is wrong.
+int64_t padding_written(const GemmShape& s, const float* C);
 
 // Host copies of the inputs in their stored layout (ld padding included).
 // Values are uniform in [-1, 1] with |x| >= 2^-8 (random and never zero), C0 likewise;

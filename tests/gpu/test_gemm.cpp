@@ -51,18 +51,8 @@ Outcome run_case(const std::string& variant, check::GemmShape s, uint64_t seed, 
   o.C = C.download();
   o.err = check::compare_gemm(s, check::gemm_reference(s, d), o.C.data());
   // The padding of C (columns n..ldc) must be untouched: it held NaN before the call.
-  int64_t touched = 0;
-  for (int64_t i = 0; i < s.m; ++i)
-    for (int64_t j = s.n; j < s.ldc; ++j) touched += !std::isnan(o.C[i * s.ldc + j]);
-  EXPECT_EQ(touched, 0) << "wrote into the ld padding of C";
+  EXPECT_EQ(check::padding_written(s, o.C.data()), 0) << "wrote into the ld padding of C";
   return o;
-}
-
-std::string describe(const check::GemmShape& s) {
-  std::ostringstream os;
-  os << s.m << "x" << s.n << "x" << s.k << " " << (s.ta == Trans::N ? "n" : "t") << (s.tb == Trans::N ? "n" : "t")
-     << " lda=" << s.lda << " ldb=" << s.ldb << " ldc=" << s.ldc << " alpha=" << s.alpha << " beta=" << s.beta;
-  return os.str();
 }
 
 #define EXPECT_CASE_PASSES(variant, shape, ...)                                                   \
@@ -72,7 +62,7 @@ std::string describe(const check::GemmShape& s) {
       GTEST_SKIP() << o_.skip_reason;                                                             \
     }                                                                                             \
     if (!o_.filtered) {                                                                           \
-      EXPECT_TRUE(o_.err.pass) << variant << " " << describe(check::normalized(shape)) << ": "    \
+      EXPECT_TRUE(o_.err.pass) << variant << " " << check::describe(shape) << ": "    \
                                << o_.err.reason << " (normwise " << o_.err.normwise << ", max_rel " \
                                << o_.err.max_rel << ")";                                          \
     }                                                                                             \

@@ -140,18 +140,9 @@ Outcome run_case(const TcParam& p, check::GemmShape s, uint64_t seed, size_t mis
   Outcome o = run_on(p.variant, p.kind, s, d, misalign, stream);
   if (o.skipped) return o;
   o.err = check::compare_gemm(s, check::gemm_reference(s, d), o.C.data(), p.kind);
-  int64_t touched = 0;  // the padding of C (columns n..ldc) held NaN before the call
-  for (int64_t i = 0; i < s.m; ++i)
-    for (int64_t j = s.n; j < s.ldc; ++j) touched += !std::isnan(o.C[i * s.ldc + j]);
-  EXPECT_EQ(touched, 0) << "wrote into the ld padding of C";
+  // The padding of C (columns n..ldc) held NaN before the call.
+  EXPECT_EQ(check::padding_written(s, o.C.data()), 0) << "wrote into the ld padding of C";
   return o;
-}
-
-std::string describe(const check::GemmShape& s) {
-  std::ostringstream os;
-  os << s.m << "x" << s.n << "x" << s.k << " " << (s.ta == Trans::N ? "n" : "t") << (s.tb == Trans::N ? "n" : "t")
-     << " lda=" << s.lda << " ldb=" << s.ldb << " ldc=" << s.ldc << " alpha=" << s.alpha << " beta=" << s.beta;
-  return os.str();
 }
 
 class GemmTc : public ::testing::TestWithParam<TcParam> {
@@ -170,7 +161,7 @@ class GemmTc : public ::testing::TestWithParam<TcParam> {
     }
     ++tally_.ran;
     EXPECT_TRUE(o.err.pass) << GetParam().variant << " " << check::gemm_kind_name(GetParam().kind) << " "
-                            << describe(check::normalized(s)) << ": " << o.err.reason << " (normwise "
+                            << check::describe(s) << ": " << o.err.reason << " (normwise "
                             << o.err.normwise << ", max_rel " << o.err.max_rel << ")";
     return true;
   }
