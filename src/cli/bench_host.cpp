@@ -6,6 +6,7 @@
 #include "cli/bench_host.hpp"
 
 #include "check/gemm_check.hpp"
+#include "cli/commands.hpp"
 #include "cli/device.hpp"
 #include "cli/timing.hpp"
 #include "detail/check.hpp"
@@ -20,7 +21,9 @@
 #include <cstring>
 #include <fstream>
 #include <iomanip>
+#include <map>
 #include <memory>
+#include <tuple>
 #include <sstream>
 
 namespace rungs::cli {
@@ -108,9 +111,12 @@ double first_call_in_child(const Args& a, const std::string& argv0, const check:
   return ms;
 }
 
-HostRow bench_one(const Args& a, const std::string& argv0, check::GemmShape s, bool pinned, L2Flusher& flusher,
-                  std::ostream& err) {
-  s = check::normalized(s);
+// Pinned H2D and D2H GB/s per (bytes in, bytes out): the floor's denominators, measured once per
+// problem size and shared by its pinned and pageable rows.
+using PinnedRates = std::map<std::pair<double, double>, std::pair<double, double>>;
+
+HostRow bench_one(const Args& a, const std::string& argv0, const check::GemmShape& s, bool pinned, L2Flusher& flusher,
+                  PinnedRates& pinned_rates, std::ostream& err) {
   HostRow r;
   r.s = s;
   r.pinned = pinned;
@@ -209,8 +215,9 @@ HostRow bench_one(const Args& a, const std::string& argv0, check::GemmShape s, b
     for (int i = 0; i < std::max(5, std::min(reps, 20)); ++i) ms.push_back(time_once(once, st));
     return static_cast<double>(h.bytes()) / (summarize(ms).median * 1e6);
   };
-  r.pinned_h2d_gbs = copies(true, true);
-  r.pinned_d2h_gbs = copies(true, false);
+  const auto key = std::make_pair(in_bytes, out_bytes);
+  if (!pinned_rates.count(key)) pinned_rates[key] = {copies(true, true), copies(true, false)};
+  std::tie(r.pinned_h2d_gbs, r.pinned_d2h_gbs) = pinned_rates[key];
   r.h2d_gbs = pinned ? r.pinned_h2d_gbs : copies(false, true);
   r.d2h_gbs = pinned ? r.pinned_d2h_gbs : copies(false, false);
   r.floor_ms = std::max({in_bytes / (r.pinned_h2d_gbs * 1e6), out_bytes / (r.pinned_d2h_gbs * 1e6), r.kernel_ms});
@@ -306,15 +313,7 @@ std::string format_rows(Format f, const std::vector<HostRow>& rows, const Device
 int first_call(const Args& a, std::ostream& out) {
   if (a.shapes.size() != 1) throw CliError("--first-call times one shape: give --size N or --m, --n and --k");
   require_gpu(a.device);
-  check::GemmShape s;
-  s.m = a.shapes[0].m;
-  s.n = a.shapes[0].n;
-  s.k = a.shapes[0].k;
-  s.ta = a.trans.empty() ? Trans::N : a.trans[0].a;
-  s.tb = a.trans.empty() ? Trans::N : a.trans[0].b;
-  s.alpha = a.alpha;
-  s.beta = a.beta;
-  s = check::normalized(s);
+  const check::GemmShape s = gemm_shape(a, {a.shapes[0], a.trans.empty() ? TransPair{} : a.trans[0]});
   const check::GemmData d = check::make_gemm_data(s, a.seed);
   const bool pinned = !a.memory.empty() && a.memory[0] == "pinned";
   Options opts;
@@ -372,19 +371,11 @@ int cmd_bench_host(const Args& a, const std::string& argv0, std::ostream& out, s
   const std::vector<TransPair> trans = a.trans.empty() ? std::vector<TransPair>{{}} : a.trans;
   const std::vector<std::string> mems = a.memory.empty() ? std::vector<std::string>{"pinned", "pageable"} : a.memory;
   std::vector<HostRow> rows;
+  PinnedRates pinned_rates;
   for (const Shape& sh : sizes)
     for (const TransPair& t : trans)
-      for (const std::string& mem : mems) {
-        check::GemmShape s;
-        s.m = sh.m;
-        s.n = sh.n;
-        s.k = sh.k;
-        s.ta = t.a;
-        s.tb = t.b;
-        s.alpha = a.alpha;
-        s.beta = a.beta;
-        rows.push_back(bench_one(a, argv0, s, mem == "pinned", flusher, err));
-      }
+      for (const std::string& mem : mems)
+        rows.push_back(bench_one(a, argv0, gemm_shape(a, {sh, t}), mem == "pinned", flusher, pinned_rates, err));
   const std::string text = format_rows(a.format, rows, dev, a);
   if (file) {
     *file << text;

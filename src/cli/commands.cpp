@@ -124,18 +124,6 @@ std::vector<std::string> ops_to_run(const Args& a) {
   return ops;
 }
 
-check::GemmShape gemm_shape(const Args& a, const Case& c) {
-  check::GemmShape s;
-  s.ta = c.trans.a;
-  s.tb = c.trans.b;
-  s.m = c.shape.m;
-  s.n = c.shape.n;
-  s.k = c.shape.k;
-  s.alpha = a.alpha;
-  s.beta = a.beta;
-  return check::normalized(s);
-}
-
 check::GemvShape gemv_shape(const Args& a, const Case& c) {
   check::GemvShape s;
   s.trans = c.trans.a;
@@ -746,6 +734,18 @@ int cmd_list(const Args& a, std::ostream& out) {
 }
 
 }  // namespace
+
+check::GemmShape gemm_shape(const Args& a, const Case& c) {
+  check::GemmShape s;
+  s.ta = c.trans.a;
+  s.tb = c.trans.b;
+  s.m = c.shape.m;
+  s.n = c.shape.n;
+  s.k = c.shape.k;
+  s.alpha = a.alpha;
+  s.beta = a.beta;
+  return check::normalized(s);
+}
 
 std::vector<VariantInfo> select_variants(const std::vector<VariantInfo>& ladder, const std::vector<std::string>& wanted,
                                          const std::string& op, const std::string& flag) {

@@ -2,6 +2,7 @@
 // to one line on stderr and an exit code.
 #pragma once
 
+#include "check/gemm_check.hpp"
 #include "cli/args.hpp"
 #include "cli/results.hpp"
 
@@ -22,6 +23,9 @@ int run_main(const std::vector<std::string>& args, const std::string& argv0, std
 // (empty = all). Throws CliError naming an unknown rung. Pure.
 std::vector<VariantInfo> select_variants(const std::vector<VariantInfo>& ladder, const std::vector<std::string>& wanted,
                                          const std::string& op, const std::string& flag = "--variant");
+
+// The gemm problem of a case: its shape and transposes, the run's alpha and beta, tight ld's.
+check::GemmShape gemm_shape(const Args& a, const Case& c);
 
 // The exit code for a finished run: 1 if any result failed its check or errored, else 0.
 int exit_code(const std::vector<Result>& rows);
