@@ -81,20 +81,17 @@ fi
 if has sanitize; then
   # Small shapes only (RUNGS_TEST_MAX_MNK): the sanitizers slow kernels down by 10-100x.
   export RUNGS_TEST_MAX_MNK=$((1 << 22))
-  if [ -n "$memcheck_f" ]; then
-    log "compute-sanitizer memcheck"
-    compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
-      build-gpu/tests/rungs_gpu_tests --gtest_filter="$memcheck_f" \
-      >"$OUT/memcheck.log" 2>&1 || status=1
-    tail -4 "$OUT/memcheck.log"; grep -m5 -E "Invalid|ERROR SUMMARY" "$OUT/memcheck.log"
-  fi
-  if [ -n "$racecheck_f" ]; then
-    log "compute-sanitizer racecheck"
-    compute-sanitizer --tool racecheck --racecheck-report hazard --error-exitcode 9 \
-      build-gpu/tests/rungs_gpu_tests --gtest_filter="$racecheck_f" \
-      >"$OUT/racecheck.log" 2>&1 || status=1
-    tail -4 "$OUT/racecheck.log"; grep -m5 -E "hazard|ERROR SUMMARY" "$OUT/racecheck.log"
-  fi
+  # sanitize TOOL FILTER [ARGS...]: the GPU tests of FILTER under compute-sanitizer TOOL (none: skip).
+  sanitize() {
+    local tool=$1 filter=$2; shift 2
+    [ -n "$filter" ] || return 0
+    log "compute-sanitizer $tool"
+    compute-sanitizer --tool "$tool" "$@" --error-exitcode 9 build-gpu/tests/rungs_gpu_tests --gtest_filter="$filter" \
+      >"$OUT/$tool.log" 2>&1 || status=1
+    tail -4 "$OUT/$tool.log"; grep -m5 -E "Invalid|hazard|ERROR SUMMARY" "$OUT/$tool.log"
+  }
+  sanitize memcheck "$memcheck_f" --leak-check full
+  sanitize racecheck "$racecheck_f" --racecheck-report hazard
   unset RUNGS_TEST_MAX_MNK
 fi
 

@@ -612,8 +612,8 @@ void gemm_host_impl(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float a
   if (empty) return;
   Context& cx = context_for_current_device();
   if (!reads_ab) {  // C = beta * C (beta == 0: C is not read), on the host threads
-    cx.pool().run(static_cast<int>(std::min<int64_t>(m, cx.pool().threads())), [&](int part) {
-      const int parts = static_cast<int>(std::min<int64_t>(m, cx.pool().threads()));
+    const int parts = static_cast<int>(std::min<int64_t>(m, cx.pool().threads()));
+    cx.pool().run(parts, [&](int part) {
       for (int64_t i = m * part / parts; i < m * (part + 1) / parts; ++i)
         for (int64_t j = 0; j < n; ++j)
           C[i * ldc + j] = from_float<T>(beta == 0.0f ? 0.0f : beta * to_float(C[i * ldc + j]));
