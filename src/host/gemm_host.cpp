@@ -398,10 +398,12 @@ class Flow {
  private:
   // The stored region of op(A)[rows, k], op(B)[k, cols], C[rows, cols].
   Region a_region(Range rows, Range k) const {
-    return ta_ == Trans::N ? Region{rows.lo, k.lo, rows.size(), k.size()} : Region{k.lo, rows.lo, k.size(), rows.size()};
+    return ta_ == Trans::N ? Region{rows.lo, k.lo, rows.size(), k.size()}
+                           : Region{k.lo, rows.lo, k.size(), rows.size()};
   }
   Region b_region(Range k, Range cols) const {
-    return tb_ == Trans::N ? Region{k.lo, cols.lo, k.size(), cols.size()} : Region{cols.lo, k.lo, cols.size(), k.size()};
+    return tb_ == Trans::N ? Region{k.lo, cols.lo, k.size(), cols.size()}
+                           : Region{cols.lo, k.lo, cols.size(), k.size()};
   }
   static Region c_region(Range rows, Range cols) { return {rows.lo, cols.lo, rows.size(), cols.size()}; }
   static Range shift(Range r, int64_t by) { return {r.lo + by, r.hi + by}; }

@@ -28,7 +28,8 @@ Plan choose_plan(int64_t m, int64_t n, int64_t k, double compute_s, double trans
   auto panels = [](int64_t d, int64_t least) { return static_cast<int>(std::clamp<int64_t>(d / least, 1, 16)); };
   const bool heavy = compute_s >= 0.5 * transfer_s;
   int64_t min_rows = a_transposed ? min_width : 128;
-  if (compute_s >= transfer_s && sms > 0) min_rows = std::max<int64_t>(min_rows, 128 * std::max<int64_t>(1, sms / ((n + 127) / 128)));
+  if (compute_s >= transfer_s && sms > 0)
+    min_rows = std::max<int64_t>(min_rows, 128 * std::max<int64_t>(1, sms / ((n + 127) / 128)));
   Plan p;
   p.row_panels = panels(m, min_rows);
   // B stored k x n goes in whole rows (one column panel): measured faster than column panels of
