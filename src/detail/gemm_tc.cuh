@@ -51,6 +51,32 @@ __device__ __forceinline__ void store_c(T* __restrict__ C, int64_t ldc, int64_t 
   *p = from_f32<T>(v);
 }
 
+// Two neighbours C[r, c], C[r, c + 1] (c + 1 < n is the caller's business unless `two` is false);
+// vec: one 2-element store is legal (C + r * ldc + c aligned to 2 elements).
+template <typename T>
+__device__ __forceinline__ void store_c_pair(T* __restrict__ C, int64_t ldc, int64_t r, int64_t c, float v0, float v1,
+                                             float alpha, float beta, bool two, bool vec) {
+  if (!two) {
+    store_c(C, ldc, r, c, v0, alpha, beta);
+    return;
+  }
+  if (!vec) {
+    store_c(C, ldc, r, c, v0, alpha, beta);
+    store_c(C, ldc, r, c + 1, v1, alpha, beta);
+    return;
+  }
+  T* p = C + r * ldc + c;
+  float o0 = alpha * v0, o1 = alpha * v1;
+  if (beta != 0.0f) o0 += beta * to_f32(p[0]), o1 += beta * to_f32(p[1]);
+  if constexpr (std::is_same_v<T, float>) {
+    *reinterpret_cast<float2*>(p) = make_float2(o0, o1);
+  } else if constexpr (std::is_same_v<T, __half>) {
+    *reinterpret_cast<__half2*>(p) = __floats2half2_rn(o0, o1);
+  } else {
+    *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(o0, o1);
+  }
+}
+
 // Element (r, c) of op(X), X stored row-major with stride ld (TRANS: op(X) = X^T), as fp32;
 // zero outside rows x cols of op(X).
 template <typename T>

@@ -38,6 +38,10 @@ const std::vector<Rung>& ladder() {
       {"mma_sync",
        "PTX mma.sync + ldmatrix, swizzled conflict-free shared memory, 4-stage cp.async pipeline (Ampere design); f16 bf16",
        80, false, nullptr, nullptr, nullptr, mma_sync::run_f16, mma_sync::run_bf16},
+      {"wgmma",
+       "Hopper wgmma.m64n256 from TMA-loaded 128B-swizzled tiles, 4 mbarrier stages (sm_90a); f16 bf16 any "
+       "transpose, tf32 nt; unaligned (TMA needs 16-byte rows) and tf32 nn/tn/tt fall back to rungs 13/12",
+       90, false, nullptr, wgmma::run_tf32, nullptr, wgmma::run_f16, wgmma::run_bf16},
   };
   return rungs;
 }

@@ -1,0 +1,204 @@
+// Rung 14, wgmma: Hopper warpgroup MMA (sm_90a) fed by the tensor memory accelerator: f16, bf16
+// (all four transposes) and tf32 (both operands k-contiguous).
+// Adds over 13 mma_sync: 128x256 block tiles, two warpgroups each issuing wgmma.m64n256 from
+// shared memory (no ldmatrix, no register fragments for A and B); TMA brings each 128-byte-wide
+// operand box in its stored layout (k-contiguous, or m/n-contiguous read by wgmma's transpose
+// bit) with the 128-byte swizzle wgmma reads without conflicts; 4 stages in flight, completion on
+// mbarriers ("full": TMA bytes landed; "empty": both warpgroups' MMAs on the slot retired, then
+// thread 0 refills it). Out-of-range rows and columns of a box are zero-filled by TMA; the
+// epilogue stores straight from the accumulators, masked, two elements at a time where aligned.
+// Fallback inside the rung (slower, same answer; `variants` says so): TMA needs 16-byte aligned
+// bases and ld * sizeof(T) % 16 == 0, and tf32 wgmma has no transpose, so other cases run rung 13
+// (f16/bf16) or rung 12 (tf32).
+// Bound now: one thread both waits on the "empty" barrier and issues TMA, so warpgroup 0 stalls
+// when a refill is late; no persistent grid (a tail wave at most sizes), no cluster multicast
+// (every block fetches its own A and B panels from L2). Prediction: 60-75 % of the dense peak,
+// 0.8-0.95x cuBLAS at 4096-8192.
+// Status: compiled (sm_90a: 154 registers, no spills; sm_80: refuses at run time) but NOT yet run
+// on a GPU. To check it: scripts/experiments/tc_device.sh wgmma,mma_sync,cublas
+//   'Ladder/GemmTc.OddShapes*/wgmma_*:Ladder/GemmTc.Padded*/wgmma_*:Ladder/GemmTc.Misaligned*/wgmma_*'
+// then, for tf32's fast path: rungs bench gemm --size 4096,8192 --dtype tf32,bf16 --trans nt.
+#include "detail/check.hpp"
+#include "detail/gemm_pipeline.cuh"
+#include "detail/gemm_tc.cuh"
+#include "detail/hopper.cuh"
+#include "gemm/gemm_rung.hpp"
+
+namespace rungs::sgemm::wgmma {
+
+namespace {
+
+using detail::ceil_div;
+
+constexpr int BM = 128, BN = 256, STAGES = 4, THREADS = 256;  // 2 warpgroups x (64 x 256)
+constexpr int ROW = 128;                                        // bytes per smem row (one swizzle row)
+constexpr int A_BYTES = BM * ROW, B_BYTES = BN * ROW, STAGE_BYTES = A_BYTES + B_BYTES;  // 16 + 32 KB
+constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024 /* alignment */ + 2 * STAGES * 8 /* barriers */;
+static_assert(SMEM_BYTES <= 227 * 1024, "fits the 227 KB a Hopper block may have");
+
+template <typename T>
+constexpr int bk() {  // k per stage: one 128-byte row
+  return ROW / int(sizeof(T));
+}
+
+template <typename T, int TA, int TB>
+__device__ __forceinline__ void mma(float (&d)[128], uint64_t da, uint64_t db) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) detail::wgmma_256_bf16<TA, TB>(d, da, db);
+  else if constexpr (std::is_same_v<T, __half>) detail::wgmma_256_f16<TA, TB>(d, da, db);
+  else detail::wgmma_256_tf32(d, da, db);
+}
+
+// A_MN: A stored k x m (ta == T), m-contiguous; B_MN: B stored k x n (tb == N), n-contiguous.
+template <typename T, bool A_MN, bool B_MN>
+__global__ void __launch_bounds__(THREADS, 1)
+    wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b, ArgsT<T> a,
+                 int tiles_m, int tiles_n, bool c_vec) {
+  constexpr int BK = bk<T>();
+  constexpr int KI = std::is_same_v<T, float> ? 8 : 16;  // k per wgmma
+  extern __shared__ unsigned char smem_raw[];
+  // The 128-byte swizzle repeats every 1024 bytes: every box must start on such a boundary.
+  unsigned char* smem =
+      reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + STAGES * STAGE_BYTES);
+  uint64_t* empty = full + STAGES;
+  const int tid = threadIdx.x, wg = tid / 128;
+  if (tid == 0) {
+    for (int s = 0; s < STAGES; ++s) detail::mbar_init(&full[s], 1), detail::mbar_init(&empty[s], 2);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+#endif
+  }
+  __syncthreads();
+  int tm, tn;
+  detail::swizzle_tile(blockIdx.x, tiles_m, tiles_n, 8, tm, tn);
+  const int m0 = tm * BM, n0 = tn * BN;
+  const int KT = static_cast<int>(ceil_div(a.k, BK));
+
+  auto issue = [&](int t) {  // tile t of k into slot t % STAGES (thread 0 only)
+    unsigned char* st = smem + (t % STAGES) * STAGE_BYTES;
+    uint64_t* bar = &full[t % STAGES];
+    const int k0 = t * BK;
+    detail::mbar_expect_tx(bar, STAGE_BYTES);
+    if constexpr (A_MN) {  // boxes of BK k-rows x 64 m
+      for (int j = 0; j < BM / 64; ++j) detail::tma_load_2d(st + j * BK * ROW, &map_a, m0 + 64 * j, k0, bar);
+    } else {
+      detail::tma_load_2d(st, &map_a, k0, m0, bar);
+    }
+    if constexpr (B_MN) {
+      for (int j = 0; j < BN / 64; ++j) detail::tma_load_2d(st + A_BYTES + j * BK * ROW, &map_b, n0 + 64 * j, k0, bar);
+    } else {
+      detail::tma_load_2d(st + A_BYTES, &map_b, k0, n0, bar);
+    }
+  };
+  if (tid == 0)
+    for (int t = 0; t < STAGES && t < KT; ++t) issue(t);
+
+  float d[128];
+#pragma unroll
+  for (int i = 0; i < 128; ++i) d[i] = 0.0f;
+  for (int kt = 0; kt < KT; ++kt) {
+    const int s = kt % STAGES;
+    detail::mbar_wait(&full[s], (kt / STAGES) & 1);
+    const unsigned char* As = smem + s * STAGE_BYTES;
+    const unsigned char* Bs = As + A_BYTES;
+    detail::wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < BK / KI; ++kk) {
+      // A: this warpgroup's 64 rows. K-major: rows of 128 B, k step = KI * sizeof(T) bytes inside
+      // the row; MN-major: box wg (64 m x BK k-rows), k step = KI rows of 128 B.
+      const uint64_t da = A_MN ? detail::smem_desc(As + wg * BK * ROW + kk * KI * ROW, BK * ROW, 1024)
+                               : detail::smem_desc(As + wg * 64 * ROW + kk * KI * int(sizeof(T)), 16, 1024);
+      const uint64_t db = B_MN ? detail::smem_desc(Bs + kk * KI * ROW, BK * ROW, 1024)
+                               : detail::smem_desc(Bs + kk * KI * int(sizeof(T)), 16, 1024);
+      mma<T, A_MN ? 1 : 0, B_MN ? 1 : 0>(d, da, db);
+    }
+    detail::wgmma_commit();
+    detail::wgmma_wait<1>();  // the MMAs of tile kt - 1 have retired: its slot may be refilled
+    if (kt > 0) {
+      const int ps = (kt - 1) % STAGES;
+      if (tid % 128 == 0) detail::mbar_arrive(&empty[ps]);
+      if (tid == 0 && kt - 1 + STAGES < KT) {
+        detail::mbar_wait(&empty[ps], ((kt - 1) / STAGES) & 1);
+        issue(kt - 1 + STAGES);
+      }
+    }
+  }
+  detail::wgmma_wait<0>();
+
+  // Accumulator d[4j + e] of warp w (in this warpgroup), lane = 4g + q:
+  // row 16w + g + 8(e / 2), column 8j + 2q + (e % 2).
+  const int lane = tid % 32, w = (tid % 128) / 32, g = lane / 4, q = lane % 4;
+  const int M = static_cast<int>(a.m), N = static_cast<int>(a.n);
+#pragma unroll
+  for (int j = 0; j < 32; ++j)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int r = m0 + wg * 64 + 16 * w + g + 8 * h, c = n0 + 8 * j + 2 * q;
+      if (r < M && c < N)
+        detail::store_c_pair(a.C, a.ldc, r, c, d[4 * j + 2 * h], d[4 * j + 2 * h + 1], a.alpha, a.beta, c + 1 < N,
+                             c_vec);
+    }
+}
+
+bool tma_ok(const void* p, int64_t ld, int elem) {
+  return reinterpret_cast<uintptr_t>(p) % 16 == 0 && (ld * elem) % 16 == 0;
+}
+
+#if defined(RUNGS_HAVE_SM90A)
+constexpr bool kBuiltForSm90a = true;
+#else
+constexpr bool kBuiltForSm90a = false;
+#endif
+
+template <typename T>
+CUtensorMapDataType tma_type() {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  else if constexpr (std::is_same_v<T, __half>) return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  else return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+}
+
+template <typename T, bool A_MN, bool B_MN>
+void launch_tma(const ArgsT<T>& a) {
+  constexpr int BK = bk<T>(), E = int(sizeof(T));
+  const CUtensorMap ma = A_MN ? detail::make_tensor_map_2d(a.A, tma_type<T>(), E, a.k, a.m, a.lda, BK, 64)
+                              : detail::make_tensor_map_2d(a.A, tma_type<T>(), E, a.m, a.k, a.lda, BM, BK);
+  const CUtensorMap mb = B_MN ? detail::make_tensor_map_2d(a.B, tma_type<T>(), E, a.k, a.n, a.ldb, BK, 64)
+                              : detail::make_tensor_map_2d(a.B, tma_type<T>(), E, a.n, a.k, a.ldb, BN, BK);
+  const int64_t tiles_m = ceil_div(a.m, BM), tiles_n = ceil_div(a.n, BN);
+  const dim3 grid = detail::tile_grid(tiles_m, tiles_n, "wgmma");
+  const bool c_vec = reinterpret_cast<uintptr_t>(a.C) % (2 * E) == 0 && a.ldc % 2 == 0;
+  auto* kernel = &wgmma_kernel<T, A_MN, B_MN>;
+  detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), SMEM_BYTES);
+  kernel<<<grid, THREADS, SMEM_BYTES, a.stream>>>(ma, mb, a, static_cast<int>(tiles_m), static_cast<int>(tiles_n),
+                                                  c_vec);
+  detail::check_launch("wgmma");
+}
+
+// Hopper only, and only when the library was built for sm_90a.
+void require_hopper() {
+  if (!kBuiltForSm90a) detail::unsupported("wgmma", "the library was built without sm_90a (CMAKE_CUDA_ARCHITECTURES)");
+  const int sm = detail::current_sm();
+  if (sm != 90) detail::unsupported("wgmma", "needs a Hopper GPU (sm_90); this one is sm_" + std::to_string(sm));
+}
+
+template <typename T>
+void run16(const ArgsT<T>& a, void (*fallback)(const ArgsT<T>&)) {
+  require_hopper();
+  if (!tma_ok(a.A, a.lda, 2) || !tma_ok(a.B, a.ldb, 2)) return fallback(a);
+  detail::dispatch_trans(a.ta, a.tb, [&](auto ta, auto tb) {
+    launch_tma<T, decltype(ta)::value, !decltype(tb)::value>(a);
+  });
+}
+
+}  // namespace
+
+void run_f16(const ArgsH& a) { run16(a, mma_sync::run_f16); }
+void run_bf16(const ArgsBF& a) { run16(a, mma_sync::run_bf16); }
+void run_tf32(const Args& a) {
+  require_hopper();
+  const bool k_major = a.ta == Trans::N && a.tb == Trans::T;
+  if (!k_major || !tma_ok(a.A, a.lda, 4) || !tma_ok(a.B, a.ldb, 4)) return wmma::run_tf32(a);
+  launch_tma<float, false, false>(a);
+}
+
+}  // namespace rungs::sgemm::wgmma
