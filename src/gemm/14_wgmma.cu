@@ -8,21 +8,20 @@
 // thread 0 refills it). Out-of-range rows and columns of a box are zero-filled by TMA; the
 // epilogue stores straight from the accumulators, masked, two elements at a time where aligned.
 // Fallback inside the rung (slower, same answer; `variants` says so): TMA needs 16-byte aligned
-// bases and ld * sizeof(T) % 16 == 0, and tf32 wgmma has no transpose, so other cases run rung 13
-// (f16/bf16) or rung 12 (tf32).
+// bases and ld * sizeof(T) % 16 == 0, so other f16/bf16 cases run rung 13. tf32 wgmma has no
+// transpose and reads fp32 bits truncated to tf32, so float operands are first copied k-contiguous
+// and rounded to tf32 (gemm/pack.hpp: one read and write of A and B per call).
 // Bound now: one thread both waits on the "empty" barrier and issues TMA, so warpgroup 0 stalls
 // when a refill is late; no persistent grid (a tail wave at most sizes), no cluster multicast
 // (every block fetches its own A and B panels from L2). Prediction: 60-75 % of the dense peak,
-// 0.8-0.95x cuBLAS at 4096-8192.
-// Status: compiled (sm_90a: 154 registers, no spills; sm_80: refuses at run time) but NOT yet run
-// on a GPU. To check it: scripts/experiments/tc_device.sh wgmma,mma_sync,cublas
-//   'Ladder/GemmTc.OddShapes*/wgmma_*:Ladder/GemmTc.Padded*/wgmma_*:Ladder/GemmTc.Misaligned*/wgmma_*'
-// then, for tf32's fast path: rungs bench gemm --size 4096,8192 --dtype tf32,bf16 --trans nt.
+// 0.8-0.95x cuBLAS at 4096-8192. Measured on the H100 (docs/gemm_tc.md): 0.81-0.84x at 2048,
+// 0.87x at 4096, 0.94-0.98x at 8192 (f16, bf16).
 #include "detail/check.hpp"
 #include "detail/gemm_pipeline.cuh"
 #include "detail/gemm_tc.cuh"
 #include "detail/hopper.cuh"
 #include "gemm/gemm_rung.hpp"
+#include "gemm/pack.hpp"
 
 namespace rungs::sgemm::wgmma {
 
@@ -64,9 +63,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   const int tid = threadIdx.x, wg = tid / 128;
   if (tid == 0) {
     for (int s = 0; s < STAGES; ++s) detail::mbar_init(&full[s], 1), detail::mbar_init(&empty[s], 2);
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-#endif
+    detail::mbar_init_fence();
   }
   __syncthreads();
   int tm, tn;
@@ -140,10 +137,6 @@ __global__ void __launch_bounds__(THREADS, 1)
     }
 }
 
-bool tma_ok(const void* p, int64_t ld, int elem) {
-  return reinterpret_cast<uintptr_t>(p) % 16 == 0 && (ld * elem) % 16 == 0;
-}
-
 #if defined(RUNGS_HAVE_SM90A)
 constexpr bool kBuiltForSm90a = true;
 #else
@@ -184,7 +177,7 @@ void require_hopper() {
 template <typename T>
 void run16(const ArgsT<T>& a, void (*fallback)(const ArgsT<T>&)) {
   require_hopper();
-  if (!tma_ok(a.A, a.lda, 2) || !tma_ok(a.B, a.ldb, 2)) return fallback(a);
+  if (!pack::tma_ok(a.A, a.lda, 2) || !pack::tma_ok(a.B, a.ldb, 2)) return fallback(a);
   detail::dispatch_trans(a.ta, a.tb, [&](auto ta, auto tb) {
     launch_tma<T, decltype(ta)::value, !decltype(tb)::value>(a);
   });
@@ -194,10 +187,10 @@ void run16(const ArgsT<T>& a, void (*fallback)(const ArgsT<T>&)) {
 
 void run_f16(const ArgsH& a) { run16(a, mma_sync::run_f16); }
 void run_bf16(const ArgsBF& a) { run16(a, mma_sync::run_bf16); }
-void run_tf32(const Args& a) {
+void run_tf32(const Args& user) {
   require_hopper();
-  const bool k_major = a.ta == Trans::N && a.tb == Trans::T;
-  if (!k_major || !tma_ok(a.A, a.lda, 4) || !tma_ok(a.B, a.ldb, 4)) return wmma::run_tf32(a);
+  std::unique_ptr<detail::Scratch> keep_a, keep_b;  // freed on the stream after the kernel
+  const Args a = pack::operands(user, keep_a, keep_b);  // k-contiguous, rounded to tf32
   launch_tma<float, false, false>(a);
 }
 

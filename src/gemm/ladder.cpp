@@ -40,8 +40,14 @@ const std::vector<Rung>& ladder() {
        80, false, nullptr, nullptr, nullptr, mma_sync::run_f16, mma_sync::run_bf16},
       {"wgmma",
        "Hopper wgmma.m64n256 from TMA-loaded 128B-swizzled tiles, 4 mbarrier stages (sm_90a); f16 bf16 any "
-       "transpose, tf32 nt; unaligned (TMA needs 16-byte rows) and tf32 nn/tn/tt fall back to rungs 13/12",
+       "transpose (unaligned rows: TMA needs 16 bytes, fall back to rung 13); tf32 through a k-major, "
+       "tf32-rounded copy",
        90, false, nullptr, wgmma::run_tf32, nullptr, wgmma::run_f16, wgmma::run_bf16},
+      {"wgmma_ws",
+       "warp-specialized persistent wgmma: TMA producer warpgroup + 2 consumers (setmaxnreg), clusters of 2 "
+       "multicasting B, banded tile order (sm_90a); f16 bf16 tf32 any transpose, unaligned or tf32 m/n-major "
+       "operands copied to aligned k-major scratch first",
+       90, false, nullptr, wgmma_ws::run_tf32, nullptr, wgmma_ws::run_f16, wgmma_ws::run_bf16},
   };
   return rungs;
 }

@@ -1,0 +1,284 @@
+// Rung 15, wgmma_ws: warp-specialized, persistent, clustered wgmma (sm_90a): f16, bf16 (any
+// transpose) and tf32 (any transpose, through a k-contiguous copy where needed).
+// Adds over 14 wgmma:
+//  - warp specialization: a producer warpgroup (one thread issues every TMA, 40 registers after
+//    setmaxnreg) and two consumer warpgroups (232 registers) that only wait on "full" barriers,
+//    issue wgmma and release slots: no consumer ever waits for a refill on another's behalf;
+//  - a persistent grid of as many clusters as fit at once (cudaOccupancyMaxActiveClusters), each
+//    walking the 128 x 256 tiles in a banded order (8 cluster rows per band) so the tiles in flight
+//    share A and B panels in L2; the producer loads the next tile while the consumers store this one;
+//  - clusters of 2 blocks along m: the two tiles share their B panel, each block loads half of it
+//    and multicasts it to both (48 KB per stage and block from L2 becomes 32 KB). A slot is free
+//    when the consumers of both blocks released it (the "empty" barrier counts 4 arrivals).
+//  - operands TMA cannot read in place (unaligned base or ld, and tf32's m/n-contiguous operands,
+//    which tf32 wgmma cannot read) are copied once per call into aligned (transposed) scratch
+//    (gemm/pack.hpp): any shape and ld runs the fast path, at the price of one read and write.
+// Bound now: the epilogue (stores straight from registers, 4 bytes per lane, masked) does not
+// overlap the tensor cores of its own block; one wave of tiles at 2048 (128 tiles on 132 SMs)
+// is bound by the pipeline fill and the epilogue, not the MMA rate.
+#include "detail/check.hpp"
+#include "detail/gemm_pipeline.cuh"
+#include "detail/gemm_tc.cuh"
+#include "detail/hopper.cuh"
+#include "detail/scratch.hpp"
+#include "gemm/gemm_rung.hpp"
+#include "gemm/pack.hpp"
+
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+
+namespace rungs::sgemm::wgmma_ws {
+
+namespace {
+
+using detail::ceil_div;
+
+constexpr int BM = 128, BN = 256, STAGES = 4;
+constexpr int CONSUMERS = 2, THREADS = 128 * (CONSUMERS + 1);  // warpgroup 0 produces
+constexpr int CLUSTER = 2;  // blocks along m sharing B (the kernel takes any power of 2 up to 4)
+constexpr int ROW = 128;                                         // bytes per smem row (one swizzle row)
+constexpr int A_BYTES = BM * ROW, B_BYTES = BN * ROW, STAGE_BYTES = A_BYTES + B_BYTES;  // 16 + 32 KB
+constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024 /* alignment */ + 2 * STAGES * 8 /* barriers */;
+constexpr int BAND = 8;  // cluster rows per band of the tile order
+static_assert(SMEM_BYTES <= 227 * 1024, "fits the 227 KB a Hopper block may have");
+
+template <typename T>
+constexpr int bk() {  // k per stage: one 128-byte row
+  return ROW / int(sizeof(T));
+}
+
+template <typename T, int TA, int TB>
+__device__ __forceinline__ void mma(float (&d)[128], uint64_t da, uint64_t db) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) detail::wgmma_256_bf16<TA, TB>(d, da, db);
+  else if constexpr (std::is_same_v<T, __half>) detail::wgmma_256_f16<TA, TB>(d, da, db);
+  else detail::wgmma_256_tf32(d, da, db);
+}
+
+// The tiles of cluster-tile t: the cluster's pair of tile rows (2 * cm, 2 * cm + 1) and column tn.
+__device__ __forceinline__ void cluster_tile(int t, int cluster_rows, int tiles_n, int& cm, int& tn) {
+  detail::swizzle_tile(t, cluster_rows, tiles_n, BAND, cm, tn);
+}
+
+// A_MN: A stored k x m (ta == T), m-contiguous; B_MN: B stored k x n (tb == N), n-contiguous.
+template <typename T, bool A_MN, bool B_MN, int CL>
+__global__ void __launch_bounds__(THREADS, 1)
+    wgmma_ws_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b, ArgsT<T> a,
+                    int tiles_m, int tiles_n, bool c_vec) {
+  constexpr int BK = bk<T>();
+  constexpr int KI = std::is_same_v<T, float> ? 8 : 16;  // k per wgmma
+  extern __shared__ unsigned char smem_raw[];
+  // The 128-byte swizzle repeats every 1024 bytes: every box must start on such a boundary. The
+  // offset is the same in both blocks of a cluster (same kernel, same dynamic smem start).
+  unsigned char* smem =
+      reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + STAGES * STAGE_BYTES);
+  uint64_t* empty = full + STAGES;
+  const int tid = threadIdx.x, wg = tid / 128;
+  const uint32_t rank = detail::cluster_rank();
+  if (tid == 0) {
+    for (int s = 0; s < STAGES; ++s)
+      detail::mbar_init(&full[s], 1), detail::mbar_init(&empty[s], CONSUMERS * CL);
+    detail::mbar_init_fence();
+  }
+  detail::cluster_sync();  // the peer's barriers exist before anyone signals them
+
+  const int cluster_rows = (tiles_m + CL - 1) / CL;
+  const int cluster_tiles = cluster_rows * tiles_n;
+  const int cluster_id = static_cast<int>(blockIdx.x) / CL, clusters = static_cast<int>(gridDim.x) / CL;
+  const int KT = static_cast<int>(ceil_div(a.k, BK));
+
+  if (wg == 0) {
+    detail::setmaxnreg_dec<40>();
+    if (tid == 0) {
+      int it = 0;  // k tiles issued by this block so far, over all its tiles: slot it % STAGES
+      for (int t = cluster_id; t < cluster_tiles; t += clusters) {
+        int cm, tn;
+        cluster_tile(t, cluster_rows, tiles_n, cm, tn);
+        const int m0 = (cm * CL + static_cast<int>(rank)) * BM, n0 = tn * BN;
+        for (int kt = 0; kt < KT; ++kt, ++it) {
+          const int s = it % STAGES;
+          // Use u = it / STAGES of slot s needs use u - 1 released by the consumers of both blocks.
+          if (it >= STAGES) detail::mbar_wait(&empty[s], ((it / STAGES) - 1) & 1);
+          unsigned char* st = smem + s * STAGE_BYTES;
+          uint64_t* bar = &full[s];
+          const int k0 = kt * BK;
+          detail::mbar_expect_tx(bar, STAGE_BYTES);  // A (own) + both halves of B
+          if constexpr (A_MN) {  // boxes of BK k-rows x 64 m
+            for (int j = 0; j < BM / 64; ++j) detail::tma_load_2d(st + j * BK * ROW, &map_a, m0 + 64 * j, k0, bar);
+          } else {
+            detail::tma_load_2d(st, &map_a, k0, m0, bar);
+          }
+          unsigned char* sb = st + A_BYTES;
+          constexpr uint16_t all = (1u << CL) - 1;
+          if constexpr (B_MN) {  // this block's BN / 64 / CL boxes of BK k-rows x 64 n
+            constexpr int per = BN / 64 / CL;
+            for (int j = int(rank) * per; j < int(rank + 1) * per; ++j)
+              detail::tma_load_2d_multicast(sb + j * BK * ROW, &map_b, n0 + 64 * j, k0, bar, all);
+          } else {  // this block's BN / CL rows of n, k-contiguous
+            detail::tma_load_2d_multicast(sb + rank * (B_BYTES / CL), &map_b, k0, n0 + int(rank) * (BN / CL), bar, all);
+          }
+        }
+      }
+    }
+  } else {
+    detail::setmaxnreg_inc<232>();
+    const int cw = wg - 1;  // this consumer's 64 rows of the 128-row tile
+    const int lane = tid % 32, w = (tid % 128) / 32, g = lane / 4, q = lane % 4;
+    const int M = static_cast<int>(a.m), N = static_cast<int>(a.n);
+    auto release = [&](int slot) {  // both blocks' producers may refill `slot`
+      if (tid % 128 == 0)
+        for (uint32_t c = 0; c < CL; ++c) detail::mbar_arrive_cluster(&empty[slot], c);
+    };
+    int it = 0;
+    float d[128];
+    for (int t = cluster_id; t < cluster_tiles; t += clusters) {
+      int cm, tn;
+      cluster_tile(t, cluster_rows, tiles_n, cm, tn);
+      const int m0 = (cm * CL + static_cast<int>(rank)) * BM, n0 = tn * BN;
+#pragma unroll
+      for (int i = 0; i < 128; ++i) d[i] = 0.0f;
+      for (int kt = 0; kt < KT; ++kt, ++it) {
+        const int s = it % STAGES;
+        detail::mbar_wait(&full[s], (it / STAGES) & 1);
+        const unsigned char* As = smem + s * STAGE_BYTES;
+        const unsigned char* Bs = As + A_BYTES;
+        detail::wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < BK / KI; ++kk) {
+          // A: this consumer's 64 rows. K-major: rows of 128 B, k step = KI * sizeof(T) bytes
+          // inside the row; MN-major: box cw (64 m x BK k-rows), k step = KI rows of 128 B.
+          const uint64_t da = A_MN ? detail::smem_desc(As + cw * BK * ROW + kk * KI * ROW, BK * ROW, 1024)
+                                   : detail::smem_desc(As + cw * 64 * ROW + kk * KI * int(sizeof(T)), 16, 1024);
+          const uint64_t db = B_MN ? detail::smem_desc(Bs + kk * KI * ROW, BK * ROW, 1024)
+                                   : detail::smem_desc(Bs + kk * KI * int(sizeof(T)), 16, 1024);
+          mma<T, A_MN ? 1 : 0, B_MN ? 1 : 0>(d, da, db);
+        }
+        detail::wgmma_commit();
+        detail::wgmma_wait<1>();  // the MMAs of k tile it - 1 have retired: release its slot
+        if (kt > 0) release((it - 1) % STAGES);
+      }
+      detail::wgmma_wait<0>();
+      if (KT > 0) release((it - 1) % STAGES);
+
+      // Accumulator d[4j + e] of warp w (in this warpgroup), lane = 4g + q:
+      // row 16w + g + 8(e / 2), column 8j + 2q + (e % 2).
+#pragma unroll
+      for (int j = 0; j < 32; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int r = m0 + cw * 64 + 16 * w + g + 8 * h, c = n0 + 8 * j + 2 * q;
+          if (r < M && c < N)
+            detail::store_c_pair(a.C, a.ldc, r, c, d[4 * j + 2 * h], d[4 * j + 2 * h + 1], a.alpha, a.beta,
+                                 c + 1 < N, c_vec);
+        }
+    }
+  }
+  detail::cluster_sync();  // no block leaves while its peer may still signal or write into it
+}
+
+#if defined(RUNGS_HAVE_SM90A)
+constexpr bool kBuiltForSm90a = true;
+#else
+constexpr bool kBuiltForSm90a = false;
+#endif
+
+template <typename T>
+CUtensorMapDataType tma_type() {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  else if constexpr (std::is_same_v<T, __half>) return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  else return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+}
+
+// Clusters of this kernel that fit on the device at once (per kernel and device, cached).
+int max_clusters(const void* kernel, int cl, cudaStream_t stream) {
+  static std::mutex mu;
+  static std::map<std::pair<const void*, int>, int> cache;
+  int dev = 0;
+  RUNGS_CUDA(cudaGetDevice(&dev));
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto i = cache.find({kernel, dev});
+    if (i != cache.end()) return i->second;
+  }
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(cl * 64);
+  cfg.blockDim = dim3(THREADS);
+  cfg.dynamicSmemBytes = SMEM_BYTES;
+  cfg.stream = stream;
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = cl, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  int n = 0;
+  RUNGS_CUDA(cudaOccupancyMaxActiveClusters(&n, kernel, &cfg));
+  if (n < 1) throw Unsupported("rungs: wgmma_ws: no cluster of " + std::to_string(cl) + " blocks fits this GPU");
+  std::lock_guard<std::mutex> lock(mu);
+  cache[{kernel, dev}] = n;
+  return n;
+}
+
+template <typename T, bool A_MN, bool B_MN, int CL>
+void launch(const ArgsT<T>& a) {
+  constexpr int BK = bk<T>(), E = int(sizeof(T));
+  const CUtensorMap ma = A_MN ? detail::make_tensor_map_2d(a.A, tma_type<T>(), E, a.k, a.m, a.lda, BK, 64)
+                              : detail::make_tensor_map_2d(a.A, tma_type<T>(), E, a.m, a.k, a.lda, BM, BK);
+  const CUtensorMap mb = B_MN ? detail::make_tensor_map_2d(a.B, tma_type<T>(), E, a.k, a.n, a.ldb, BK, 64)
+                              : detail::make_tensor_map_2d(a.B, tma_type<T>(), E, a.n, a.k, a.ldb, BN / CL, BK);
+  const int64_t tiles_m = ceil_div(a.m, BM), tiles_n = ceil_div(a.n, BN);
+  const int64_t cluster_tiles = ceil_div(tiles_m, CL) * tiles_n;
+  if (cluster_tiles > INT32_MAX) throw Unsupported("rungs: wgmma_ws: too many tiles for one launch");
+  auto* kernel = &wgmma_ws_kernel<T, A_MN, B_MN, CL>;
+  detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), SMEM_BYTES);
+  const int clusters =
+      static_cast<int>(std::min<int64_t>(cluster_tiles, max_clusters(reinterpret_cast<const void*>(kernel), CL, a.stream)));
+  const bool c_vec = reinterpret_cast<uintptr_t>(a.C) % (2 * E) == 0 && a.ldc % 2 == 0;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(clusters * CL));
+  cfg.blockDim = dim3(THREADS);
+  cfg.dynamicSmemBytes = SMEM_BYTES;
+  cfg.stream = a.stream;
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = CL, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  RUNGS_CUDA(cudaLaunchKernelEx(&cfg, kernel, ma, mb, a, static_cast<int>(tiles_m), static_cast<int>(tiles_n), c_vec));
+  detail::check_launch("wgmma_ws");
+}
+
+// Hopper only, and only when the library was built for sm_90a.
+void require_hopper() {
+  if (!kBuiltForSm90a)
+    detail::unsupported("wgmma_ws", "the library was built without sm_90a (CMAKE_CUDA_ARCHITECTURES)");
+  const int sm = detail::current_sm();
+  if (sm != 90) detail::unsupported("wgmma_ws", "needs a Hopper GPU (sm_90); this one is sm_" + std::to_string(sm));
+}
+
+template <typename T>
+void run_any(const ArgsT<T>& user) {
+  require_hopper();
+  std::unique_ptr<detail::Scratch> keep_a, keep_b;  // freed on the stream after the kernel
+  const ArgsT<T> a = pack::operands(user, keep_a, keep_b);
+  static const bool cl1 = std::getenv("RUNGS_EXPERIMENT_WS_NOCLUSTER") != nullptr;  // EXPERIMENT, to remove
+  detail::dispatch_trans(a.ta, a.tb, [&](auto ta, auto tb) {
+    if constexpr (std::is_same_v<T, float>) {
+      if constexpr (!decltype(ta)::value && decltype(tb)::value) {  // operands() made it nt
+        if (cl1) launch<T, false, false, 1>(a); else launch<T, false, false, CLUSTER>(a);
+      }
+    } else {
+      if (cl1) launch<T, decltype(ta)::value, !decltype(tb)::value, 1>(a);
+      else launch<T, decltype(ta)::value, !decltype(tb)::value, CLUSTER>(a);
+    }
+  });
+}
+
+}  // namespace
+
+void run_f16(const ArgsH& a) { run_any(a); }
+void run_bf16(const ArgsBF& a) { run_any(a); }
+void run_tf32(const Args& a) { run_any(a); }
+
+}  // namespace rungs::sgemm::wgmma_ws

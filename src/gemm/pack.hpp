@@ -1,0 +1,46 @@
+// Operand packing for the TMA rungs: TMA needs a 16-byte aligned base and a row stride that is a
+// multiple of 16 bytes, and tf32 wgmma reads both operands k-contiguous. Where a user's matrix
+// breaks that, the rung copies it once per call into stream-ordered scratch (detail::Scratch)
+// with an aligned stride, transposed where asked, and runs its fast path on the copy. The copy
+// costs a read and a write of the operand at DRAM speed (measured in docs/gemm_tc.md).
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <memory>
+
+#include "detail/scratch.hpp"
+#include "gemm/gemm_rung.hpp"
+
+namespace rungs::sgemm::pack {
+
+// The aligned row stride (elements) for rows of `cols` elements of `elem` bytes: a multiple of
+// 16 bytes, at least 16 bytes.
+int64_t aligned_ld(int64_t cols, int elem);
+
+// True when TMA can read the matrix in place: base 16-byte aligned, ld * elem % 16 == 0.
+bool tma_ok(const void* p, int64_t ld, int elem);
+
+// dst (rows x cols, stride ld_dst) = src (rows x cols, stride ld_src), on `stream`.
+// round_tf32 (float only): each element rounded to tf32 (to nearest, as cvt.rna.tf32.f32).
+template <typename T>
+void copy_rows(const T* src, int64_t ld_src, int64_t rows, int64_t cols, T* dst, int64_t ld_dst,
+               cudaStream_t stream, bool round_tf32 = false);
+
+// dst (cols x rows, stride ld_dst) = transpose of src (rows x cols, stride ld_src), on `stream`.
+template <typename T>
+void copy_transposed(const T* src, int64_t ld_src, int64_t rows, int64_t cols, T* dst, int64_t ld_dst,
+                     cudaStream_t stream, bool round_tf32 = false);
+
+// The operands as a TMA rung reads them: in place where TMA can (16-bit types), else an aligned
+// copy held in `keep_a` / `keep_b` (freed on the stream after the work enqueued with it).
+// Float (tf32) operands are always copied, k-contiguous (A as m x k, B as n x k: tf32 wgmma has
+// no transpose) and rounded to tf32 on the way: wgmma would otherwise drop the low 13 bits
+// (truncation: up to twice the error of rounding, measured 1.3e-3 on a 1x1x1 product).
+template <typename T>
+ArgsT<T> operands(ArgsT<T> a, std::unique_ptr<detail::Scratch>& keep_a, std::unique_ptr<detail::Scratch>& keep_b);
+
+}  // namespace rungs::sgemm::pack
