@@ -9,6 +9,8 @@
 #                                     runs and bench rows to run
 #   RUNGS_CTEST_JOBS=3                test processes at once (the tests assert results, not times)
 #   RUNGS_GIT_COMMIT=<sha>            the commit to record (default: git rev-parse in this tree)
+#   RUNGS_SANITIZE_FILTER=<gtest filter>  sanitize these tests only (memcheck and racecheck)
+#   RUNGS_BENCH_ARGS="<args>[;<args>...]" bench: `rungs bench <args>` per item instead of the main job
 # On an H100 everything takes longer than one 10-minute device call (the gemm racecheck alone runs
 # ~10 minutes: blocktile_2d's OddShapes take 3); split it, e.g. `scripts/gpu.sh build test sanitize`
 # with RUNGS_LADDERS=gemm, then with "gemv reduce", then `scripts/gpu.sh bench`.
@@ -90,8 +92,8 @@ if has sanitize; then
       >"$OUT/$tool.log" 2>&1 || status=1
     tail -4 "$OUT/$tool.log"; grep -m5 -E "Invalid|hazard|ERROR SUMMARY" "$OUT/$tool.log"
   }
-  sanitize memcheck "$memcheck_f" --leak-check full
-  sanitize racecheck "$racecheck_f" --racecheck-report hazard
+  sanitize memcheck "${RUNGS_SANITIZE_FILTER:-$memcheck_f}" --leak-check full
+  sanitize racecheck "${RUNGS_SANITIZE_FILTER:-$racecheck_f}" --racecheck-report hazard
   unset RUNGS_TEST_MAX_MNK
 fi
 
@@ -100,7 +102,15 @@ if has bench; then
   build-gpu/rungs info | tee "$OUT/info.txt"
   log "rungs bench (the main job)"
   # The table goes to stdout (and bench.txt); the JSON (Google Benchmark layout) to bench.json.
-  if on gemm && on gemv && on reduce; then
+  if [ -n "${RUNGS_BENCH_ARGS:-}" ]; then
+    : >"$OUT/bench.txt"
+    IFS=';' read -ra items <<<"$RUNGS_BENCH_ARGS"
+    for item in "${items[@]}"; do
+      echo "\$ rungs bench $item" | tee -a "$OUT/bench.txt"
+      # shellcheck disable=SC2086
+      build-gpu/rungs bench $item 2>>"$OUT/bench.progress" | tee -a "$OUT/bench.txt" || status=1
+    done
+  elif on gemm && on gemv && on reduce; then
     build-gpu/rungs bench --format json --output "$OUT/bench.json" 2>"$OUT/bench.progress" | tee "$OUT/bench.txt" ||
       status=1
   else

@@ -78,9 +78,10 @@ void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, cons
 enum class GemmType { f32, f16, bf16 };
 
 // The name `auto` resolves to for this problem on the current device (what gemm would run).
-// For float, opts.math picks among the fp32, tf32 and tf32x3 rungs.
+// For float, opts.math picks among the fp32, tf32 and tf32x3 rungs. lda / ldb (0: the stored row
+// length) matter where a rung's fast path needs aligned rows (16-bit types on Hopper).
 std::string resolve_gemm_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, const Options& opts = {},
-                                 GemmType type = GemmType::f32);
+                                 GemmType type = GemmType::f32, int64_t lda = 0, int64_t ldb = 0);
 
 // gemm with A, B and C in host memory (pageable or pinned), on the current device; returns when C
 // holds the result. Same arguments and semantics as gemm; opts.variant and opts.math pick the

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # One device call for rung 15 (wgmma_ws): build, its GemmTc tests, the bench beside rung 14 and
-# cuBLAS (f16, bf16, tf32, an odd shape), clusters of 1 against 2 (RUNGS_EXPERIMENT_WS_NOCLUSTER),
-# and, when rung 15 is still slower than rung 14, ncu's stall sections and its SASS barrier/fence
+# cuBLAS (f16, bf16, tf32, an odd shape), and, when rung 15 is still slower than rung 14, ncu's stall sections and its SASS barrier/fence
 # instructions. Usage: scripts/experiments/ws_probe.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -18,8 +17,6 @@ log bench
 $B --size 2048,4096,8192 --dtype f16,bf16 --variant wgmma,wgmma_ws,cublas --format json --output "$OUT/bench.json" 2>/dev/null | tee "$OUT/bench.txt" | grep -E "^  1"
 $B --size 4096,8192 --dtype tf32 --variant wgmma,wgmma_ws,cublas 2>/dev/null | tee "$OUT/bench_tf32.txt" | grep -E "^  1"
 $B --m 4095 --n 4097 --k 4093 --dtype bf16,f16 --variant wgmma_ws,cublas 2>/dev/null | tee "$OUT/bench_odd.txt" | grep -E "^  1"
-log "clusters of 1"
-RUNGS_EXPERIMENT_WS_NOCLUSTER=1 $B --size 2048,4096,8192 --dtype bf16 --variant wgmma_ws,cublas 2>/dev/null | grep -E "^  1"
 ws=$(grep -E "^  15 wgmma_ws +4096x4096x4096 nn bf16" "$OUT/bench.txt" | awk '{print $4}')
 r14=$(grep -E "^  14 wgmma +4096x4096x4096 nn bf16" "$OUT/bench.txt" | awk '{print $4}')
 echo "4096 bf16: wgmma_ws $ws ms, wgmma $r14 ms"

@@ -263,7 +263,7 @@ class GemmWorkload : public Workload {
   std::string resolve_auto() const override {
     Options o;
     o.math = check::math_of(case_.kind);
-    return resolve_gemm_variant(s_.ta, s_.tb, s_.m, s_.n, s_.k, o, check::gemm_type_of(case_.kind));
+    return resolve_gemm_variant(s_.ta, s_.tb, s_.m, s_.n, s_.k, o, check::gemm_type_of(case_.kind), s_.lda, s_.ldb);
   }
   double bytes() const override {
     return (h16() ? 2.0 : 4.0) * static_cast<double>(check::a_elems(s_) + check::b_elems(s_) + check::c_elems(s_));

@@ -16,6 +16,11 @@
 // Bound now: the epilogue (stores straight from registers, 4 bytes per lane, masked) does not
 // overlap the tensor cores of its own block; one wave of tiles at 2048 (128 tiles on 132 SMs)
 // is bound by the pipeline fill and the epilogue, not the MMA rate.
+// Prediction: 0.95-1.05x cuBLAS at 4096-8192. Measured on the H100 (docs/gemm_tc.md): first
+// 0.43x (a .release.cluster remote mbarrier arrive per k tile stalled each consumer: see
+// detail/hopper.cuh), then 0.77-0.78x at 2048, 0.88-0.89x at 4096, 0.96x at 8192 (f16, bf16):
+// level with rung 14, not above it. tf32 0.77-0.87x (the rounding copy costs a read and write of
+// A and B). Unaligned 4095x4097x4093: 2.6x cuBLAS, 1.6x slower than 4096^3 (the copies).
 #include "detail/check.hpp"
 #include "detail/gemm_pipeline.cuh"
 #include "detail/gemm_tc.cuh"
@@ -24,7 +29,6 @@
 #include "gemm/gemm_rung.hpp"
 #include "gemm/pack.hpp"
 
-#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -37,7 +41,7 @@ using detail::ceil_div;
 
 constexpr int BM = 128, BN = 256, STAGES = 4;
 constexpr int CONSUMERS = 2, THREADS = 128 * (CONSUMERS + 1);  // warpgroup 0 produces
-constexpr int CLUSTER = 2;  // blocks along m sharing B (the kernel takes any power of 2 up to 4)
+constexpr int CLUSTER = 2;  // blocks along m sharing B (1 measured 0.73-0.82x cuBLAS bf16, 2: 0.77-0.96x)
 constexpr int ROW = 128;                                         // bytes per smem row (one swizzle row)
 constexpr int A_BYTES = BM * ROW, B_BYTES = BN * ROW, STAGE_BYTES = A_BYTES + B_BYTES;  // 16 + 32 KB
 constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024 /* alignment */ + 2 * STAGES * 8 /* barriers */;
@@ -262,15 +266,13 @@ void run_any(const ArgsT<T>& user) {
   require_hopper();
   std::unique_ptr<detail::Scratch> keep_a, keep_b;  // freed on the stream after the kernel
   const ArgsT<T> a = pack::operands(user, keep_a, keep_b);
-  static const bool cl1 = std::getenv("RUNGS_EXPERIMENT_WS_NOCLUSTER") != nullptr;  // EXPERIMENT, to remove
   detail::dispatch_trans(a.ta, a.tb, [&](auto ta, auto tb) {
     if constexpr (std::is_same_v<T, float>) {
       if constexpr (!decltype(ta)::value && decltype(tb)::value) {  // operands() made it nt
-        if (cl1) launch<T, false, false, 1>(a); else launch<T, false, false, CLUSTER>(a);
+        launch<T, false, false, CLUSTER>(a);
       }
     } else {
-      if (cl1) launch<T, decltype(ta)::value, !decltype(tb)::value, 1>(a);
-      else launch<T, decltype(ta)::value, !decltype(tb)::value, CLUSTER>(a);
+      launch<T, decltype(ta)::value, !decltype(tb)::value, CLUSTER>(a);
     }
   });
 }

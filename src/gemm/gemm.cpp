@@ -72,7 +72,7 @@ void gemm_any(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, 
   detail::check_gemm_shape("gemm", ta, tb, m, n, k, lda, ldb, ldc);
   // Resolve the variant before the early returns so a bad name always throws.
   const std::string name =
-      opts.variant == "auto" ? resolve_gemm_variant(ta, tb, m, n, k, opts, Entry<T>::type) : opts.variant;
+      opts.variant == "auto" ? resolve_gemm_variant(ta, tb, m, n, k, opts, Entry<T>::type, lda, ldb) : opts.variant;
   const sgemm::Rung& rung = find_rung(name);
   const auto run = Entry<T>::get(rung, opts.math);
   if (m == 0 || n == 0) return;
@@ -96,9 +96,13 @@ void gemm_any(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, 
 }  // namespace
 
 std::string resolve_gemm_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, const Options& opts,
-                                 GemmType type) {
+                                 GemmType type, int64_t lda, int64_t ldb) {
   if (opts.variant != "auto") return find_rung(opts.variant).name;
-  return sgemm::auto_variant(ta, tb, m, n, k, detail::current_sm(), type, opts.math);
+  const int64_t elem = type == GemmType::f32 ? 4 : 2;
+  if (lda == 0) lda = ta == Trans::N ? k : m;
+  if (ldb == 0) ldb = tb == Trans::N ? n : k;
+  const bool rows_aligned = (lda * elem) % 16 == 0 && (ldb * elem) % 16 == 0;
+  return sgemm::auto_variant(ta, tb, m, n, k, detail::current_sm(), type, opts.math, rows_aligned);
 }
 
 void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,

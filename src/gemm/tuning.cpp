@@ -23,22 +23,35 @@ const Entry kTable[] = {
      "nt alike). See docs/BENCHMARKS.md."},
 };
 
+// The Hopper-only rungs exist only in a library built for sm_90a.
+#if defined(RUNGS_HAVE_SM90A)
+constexpr bool kBuiltForSm90a = true;
+#else
+constexpr bool kBuiltForSm90a = false;
+#endif
+
 }  // namespace
 
-std::string auto_variant(Trans, Trans, int64_t m, int64_t n, int64_t k, int sm, GemmType type, Math math) {
-  // Tensor cores. f16, bf16, tf32 on the H100 (sm_90): cuBLAS beat every rung of ours at every
-  // size (2026-11-23, commit b1e20da, nn, median of 20, L2 flushed): bf16 at 2048/4096/8192^3
-  // cuBLAS 632/793/801 TFLOP/s vs mma_sync 224/281/265 and wmma 27/29/32; f16 alike (621/773/766
-  // vs 228/278/269); tf32 cuBLAS 340/402/411 vs wmma 9.5/9.8/10.2. Elsewhere (not measured) the
-  // top rung that does the type. tf32x3: wmma is the only rung that does it (cuBLAS has no 3xTF32).
+std::string auto_variant(Trans, Trans, int64_t m, int64_t n, int64_t k, int sm, GemmType type, Math math,
+                         bool rows_aligned) {
+  // Tensor cores. f16, bf16, tf32 on the H100 (sm_90), aligned rows: cuBLAS beat every rung of
+  // ours at every size (2026-11-23, nn, median of 20, L2 flushed; commit 13c207f's bench): bf16
+  // at 2048/4096/8192^3 cuBLAS 629/771/767 TFLOP/s vs wgmma_ws 482/683/688 and wgmma 508/675/702;
+  // f16 617/746/731 vs 476/661/696 and 502/650/683; tf32 (4096, 8192) 389/374 vs wgmma_ws
+  // 300/318. Rows that are not 16-byte aligned (odd ld in f16/bf16): wgmma_ws copies them aligned
+  // and then runs its TMA path, 2.6x cuBLAS at 4095x4097x4093 (bf16 416 vs 160 TFLOP/s, f16 409
+  // vs 152): measured there only, so used from 2^35 multiply-adds up. Elsewhere (not measured)
+  // the top rung that does the type. tf32x3: wmma is the only rung that does it.
   if (math == Math::tf32x3) return "wmma";
+  const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   if (type != GemmType::f32 || math == Math::tf32) {
+    if (sm == 90 && kBuiltForSm90a && type != GemmType::f32 && !rows_aligned && work >= 34359738368.0 /* 2^35 */)
+      return "wgmma_ws";
     if (sm == 90) return "cublas";
     return sm >= 80 ? (type == GemmType::f32 ? "wmma" : "mma_sync") : "cublas";
   }
-  const double mnk = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   for (const Entry& e : kTable)
-    if (e.sm == sm && mnk >= e.min_mnk) return e.variant;
+    if (e.sm == sm && work >= e.min_mnk) return e.variant;
   // Not measured on this device: the top rung it can run.
   if (sm >= 80) return "warptile";
   if (sm >= 70) return "outer_product";

@@ -1,0 +1,37 @@
+// The `auto` table for the tensor-core kinds on the H100 (src/gemm/tuning.cpp): cuBLAS where
+// rows are 16-byte aligned, wgmma_ws for large f16/bf16 problems whose rows are not (it copies
+// them aligned; 2.6x cuBLAS measured at 4095x4097x4093), and through the public resolver the
+// ld's decide it.
+#include <rungs/rungs.hpp>
+
+#include "gemm/tuning.hpp"
+
+#include <gtest/gtest.h>
+
+namespace rungs::test {
+namespace {
+
+#if defined(RUNGS_HAVE_SM90A)
+const char* const kUnalignedChoice = "wgmma_ws";
+#else
+const char* const kUnalignedChoice = "cublas";  // the sm_90a rungs are not in this build
+#endif
+
+TEST(GemmAuto, HopperTensorCoreChoices) {
+  for (GemmType t : {GemmType::f16, GemmType::bf16}) {
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 4096, 4096, 4096, 90, t, Math::fp32, true), "cublas");
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 4095, 4097, 4093, 90, t, Math::fp32, false), kUnalignedChoice);
+    EXPECT_EQ(sgemm::auto_variant(Trans::T, Trans::N, 4095, 4097, 4093, 90, t, Math::fp32, false), kUnalignedChoice);
+    // Small unaligned problems: not measured, cuBLAS.
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 1000, 1001, 999, 90, t, Math::fp32, false), "cublas");
+    // Another GPU: not measured there, the Ampere-design rung.
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 4095, 4097, 4093, 80, t, Math::fp32, false), "mma_sync");
+  }
+  // tf32 copies its operands anyway: cuBLAS on the H100 whatever the alignment.
+  EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 4095, 4097, 4093, 90, GemmType::f32, Math::tf32, false),
+            "cublas");
+  EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 4096, 4096, 4096, 90, GemmType::f32, Math::tf32x3, true), "wmma");
+}
+
+}  // namespace
+}  // namespace rungs::test
