@@ -81,6 +81,10 @@ struct Tally {
 
 // A device array of floats with `extra` leading elements, so data() can be deliberately
 // misaligned (offset = 1 gives a pointer that is 4 but not 16 bytes aligned).
+// upload and poison return when the bytes are in place: cudaMemset and a pageable cudaMemcpy may
+// return before the device has finished, and they run on the legacy default stream, which a
+// kernel on a cudaStreamNonBlocking stream does not wait for (the concurrency tests use such
+// streams: without the wait, the poison could land after the kernel's result).
 class DeviceFloats {
  public:
   DeviceFloats(size_t n, size_t offset = 0) : n_(n), offset_(offset) {
@@ -94,6 +98,7 @@ class DeviceFloats {
   void upload(const std::vector<float>& h) {
     if (!h.empty()) {
       EXPECT_EQ(cudaSuccess, cudaMemcpy(data(), h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice));
+      EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(cudaStreamLegacy));
     }
   }
   std::vector<float> download() {
@@ -106,6 +111,7 @@ class DeviceFloats {
   void poison() {  // all bits set: a NaN in every element
     if (n_) {
       EXPECT_EQ(cudaSuccess, cudaMemset(data(), 0xFF, n_ * sizeof(float)));
+      EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(cudaStreamLegacy));
     }
   }
 

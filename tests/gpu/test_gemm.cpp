@@ -181,22 +181,29 @@ TEST_P(GemmRung, NaNInAPropagatesToItsRowOnly) {
 TEST_P(GemmRung, ConcurrentStreamsAndThreads) {
   std::vector<std::thread> pool;
   std::vector<int> ok(4, 0);
+  std::vector<std::string> why(4);  // what went wrong in thread t (gtest failures inside threads may be lost)
   for (int t = 0; t < 4; ++t)
     pool.emplace_back([&, t] {
       cudaStream_t st;
-      if (cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) != cudaSuccess) return;
+      const cudaError_t e = cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking);
+      if (e != cudaSuccess) {
+        why[t] = std::string("cudaStreamCreateWithFlags: ") + cudaGetErrorString(e);
+        return;
+      }
       check::GemmShape s;
       s.m = 300 + t, s.n = 257 - t, s.k = 190 + 3 * t, s.beta = t % 2 ? 0.5f : 0.0f;
       bool all = true;
       for (int rep = 0; rep < 3; ++rep) {
         const Outcome o = run_case(GetParam(), s, 800 + 10 * t + rep, 0, st);
-        all = all && (o.skipped || o.filtered || o.err.pass);
+        const bool pass = o.skipped || o.filtered || o.err.pass;
+        if (!pass) why[t] += "rep " + std::to_string(rep) + ": " + o.err.reason + "; ";
+        all = all && pass;
       }
       cudaStreamDestroy(st);
       ok[t] = all;
     });
   for (auto& th : pool) th.join();
-  for (int t = 0; t < 4; ++t) EXPECT_TRUE(ok[t]) << "thread " << t;
+  for (int t = 0; t < 4; ++t) EXPECT_TRUE(ok[t]) << "thread " << t << ": " << why[t];
 }
 
 INSTANTIATE_TEST_SUITE_P(Ladder, GemmRung, ::testing::ValuesIn(variant_names_with_auto(Op::gemm)),

@@ -54,6 +54,7 @@ class DeviceBytes {
   void upload(const void* h) {
     if (n_) {
       EXPECT_EQ(cudaSuccess, cudaMemcpy(as<char>(), h, n_ * elem_, cudaMemcpyHostToDevice));
+      EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(cudaStreamLegacy));  // see DeviceFloats (gpu_env.hpp)
     }
   }
   void download(void* h) {
@@ -64,6 +65,7 @@ class DeviceBytes {
   void poison() {  // all bits set: NaN as float, __half and __nv_bfloat16
     if (n_) {
       EXPECT_EQ(cudaSuccess, cudaMemset(as<char>(), 0xFF, n_ * elem_));
+      EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(cudaStreamLegacy));
     }
   }
 

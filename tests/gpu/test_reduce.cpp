@@ -350,6 +350,9 @@ void concurrent_exact(const std::vector<std::string>& variants_per_thread, Tally
       EXPECT_EQ(cudaSuccess, cudaMemset(j.out->get(), 0xFF, 8));
       jobs[t].push_back(std::move(j));
     }
+  // The copies and memsets above ran on the legacy stream, which the non-blocking streams below do
+  // not wait for.
+  EXPECT_EQ(cudaSuccess, cudaDeviceSynchronize());
   std::vector<std::string> skipped(kThreads);
   std::atomic<int> ready{0};
   std::vector<std::thread> pool;
