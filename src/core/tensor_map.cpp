@@ -43,4 +43,18 @@ CUtensorMap make_tensor_map_2d(const void* base, CUtensorMapDataType type, int e
   return map;
 }
 
+bool built_for_sm90a() {
+#if defined(RUNGS_HAVE_SM90A)
+  return true;
+#else
+  return false;
+#endif
+}
+
+void require_sm90a(const char* rung) {
+  if (!built_for_sm90a()) unsupported(rung, "the library was built without sm_90a (CMAKE_CUDA_ARCHITECTURES)");
+  const int sm = current_sm();
+  if (sm != 90) unsupported(rung, "needs a Hopper GPU (sm_90); this one is sm_" + std::to_string(sm));
+}
+
 }  // namespace rungs::detail

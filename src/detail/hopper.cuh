@@ -217,4 +217,50 @@ __device__ __forceinline__ void wgmma_256_tf32(float (&d)[128], uint64_t da, uin
 #endif
 }
 
+// d += A * B for the element type T (f16, bf16: k16, TA / TB = 1 for an MN-major operand; float:
+// tf32, k8, both operands K-major).
+template <typename T, int TA, int TB>
+__device__ __forceinline__ void wgmma_256(float (&d)[128], uint64_t da, uint64_t db) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) wgmma_256_bf16<TA, TB>(d, da, db);
+  else if constexpr (std::is_same_v<T, __half>) wgmma_256_f16<TA, TB>(d, da, db);
+  else wgmma_256_tf32(d, da, db);
+}
+
+// One stage of the TMA rungs' shared-memory layout (128-byte swizzle, one 128-byte row of k per
+// stage: 64 16-bit or 32 tf32 elements), issued by warpgroup `half` for its 64 rows of A against
+// all 256 columns of B, k16 (k8 for tf32) per wgmma.
+//   A K-major: BM rows of 128 B; this warpgroup's rows start at half * 64 rows, k steps move
+//     inside the row. A MN-major: boxes of 64 m x BK k-rows, this warpgroup's is box `half`,
+//     k steps move by KI rows of 128 B.
+//   B K-major: 256 rows of 128 B. B MN-major: 4 boxes of 64 n x BK k-rows (LBO = one box).
+template <typename T, bool A_MN, bool B_MN>
+__device__ __forceinline__ void wgmma_stage_64x256(float (&d)[128], const unsigned char* As, const unsigned char* Bs,
+                                                   int half) {
+  constexpr int ROW = 128, BK = ROW / int(sizeof(T)), KI = std::is_same_v<T, float> ? 8 : 16;
+#pragma unroll
+  for (int kk = 0; kk < BK / KI; ++kk) {
+    const uint64_t da = A_MN ? smem_desc(As + half * BK * ROW + kk * KI * ROW, BK * ROW, 1024)
+                             : smem_desc(As + half * 64 * ROW + kk * KI * int(sizeof(T)), 16, 1024);
+    const uint64_t db = B_MN ? smem_desc(Bs + kk * KI * ROW, BK * ROW, 1024)
+                             : smem_desc(Bs + kk * KI * int(sizeof(T)), 16, 1024);
+    wgmma_256<T, A_MN ? 1 : 0, B_MN ? 1 : 0>(d, da, db);
+  }
+}
+
+// C[row0 .., col0 ..] = alpha * d + beta * C for one warpgroup's 64 x 256 accumulator (thread
+// tid % 128 of it), masked to m x n. Accumulator d[4j + e] of warp w, lane = 4g + q:
+// row 16w + g + 8(e / 2), column 8j + 2q + (e % 2). vec: two-element stores are aligned.
+template <typename T>
+__device__ __forceinline__ void store_acc_64x256(const float (&d)[128], T* __restrict__ C, int64_t ldc, int row0,
+                                                 int col0, int m, int n, float alpha, float beta, bool vec) {
+  const int t = static_cast<int>(threadIdx.x % 128), lane = t % 32, w = t / 32, g = lane / 4, q = lane % 4;
+#pragma unroll
+  for (int j = 0; j < 32; ++j)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int r = row0 + 16 * w + g + 8 * h, c = col0 + 8 * j + 2 * q;
+      if (r < m && c < n) store_c_pair(C, ldc, r, c, d[4 * j + 2 * h], d[4 * j + 2 * h + 1], alpha, beta, c + 1 < n, vec);
+    }
+}
+
 }  // namespace rungs::detail

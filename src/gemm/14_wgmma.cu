@@ -40,20 +40,12 @@ constexpr int bk() {  // k per stage: one 128-byte row
   return ROW / int(sizeof(T));
 }
 
-template <typename T, int TA, int TB>
-__device__ __forceinline__ void mma(float (&d)[128], uint64_t da, uint64_t db) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) detail::wgmma_256_bf16<TA, TB>(d, da, db);
-  else if constexpr (std::is_same_v<T, __half>) detail::wgmma_256_f16<TA, TB>(d, da, db);
-  else detail::wgmma_256_tf32(d, da, db);
-}
-
 // A_MN: A stored k x m (ta == T), m-contiguous; B_MN: B stored k x n (tb == N), n-contiguous.
 template <typename T, bool A_MN, bool B_MN>
 __global__ void __launch_bounds__(THREADS, 1)
     wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b, ArgsT<T> a,
                  int tiles_m, int tiles_n, bool c_vec) {
   constexpr int BK = bk<T>();
-  constexpr int KI = std::is_same_v<T, float> ? 8 : 16;  // k per wgmma
   extern __shared__ unsigned char smem_raw[];
   // The 128-byte swizzle repeats every 1024 bytes: every box must start on such a boundary.
   unsigned char* smem =
@@ -99,16 +91,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     const unsigned char* As = smem + s * STAGE_BYTES;
     const unsigned char* Bs = As + A_BYTES;
     detail::wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < BK / KI; ++kk) {
-      // A: this warpgroup's 64 rows. K-major: rows of 128 B, k step = KI * sizeof(T) bytes inside
-      // the row; MN-major: box wg (64 m x BK k-rows), k step = KI rows of 128 B.
-      const uint64_t da = A_MN ? detail::smem_desc(As + wg * BK * ROW + kk * KI * ROW, BK * ROW, 1024)
-                               : detail::smem_desc(As + wg * 64 * ROW + kk * KI * int(sizeof(T)), 16, 1024);
-      const uint64_t db = B_MN ? detail::smem_desc(Bs + kk * KI * ROW, BK * ROW, 1024)
-                               : detail::smem_desc(Bs + kk * KI * int(sizeof(T)), 16, 1024);
-      mma<T, A_MN ? 1 : 0, B_MN ? 1 : 0>(d, da, db);
-    }
+    detail::wgmma_stage_64x256<T, A_MN, B_MN>(d, As, Bs, wg);
     detail::wgmma_commit();
     detail::wgmma_wait<1>();  // the MMAs of tile kt - 1 have retired: its slot may be refilled
     if (kt > 0) {
@@ -122,41 +105,17 @@ __global__ void __launch_bounds__(THREADS, 1)
   }
   detail::wgmma_wait<0>();
 
-  // Accumulator d[4j + e] of warp w (in this warpgroup), lane = 4g + q:
-  // row 16w + g + 8(e / 2), column 8j + 2q + (e % 2).
-  const int lane = tid % 32, w = (tid % 128) / 32, g = lane / 4, q = lane % 4;
-  const int M = static_cast<int>(a.m), N = static_cast<int>(a.n);
-#pragma unroll
-  for (int j = 0; j < 32; ++j)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int r = m0 + wg * 64 + 16 * w + g + 8 * h, c = n0 + 8 * j + 2 * q;
-      if (r < M && c < N)
-        detail::store_c_pair(a.C, a.ldc, r, c, d[4 * j + 2 * h], d[4 * j + 2 * h + 1], a.alpha, a.beta, c + 1 < N,
-                             c_vec);
-    }
-}
-
-#if defined(RUNGS_HAVE_SM90A)
-constexpr bool kBuiltForSm90a = true;
-#else
-constexpr bool kBuiltForSm90a = false;
-#endif
-
-template <typename T>
-CUtensorMapDataType tma_type() {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-  else if constexpr (std::is_same_v<T, __half>) return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-  else return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  detail::store_acc_64x256(d, a.C, a.ldc, m0 + wg * 64, n0, static_cast<int>(a.m), static_cast<int>(a.n), a.alpha,
+                           a.beta, c_vec);
 }
 
 template <typename T, bool A_MN, bool B_MN>
 void launch_tma(const ArgsT<T>& a) {
   constexpr int BK = bk<T>(), E = int(sizeof(T));
-  const CUtensorMap ma = A_MN ? detail::make_tensor_map_2d(a.A, tma_type<T>(), E, a.k, a.m, a.lda, BK, 64)
-                              : detail::make_tensor_map_2d(a.A, tma_type<T>(), E, a.m, a.k, a.lda, BM, BK);
-  const CUtensorMap mb = B_MN ? detail::make_tensor_map_2d(a.B, tma_type<T>(), E, a.k, a.n, a.ldb, BK, 64)
-                              : detail::make_tensor_map_2d(a.B, tma_type<T>(), E, a.n, a.k, a.ldb, BN, BK);
+  const CUtensorMap ma = A_MN ? detail::make_tensor_map_2d(a.A, detail::tma_type<T>(), E, a.k, a.m, a.lda, BK, 64)
+                              : detail::make_tensor_map_2d(a.A, detail::tma_type<T>(), E, a.m, a.k, a.lda, BM, BK);
+  const CUtensorMap mb = B_MN ? detail::make_tensor_map_2d(a.B, detail::tma_type<T>(), E, a.k, a.n, a.ldb, BK, 64)
+                              : detail::make_tensor_map_2d(a.B, detail::tma_type<T>(), E, a.n, a.k, a.ldb, BN, BK);
   const int64_t tiles_m = ceil_div(a.m, BM), tiles_n = ceil_div(a.n, BN);
   const dim3 grid = detail::tile_grid(tiles_m, tiles_n, "wgmma");
   const bool c_vec = reinterpret_cast<uintptr_t>(a.C) % (2 * E) == 0 && a.ldc % 2 == 0;
@@ -167,16 +126,9 @@ void launch_tma(const ArgsT<T>& a) {
   detail::check_launch("wgmma");
 }
 
-// Hopper only, and only when the library was built for sm_90a.
-void require_hopper() {
-  if (!kBuiltForSm90a) detail::unsupported("wgmma", "the library was built without sm_90a (CMAKE_CUDA_ARCHITECTURES)");
-  const int sm = detail::current_sm();
-  if (sm != 90) detail::unsupported("wgmma", "needs a Hopper GPU (sm_90); this one is sm_" + std::to_string(sm));
-}
-
 template <typename T>
 void run16(const ArgsT<T>& a, void (*fallback)(const ArgsT<T>&)) {
-  require_hopper();
+  detail::require_sm90a("wgmma");
   if (!pack::tma_ok(a.A, a.lda, 2) || !pack::tma_ok(a.B, a.ldb, 2)) return fallback(a);
   detail::dispatch_trans(a.ta, a.tb, [&](auto ta, auto tb) {
     launch_tma<T, decltype(ta)::value, !decltype(tb)::value>(a);
@@ -188,7 +140,7 @@ void run16(const ArgsT<T>& a, void (*fallback)(const ArgsT<T>&)) {
 void run_f16(const ArgsH& a) { run16(a, mma_sync::run_f16); }
 void run_bf16(const ArgsBF& a) { run16(a, mma_sync::run_bf16); }
 void run_tf32(const Args& user) {
-  require_hopper();
+  detail::require_sm90a("wgmma");
   std::unique_ptr<detail::Scratch> keep_a, keep_b;  // freed on the stream after the kernel
   const Args a = pack::operands(user, keep_a, keep_b);  // k-contiguous, rounded to tf32
   launch_tma<float, false, false>(a);

@@ -53,13 +53,6 @@ constexpr int bk() {  // k per stage: one 128-byte row
   return ROW / int(sizeof(T));
 }
 
-template <typename T, int TA, int TB>
-__device__ __forceinline__ void mma(float (&d)[128], uint64_t da, uint64_t db) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) detail::wgmma_256_bf16<TA, TB>(d, da, db);
-  else if constexpr (std::is_same_v<T, __half>) detail::wgmma_256_f16<TA, TB>(d, da, db);
-  else detail::wgmma_256_tf32(d, da, db);
-}
-
 // The tiles of cluster-tile t: the cluster's pair of tile rows (2 * cm, 2 * cm + 1) and column tn.
 __device__ __forceinline__ void cluster_tile(int t, int cluster_rows, int tiles_n, int& cm, int& tn) {
   detail::swizzle_tile(t, cluster_rows, tiles_n, BAND, cm, tn);
@@ -71,7 +64,6 @@ __global__ void __launch_bounds__(THREADS, 1)
     wgmma_ws_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b, ArgsT<T> a,
                     int tiles_m, int tiles_n, bool c_vec) {
   constexpr int BK = bk<T>();
-  constexpr int KI = std::is_same_v<T, float> ? 8 : 16;  // k per wgmma
   extern __shared__ unsigned char smem_raw[];
   // The 128-byte swizzle repeats every 1024 bytes: every box must start on such a boundary. The
   // offset is the same in both blocks of a cluster (same kernel, same dynamic smem start).
@@ -129,8 +121,6 @@ __global__ void __launch_bounds__(THREADS, 1)
   } else {
     detail::setmaxnreg_inc<232>();
     const int cw = wg - 1;  // this consumer's 64 rows of the 128-row tile
-    const int lane = tid % 32, w = (tid % 128) / 32, g = lane / 4, q = lane % 4;
-    const int M = static_cast<int>(a.m), N = static_cast<int>(a.n);
     auto release = [&](int slot) {  // both blocks' producers may refill `slot`
       if (tid % 128 == 0)
         for (uint32_t c = 0; c < CL; ++c) detail::mbar_arrive_cluster(&empty[slot], c);
@@ -149,16 +139,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         const unsigned char* As = smem + s * STAGE_BYTES;
         const unsigned char* Bs = As + A_BYTES;
         detail::wgmma_fence();
-#pragma unroll
-        for (int kk = 0; kk < BK / KI; ++kk) {
-          // A: this consumer's 64 rows. K-major: rows of 128 B, k step = KI * sizeof(T) bytes
-          // inside the row; MN-major: box cw (64 m x BK k-rows), k step = KI rows of 128 B.
-          const uint64_t da = A_MN ? detail::smem_desc(As + cw * BK * ROW + kk * KI * ROW, BK * ROW, 1024)
-                                   : detail::smem_desc(As + cw * 64 * ROW + kk * KI * int(sizeof(T)), 16, 1024);
-          const uint64_t db = B_MN ? detail::smem_desc(Bs + kk * KI * ROW, BK * ROW, 1024)
-                                   : detail::smem_desc(Bs + kk * KI * int(sizeof(T)), 16, 1024);
-          mma<T, A_MN ? 1 : 0, B_MN ? 1 : 0>(d, da, db);
-        }
+        detail::wgmma_stage_64x256<T, A_MN, B_MN>(d, As, Bs, cw);
         detail::wgmma_commit();
         detail::wgmma_wait<1>();  // the MMAs of k tile it - 1 have retired: release its slot
         if (kt > 0) release((it - 1) % STAGES);
@@ -166,33 +147,11 @@ __global__ void __launch_bounds__(THREADS, 1)
       detail::wgmma_wait<0>();
       if (KT > 0) release((it - 1) % STAGES);
 
-      // Accumulator d[4j + e] of warp w (in this warpgroup), lane = 4g + q:
-      // row 16w + g + 8(e / 2), column 8j + 2q + (e % 2).
-#pragma unroll
-      for (int j = 0; j < 32; ++j)
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int r = m0 + cw * 64 + 16 * w + g + 8 * h, c = n0 + 8 * j + 2 * q;
-          if (r < M && c < N)
-            detail::store_c_pair(a.C, a.ldc, r, c, d[4 * j + 2 * h], d[4 * j + 2 * h + 1], a.alpha, a.beta,
-                                 c + 1 < N, c_vec);
-        }
+      detail::store_acc_64x256(d, a.C, a.ldc, m0 + cw * 64, n0, static_cast<int>(a.m), static_cast<int>(a.n),
+                               a.alpha, a.beta, c_vec);
     }
   }
   detail::cluster_sync();  // no block leaves while its peer may still signal or write into it
-}
-
-#if defined(RUNGS_HAVE_SM90A)
-constexpr bool kBuiltForSm90a = true;
-#else
-constexpr bool kBuiltForSm90a = false;
-#endif
-
-template <typename T>
-CUtensorMapDataType tma_type() {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-  else if constexpr (std::is_same_v<T, __half>) return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-  else return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
 }
 
 // Clusters of this kernel that fit on the device at once (per kernel and device, cached).
@@ -227,10 +186,10 @@ int max_clusters(const void* kernel, int cl, cudaStream_t stream) {
 template <typename T, bool A_MN, bool B_MN, int CL>
 void launch(const ArgsT<T>& a) {
   constexpr int BK = bk<T>(), E = int(sizeof(T));
-  const CUtensorMap ma = A_MN ? detail::make_tensor_map_2d(a.A, tma_type<T>(), E, a.k, a.m, a.lda, BK, 64)
-                              : detail::make_tensor_map_2d(a.A, tma_type<T>(), E, a.m, a.k, a.lda, BM, BK);
-  const CUtensorMap mb = B_MN ? detail::make_tensor_map_2d(a.B, tma_type<T>(), E, a.k, a.n, a.ldb, BK, 64)
-                              : detail::make_tensor_map_2d(a.B, tma_type<T>(), E, a.n, a.k, a.ldb, BN / CL, BK);
+  const CUtensorMap ma = A_MN ? detail::make_tensor_map_2d(a.A, detail::tma_type<T>(), E, a.k, a.m, a.lda, BK, 64)
+                              : detail::make_tensor_map_2d(a.A, detail::tma_type<T>(), E, a.m, a.k, a.lda, BM, BK);
+  const CUtensorMap mb = B_MN ? detail::make_tensor_map_2d(a.B, detail::tma_type<T>(), E, a.k, a.n, a.ldb, BK, 64)
+                              : detail::make_tensor_map_2d(a.B, detail::tma_type<T>(), E, a.n, a.k, a.ldb, BN / CL, BK);
   const int64_t tiles_m = ceil_div(a.m, BM), tiles_n = ceil_div(a.n, BN);
   const int64_t cluster_tiles = ceil_div(tiles_m, CL) * tiles_n;
   if (cluster_tiles > INT32_MAX) throw Unsupported("rungs: wgmma_ws: too many tiles for one launch");
@@ -253,17 +212,9 @@ void launch(const ArgsT<T>& a) {
   detail::check_launch("wgmma_ws");
 }
 
-// Hopper only, and only when the library was built for sm_90a.
-void require_hopper() {
-  if (!kBuiltForSm90a)
-    detail::unsupported("wgmma_ws", "the library was built without sm_90a (CMAKE_CUDA_ARCHITECTURES)");
-  const int sm = detail::current_sm();
-  if (sm != 90) detail::unsupported("wgmma_ws", "needs a Hopper GPU (sm_90); this one is sm_" + std::to_string(sm));
-}
-
 template <typename T>
 void run_any(const ArgsT<T>& user) {
-  require_hopper();
+  detail::require_sm90a("wgmma_ws");
   std::unique_ptr<detail::Scratch> keep_a, keep_b;  // freed on the stream after the kernel
   const ArgsT<T> a = pack::operands(user, keep_a, keep_b);
   detail::dispatch_trans(a.ta, a.tb, [&](auto ta, auto tb) {

@@ -2,6 +2,8 @@
 // carries the measurement that justified it; a device with no entry gets the top rung.
 #include "gemm/tuning.hpp"
 
+#include "detail/tensor_map.hpp"
+
 #include <cstdint>
 
 namespace rungs::sgemm {
@@ -23,13 +25,6 @@ const Entry kTable[] = {
      "nt alike). See docs/BENCHMARKS.md."},
 };
 
-// The Hopper-only rungs exist only in a library built for sm_90a.
-#if defined(RUNGS_HAVE_SM90A)
-constexpr bool kBuiltForSm90a = true;
-#else
-constexpr bool kBuiltForSm90a = false;
-#endif
-
 }  // namespace
 
 std::string auto_variant(Trans, Trans, int64_t m, int64_t n, int64_t k, int sm, GemmType type, Math math,
@@ -45,7 +40,7 @@ std::string auto_variant(Trans, Trans, int64_t m, int64_t n, int64_t k, int sm, 
   if (math == Math::tf32x3) return "wmma";
   const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   if (type != GemmType::f32 || math == Math::tf32) {
-    if (sm == 90 && kBuiltForSm90a && type != GemmType::f32 && !rows_aligned && work >= 34359738368.0 /* 2^35 */)
+    if (sm == 90 && detail::built_for_sm90a() && type != GemmType::f32 && !rows_aligned && work >= 34359738368.0 /* 2^35 */)
       return "wgmma_ws";
     if (sm == 90) return "cublas";
     return sm >= 80 ? (type == GemmType::f32 ? "wmma" : "mma_sync") : "cublas";
