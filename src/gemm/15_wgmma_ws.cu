@@ -20,7 +20,8 @@
 // 0.43x (a .release.cluster remote mbarrier arrive per k tile stalled each consumer: see
 // detail/hopper.cuh), then 0.77-0.78x at 2048, 0.88-0.89x at 4096, 0.96x at 8192 (f16, bf16):
 // level with rung 14, not above it. tf32 0.77-0.87x (the rounding copy costs a read and write of
-// A and B). Unaligned 4095x4097x4093: 2.6x cuBLAS, 1.6x slower than 4096^3 (the copies).
+// A and B). Unaligned 4095x4097x4093: 2.6x cuBLAS, 1.65x slower than 4096^3 (the copies, and
+// 17 tile columns for n = 4097: 544 tiles, 5 rounds of 132 blocks instead of 4).
 #include "detail/check.hpp"
 #include "detail/gemm_pipeline.cuh"
 #include "detail/gemm_tc.cuh"
