@@ -6,7 +6,9 @@
 #include <cudaTypedefs.h>
 #include <cuda_runtime_api.h>
 
+#include <map>
 #include <mutex>
+#include <tuple>
 #include <string>
 
 namespace rungs::detail {
@@ -55,6 +57,37 @@ void require_sm90a(const char* rung) {
   if (!built_for_sm90a()) unsupported(rung, "the library was built without sm_90a (CMAKE_CUDA_ARCHITECTURES)");
   const int sm = current_sm();
   if (sm != 90) unsupported(rung, "needs a Hopper GPU (sm_90); this one is sm_" + std::to_string(sm));
+}
+
+ClusterLaunch::ClusterLaunch(unsigned blocks, int threads, int smem, int cluster, cudaStream_t stream) {
+  cfg.gridDim = dim3(blocks);
+  cfg.blockDim = dim3(static_cast<unsigned>(threads));
+  cfg.dynamicSmemBytes = static_cast<size_t>(smem);
+  cfg.stream = stream;
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = static_cast<unsigned>(cluster), attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+}
+
+int max_active_clusters(const void* kernel, int threads, int smem, int cluster, const char* rung) {
+  static std::mutex mu;
+  static std::map<std::tuple<const void*, int, int>, int> cache;
+  int dev = 0;
+  RUNGS_CUDA(cudaGetDevice(&dev));
+  const auto key = std::make_tuple(kernel, cluster, dev);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto i = cache.find(key);
+    if (i != cache.end()) return i->second;
+  }
+  const ClusterLaunch l(static_cast<unsigned>(cluster * 64), threads, smem, cluster, nullptr);
+  int n = 0;
+  RUNGS_CUDA(cudaOccupancyMaxActiveClusters(&n, kernel, &l.cfg));
+  if (n < 1) unsupported(rung, "no cluster of " + std::to_string(cluster) + " blocks fits this GPU");
+  std::lock_guard<std::mutex> lock(mu);
+  cache[key] = n;
+  return n;
 }
 
 }  // namespace rungs::detail

@@ -1,8 +1,10 @@
 // Host side of the TMA rungs: a 2D tensor map (cuTensorMapEncodeTiled, reached through the
-// runtime's driver entry point, so the library links no libcuda).
+// runtime's driver entry point, so the library links no libcuda), the sm_90a checks, and cluster
+// launches.
 #pragma once
 
 #include <cuda.h>
+#include <cuda_runtime_api.h>
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -33,5 +35,20 @@ bool built_for_sm90a();
 // The Hopper-only (sm_90a) rungs: throws rungs::Unsupported naming `rung` unless the library was
 // built for sm_90a and the current device is sm_90.
 void require_sm90a(const char* rung);
+
+// The launch configuration of `blocks` blocks of `threads` threads with `smem` bytes of dynamic
+// shared memory on `stream`, in clusters of `cluster` blocks along x (cudaLaunchKernelEx(&cfg, ...)).
+struct ClusterLaunch {
+  ClusterLaunch(unsigned blocks, int threads, int smem, int cluster, cudaStream_t stream);
+  ClusterLaunch(const ClusterLaunch&) = delete;  // cfg points at attr
+  ClusterLaunch& operator=(const ClusterLaunch&) = delete;
+  cudaLaunchConfig_t cfg{};
+  cudaLaunchAttribute attr{};
+};
+
+// Clusters of `cluster` blocks of `kernel` (threads, smem as launched) that fit on the current
+// device at once: cudaOccupancyMaxActiveClusters, cached per (kernel, cluster, device). Throws
+// rungs::Unsupported naming `rung` when none fits.
+int max_active_clusters(const void* kernel, int threads, int smem, int cluster, const char* rung);
 
 }  // namespace rungs::detail

@@ -30,9 +30,7 @@
 #include "gemm/gemm_rung.hpp"
 #include "gemm/pack.hpp"
 
-#include <map>
 #include <memory>
-#include <mutex>
 
 namespace rungs::sgemm::wgmma_ws {
 
@@ -155,35 +153,6 @@ __global__ void __launch_bounds__(THREADS, 1)
   detail::cluster_sync();  // no block leaves while its peer may still signal or write into it
 }
 
-// Clusters of this kernel that fit on the device at once (per kernel and device, cached).
-int max_clusters(const void* kernel, int cl, cudaStream_t stream) {
-  static std::mutex mu;
-  static std::map<std::pair<const void*, int>, int> cache;
-  int dev = 0;
-  RUNGS_CUDA(cudaGetDevice(&dev));
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    auto i = cache.find({kernel, dev});
-    if (i != cache.end()) return i->second;
-  }
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(cl * 64);
-  cfg.blockDim = dim3(THREADS);
-  cfg.dynamicSmemBytes = SMEM_BYTES;
-  cfg.stream = stream;
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = cl, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
-  cfg.attrs = &attr;
-  cfg.numAttrs = 1;
-  int n = 0;
-  RUNGS_CUDA(cudaOccupancyMaxActiveClusters(&n, kernel, &cfg));
-  if (n < 1) throw Unsupported("rungs: wgmma_ws: no cluster of " + std::to_string(cl) + " blocks fits this GPU");
-  std::lock_guard<std::mutex> lock(mu);
-  cache[{kernel, dev}] = n;
-  return n;
-}
-
 template <typename T, bool A_MN, bool B_MN, int CL>
 void launch(const ArgsT<T>& a) {
   constexpr int BK = bk<T>(), E = int(sizeof(T));
@@ -196,20 +165,11 @@ void launch(const ArgsT<T>& a) {
   if (cluster_tiles > INT32_MAX) throw Unsupported("rungs: wgmma_ws: too many tiles for one launch");
   auto* kernel = &wgmma_ws_kernel<T, A_MN, B_MN, CL>;
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), SMEM_BYTES);
-  const int clusters =
-      static_cast<int>(std::min<int64_t>(cluster_tiles, max_clusters(reinterpret_cast<const void*>(kernel), CL, a.stream)));
+  const int fit = detail::max_active_clusters(reinterpret_cast<const void*>(kernel), THREADS, SMEM_BYTES, CL, "wgmma_ws");
+  const int clusters = static_cast<int>(std::min<int64_t>(cluster_tiles, fit));
   const bool c_vec = reinterpret_cast<uintptr_t>(a.C) % (2 * E) == 0 && a.ldc % 2 == 0;
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(static_cast<unsigned>(clusters * CL));
-  cfg.blockDim = dim3(THREADS);
-  cfg.dynamicSmemBytes = SMEM_BYTES;
-  cfg.stream = a.stream;
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = CL, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
-  cfg.attrs = &attr;
-  cfg.numAttrs = 1;
-  RUNGS_CUDA(cudaLaunchKernelEx(&cfg, kernel, ma, mb, a, static_cast<int>(tiles_m), static_cast<int>(tiles_n), c_vec));
+  const detail::ClusterLaunch l(static_cast<unsigned>(clusters * CL), THREADS, SMEM_BYTES, CL, a.stream);
+  RUNGS_CUDA(cudaLaunchKernelEx(&l.cfg, kernel, ma, mb, a, static_cast<int>(tiles_m), static_cast<int>(tiles_n), c_vec));
   detail::check_launch("wgmma_ws");
 }
 
