@@ -11,14 +11,15 @@ namespace rungs::sgemm::pack {
 
 namespace {
 
-// One thread per 16 bytes of a destination row: V scalar loads (a warp's loads are contiguous,
-// whatever the source alignment), one 16-byte store. Rows walk grid.y with a stride.
+// x, or (round, float only) x rounded to tf32.
 template <typename T>
 __device__ __forceinline__ T maybe_tf32(T x, bool round) {
   if constexpr (std::is_same_v<T, float>) return round ? detail::to_tf32(x) : x;
   else return x;
 }
 
+// One thread per 16 bytes of a destination row: V scalar loads (a warp's loads are contiguous,
+// whatever the source alignment), one 16-byte store. Rows walk grid.y with a stride.
 template <typename T>
 __global__ void copy_rows_kernel(const T* __restrict__ src, int64_t ld_src, int64_t rows, int64_t cols,
                                  T* __restrict__ dst, int64_t ld_dst, bool round) {
@@ -95,36 +96,35 @@ void copy_transposed(const T* src, int64_t ld_src, int64_t rows, int64_t cols, T
   detail::check_launch("pack");
 }
 
+namespace {
+
+// One operand stored rows x cols with stride ld: replaced by a copy in `keep` with an aligned
+// stride, transposed (to cols x rows) when `transpose`, copied as is when `copy`, else left alone.
+template <typename T>
+void prepare(const T*& p, int64_t& ld, int64_t rows, int64_t cols, bool transpose, bool copy, bool round,
+             std::unique_ptr<detail::Scratch>& keep, cudaStream_t stream) {
+  if (!transpose && !copy) return;
+  constexpr int E = int(sizeof(T));
+  const int64_t out_rows = transpose ? cols : rows, out_ld = aligned_ld(transpose ? rows : cols, E);
+  keep = std::make_unique<detail::Scratch>(size_t(out_rows) * out_ld * E, stream);
+  if (transpose) copy_transposed(p, ld, rows, cols, keep->as<T>(), out_ld, stream, round);
+  else copy_rows(p, ld, rows, cols, keep->as<T>(), out_ld, stream, round);
+  p = keep->as<T>(), ld = out_ld;
+}
+
+}  // namespace
+
 template <typename T>
 ArgsT<T> operands(ArgsT<T> a, std::unique_ptr<detail::Scratch>& keep_a, std::unique_ptr<detail::Scratch>& keep_b) {
   constexpr int E = int(sizeof(T));
-  constexpr bool tf32 = std::is_same_v<T, float>;
-  // A stored rows x cols: m x k (N) or k x m (T).
-  const int64_t a_rows = a.ta == Trans::N ? a.m : a.k, a_cols = a.ta == Trans::N ? a.k : a.m;
-  if (tf32 && a.ta == Trans::T) {  // to m x k
-    const int64_t ld = aligned_ld(a.k, E);
-    keep_a = std::make_unique<detail::Scratch>(size_t(a.m) * ld * E, a.stream);
-    copy_transposed(a.A, a.lda, a_rows, a_cols, keep_a->as<T>(), ld, a.stream, tf32);
-    a.A = keep_a->as<T>(), a.lda = ld, a.ta = Trans::N;
-  } else if (tf32 || !tma_ok(a.A, a.lda, E)) {
-    const int64_t ld = aligned_ld(a_cols, E);
-    keep_a = std::make_unique<detail::Scratch>(size_t(a_rows) * ld * E, a.stream);
-    copy_rows(a.A, a.lda, a_rows, a_cols, keep_a->as<T>(), ld, a.stream, tf32);
-    a.A = keep_a->as<T>(), a.lda = ld;
-  }
-  // B stored rows x cols: k x n (N) or n x k (T).
-  const int64_t b_rows = a.tb == Trans::N ? a.k : a.n, b_cols = a.tb == Trans::N ? a.n : a.k;
-  if (tf32 && a.tb == Trans::N) {  // to n x k
-    const int64_t ld = aligned_ld(a.k, E);
-    keep_b = std::make_unique<detail::Scratch>(size_t(a.n) * ld * E, a.stream);
-    copy_transposed(a.B, a.ldb, b_rows, b_cols, keep_b->as<T>(), ld, a.stream, tf32);
-    a.B = keep_b->as<T>(), a.ldb = ld, a.tb = Trans::T;
-  } else if (tf32 || !tma_ok(a.B, a.ldb, E)) {
-    const int64_t ld = aligned_ld(b_cols, E);
-    keep_b = std::make_unique<detail::Scratch>(size_t(b_rows) * ld * E, a.stream);
-    copy_rows(a.B, a.ldb, b_rows, b_cols, keep_b->as<T>(), ld, a.stream, tf32);
-    a.B = keep_b->as<T>(), a.ldb = ld;
-  }
+  constexpr bool tf32 = std::is_same_v<T, float>;  // copied always: k-contiguous and rounded
+  const bool at = a.ta == Trans::T, bt = a.tb == Trans::T;
+  // A stored m x k (N) or k x m (T); B stored k x n (N) or n x k (T).
+  prepare(a.A, a.lda, at ? a.k : a.m, at ? a.m : a.k, tf32 && at, tf32 || !tma_ok(a.A, a.lda, E), tf32, keep_a,
+          a.stream);
+  prepare(a.B, a.ldb, bt ? a.n : a.k, bt ? a.k : a.n, tf32 && !bt, tf32 || !tma_ok(a.B, a.ldb, E), tf32, keep_b,
+          a.stream);
+  if (tf32) a.ta = Trans::N, a.tb = Trans::T;
   return a;
 }
 

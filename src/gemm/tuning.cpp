@@ -40,8 +40,8 @@ std::string auto_variant(Trans, Trans, int64_t m, int64_t n, int64_t k, int sm, 
   if (math == Math::tf32x3) return "wmma";
   const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   if (type != GemmType::f32 || math == Math::tf32) {
-    if (sm == 90 && detail::built_for_sm90a() && type != GemmType::f32 && !rows_aligned && work >= 34359738368.0 /* 2^35 */)
-      return "wgmma_ws";
+    const bool large = work >= 34359738368.0;  // 2^35
+    if (sm == 90 && detail::built_for_sm90a() && type != GemmType::f32 && !rows_aligned && large) return "wgmma_ws";
     if (sm == 90) return "cublas";
     return sm >= 80 ? (type == GemmType::f32 ? "wmma" : "mma_sync") : "cublas";
   }
