@@ -214,6 +214,23 @@ __device__ __forceinline__ void wgmma_256_tf32(float (&d)[128], uint64_t da, uin
 #undef RUNGS_WGMMA_D128
 #undef RUNGS_WGMMA_D128_OUT
 
+// tf32, 64 x 128 per warpgroup: d = (accumulate ? d : 0) + A (64 x 8) * B (8 x 128), both K-major.
+// accumulate = false starts a fresh sum (the 3xTF32 rung sums each stage apart, see 16_wgmma_x3.cu).
+__device__ __forceinline__ void wgmma_128_tf32(float (&d)[64], uint64_t da, uint64_t db, bool accumulate) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
+      "%64, %65, p, 1, 1;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      : "l"(da), "l"(db), "r"(static_cast<int>(accumulate)));
+#else
+  (void)d; (void)da; (void)db; (void)accumulate;
+  __trap();
+#endif
+}
+
 // d += A * B for the element type T (f16, bf16: k16, TA / TB = 1 for an MN-major operand; float:
 // tf32, k8, both operands K-major).
 template <typename T, int TA, int TB>
@@ -244,15 +261,16 @@ __device__ __forceinline__ void wgmma_stage_64x256(float (&d)[128], const unsign
   }
 }
 
-// C[row0 .., col0 ..] = alpha * d + beta * C for one warpgroup's 64 x 256 accumulator (thread
+// C[row0 .., col0 ..] = alpha * d + beta * C for one warpgroup's 64 x N accumulator (N = 256 unless
+// given; thread
 // tid % 128 of it), masked to m x n. Accumulator d[4j + e] of warp w, lane = 4g + q:
 // row 16w + g + 8(e / 2), column 8j + 2q + (e % 2). vec: two-element stores are aligned.
-template <typename T>
-__device__ __forceinline__ void store_acc_64x256(const float (&d)[128], T* __restrict__ C, int64_t ldc, int row0,
+template <typename T, int N = 256>
+__device__ __forceinline__ void store_acc_64xn(const float (&d)[N / 2], T* __restrict__ C, int64_t ldc, int row0,
                                                  int col0, int m, int n, float alpha, float beta, bool vec) {
   const int t = static_cast<int>(threadIdx.x % 128), lane = t % 32, w = t / 32, g = lane / 4, q = lane % 4;
 #pragma unroll
-  for (int j = 0; j < 32; ++j)
+  for (int j = 0; j < N / 8; ++j)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int r = row0 + 16 * w + g + 8 * h, c = col0 + 8 * j + 2 * q;

@@ -146,7 +146,7 @@ __global__ void __launch_bounds__(THREADS, 1)
       detail::wgmma_wait<0>();
       if (KT > 0) release((it - 1) % STAGES);
 
-      detail::store_acc_64x256(d, a.C, a.ldc, m0 + cw * 64, n0, static_cast<int>(a.m), static_cast<int>(a.n),
+      detail::store_acc_64xn(d, a.C, a.ldc, m0 + cw * 64, n0, static_cast<int>(a.m), static_cast<int>(a.n),
                                a.alpha, a.beta, c_vec);
     }
   }

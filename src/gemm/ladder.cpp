@@ -48,6 +48,10 @@ const std::vector<Rung>& ladder() {
        "multicasting B, banded tile order (sm_90a); f16 bf16 tf32 any transpose, unaligned or tf32 m/n-major "
        "operands copied to aligned k-major scratch first",
        90, false, nullptr, wgmma_ws::run_tf32, nullptr, wgmma_ws::run_f16, wgmma_ws::run_bf16},
+      {"wgmma_x3",
+       "3xTF32 on rung 15's structure: operands split once into tf32 big and small parts, hi*lo + lo*hi + hi*hi "
+       "per k step, each 32-deep stage summed apart and added in fp32 (sm_90a); tf32x3",
+       90, false, nullptr, nullptr, wgmma_x3::run_tf32x3, nullptr, nullptr},
   };
   return rungs;
 }

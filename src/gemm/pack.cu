@@ -11,34 +11,50 @@ namespace rungs::sgemm::pack {
 
 namespace {
 
-// x, or (round, float only) x rounded to tf32.
+// The value stored for x: x itself, x rounded to tf32 (round), or (lo != nullptr, float only) the
+// 3xTF32 split: hi = tf32(x) goes to dst, lo = tf32(x - hi) to the same place in lo.
 template <typename T>
 __device__ __forceinline__ T maybe_tf32(T x, bool round) {
   if constexpr (std::is_same_v<T, float>) return round ? detail::to_tf32(x) : x;
   else return x;
 }
+template <typename T>
+__device__ __forceinline__ T lo_part(T x, T hi) {
+  if constexpr (std::is_same_v<T, float>) return detail::to_tf32(x - hi);
+  else return T{};
+}
 
 // One thread per 16 bytes of a destination row: V scalar loads (a warp's loads are contiguous,
-// whatever the source alignment), one 16-byte store. Rows walk grid.y with a stride.
+// whatever the source alignment), one 16-byte store (two when splitting). Rows walk grid.y with
+// a stride.
 template <typename T>
 __global__ void copy_rows_kernel(const T* __restrict__ src, int64_t ld_src, int64_t rows, int64_t cols,
-                                 T* __restrict__ dst, int64_t ld_dst, bool round) {
+                                 T* __restrict__ dst, int64_t ld_dst, bool round, T* __restrict__ lo) {
   constexpr int V = 16 / int(sizeof(T));
   const int64_t c0 = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) * V;
   if (c0 >= cols) return;
   for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
     const T* s = src + r * ld_src + c0;
-    T* d = dst + r * ld_dst + c0;
+    const int64_t o = r * ld_dst + c0;
     if (c0 + V <= cols) {
       union {
         uint4 u;
         T e[V];
-      } v;
+      } v, w;
 #pragma unroll
-      for (int i = 0; i < V; ++i) v.e[i] = maybe_tf32(s[i], round);
-      *reinterpret_cast<uint4*>(d) = v.u;
+      for (int i = 0; i < V; ++i) {
+        const T x = s[i];
+        v.e[i] = maybe_tf32(x, round || lo);
+        w.e[i] = lo_part(x, v.e[i]);
+      }
+      *reinterpret_cast<uint4*>(dst + o) = v.u;
+      if (lo) *reinterpret_cast<uint4*>(lo + o) = w.u;
     } else {
-      for (int64_t i = 0; c0 + i < cols; ++i) d[i] = maybe_tf32(s[i], round);
+      for (int64_t i = 0; c0 + i < cols; ++i) {
+        const T x = s[i], hi = maybe_tf32(x, round || lo);
+        dst[o + i] = hi;
+        if (lo) lo[o + i] = lo_part(x, hi);
+      }
     }
   }
 }
@@ -46,17 +62,21 @@ __global__ void copy_rows_kernel(const T* __restrict__ src, int64_t ld_src, int6
 // 32 x 32 tiles through shared memory (one padding column: no bank conflicts).
 template <typename T>
 __global__ void copy_transposed_kernel(const T* __restrict__ src, int64_t ld_src, int64_t rows, int64_t cols,
-                                       T* __restrict__ dst, int64_t ld_dst, bool round) {
+                                       T* __restrict__ dst, int64_t ld_dst, bool round, T* __restrict__ lo) {
   __shared__ T tile[32][33];
   const int64_t r0 = static_cast<int64_t>(blockIdx.y) * 32, c0 = static_cast<int64_t>(blockIdx.x) * 32;
   for (int i = threadIdx.y; i < 32; i += blockDim.y) {
     const int64_t r = r0 + i, c = c0 + threadIdx.x;
-    if (r < rows && c < cols) tile[i][threadIdx.x] = maybe_tf32(src[r * ld_src + c], round);
+    if (r < rows && c < cols) tile[i][threadIdx.x] = src[r * ld_src + c];
   }
   __syncthreads();
   for (int i = threadIdx.y; i < 32; i += blockDim.y) {
     const int64_t c = c0 + i, r = r0 + threadIdx.x;  // dst row c, column r
-    if (r < rows && c < cols) dst[c * ld_dst + r] = tile[threadIdx.x][i];
+    if (r < rows && c < cols) {
+      const T x = tile[threadIdx.x][i], hi = maybe_tf32(x, round || lo);
+      dst[c * ld_dst + r] = hi;
+      if (lo) lo[c * ld_dst + r] = lo_part(x, hi);
+    }
   }
 }
 
@@ -73,26 +93,26 @@ bool tma_ok(const void* p, int64_t ld, int elem) {
 
 template <typename T>
 void copy_rows(const T* src, int64_t ld_src, int64_t rows, int64_t cols, T* dst, int64_t ld_dst,
-               cudaStream_t stream, bool round_tf32) {
+               cudaStream_t stream, bool round_tf32, T* lo) {
   if (rows == 0 || cols == 0) return;
   constexpr int V = 16 / int(sizeof(T)), THREADS = 256;
   const int64_t bx = (cols + int64_t(V) * THREADS - 1) / (int64_t(V) * THREADS);
   if (bx > INT32_MAX) throw Unsupported("rungs: operand rows too long to pack (" + std::to_string(cols) + ")");
   const dim3 grid(static_cast<unsigned>(bx), static_cast<unsigned>(std::min<int64_t>(rows, 65535)));
-  copy_rows_kernel<T><<<grid, THREADS, 0, stream>>>(src, ld_src, rows, cols, dst, ld_dst, round_tf32);
+  copy_rows_kernel<T><<<grid, THREADS, 0, stream>>>(src, ld_src, rows, cols, dst, ld_dst, round_tf32, lo);
   detail::check_launch("pack");
 }
 
 template <typename T>
 void copy_transposed(const T* src, int64_t ld_src, int64_t rows, int64_t cols, T* dst, int64_t ld_dst,
-                     cudaStream_t stream, bool round_tf32) {
+                     cudaStream_t stream, bool round_tf32, T* lo) {
   if (rows == 0 || cols == 0) return;
   const int64_t bx = (cols + 31) / 32, by = (rows + 31) / 32;
   if (bx > INT32_MAX || by > 65535)
     throw Unsupported("rungs: operand too large to transpose-pack (" + std::to_string(rows) + " x " +
                       std::to_string(cols) + ")");
   copy_transposed_kernel<T><<<dim3(static_cast<unsigned>(bx), static_cast<unsigned>(by)), dim3(32, 8), 0, stream>>>(
-      src, ld_src, rows, cols, dst, ld_dst, round_tf32);
+      src, ld_src, rows, cols, dst, ld_dst, round_tf32, lo);
   detail::check_launch("pack");
 }
 
@@ -128,9 +148,31 @@ ArgsT<T> operands(ArgsT<T> a, std::unique_ptr<detail::Scratch>& keep_a, std::uni
   return a;
 }
 
+Split3 split_operands(const Args& a, std::unique_ptr<detail::Scratch>& keep_a,
+                      std::unique_ptr<detail::Scratch>& keep_b) {
+  constexpr int E = 4;
+  Split3 out;
+  out.lda = aligned_ld(a.k, E), out.ldb = aligned_ld(a.k, E);
+  const size_t a_part = size_t(a.m) * out.lda, b_part = size_t(a.n) * out.ldb;
+  keep_a = std::make_unique<detail::Scratch>(2 * a_part * E, a.stream);
+  keep_b = std::make_unique<detail::Scratch>(2 * b_part * E, a.stream);
+  float* ah = keep_a->as<float>();
+  float* bh = keep_b->as<float>();
+  out.A_hi = ah, out.A_lo = ah + a_part, out.B_hi = bh, out.B_lo = bh + b_part;
+  if (a.ta == Trans::N)  // A stored m x k: rows as they are
+    copy_rows(a.A, a.lda, a.m, a.k, ah, out.lda, a.stream, true, ah + a_part);
+  else  // A stored k x m
+    copy_transposed(a.A, a.lda, a.k, a.m, ah, out.lda, a.stream, true, ah + a_part);
+  if (a.tb == Trans::T)  // B stored n x k
+    copy_rows(a.B, a.ldb, a.n, a.k, bh, out.ldb, a.stream, true, bh + b_part);
+  else  // B stored k x n
+    copy_transposed(a.B, a.ldb, a.k, a.n, bh, out.ldb, a.stream, true, bh + b_part);
+  return out;
+}
+
 #define RUNGS_PACK(T)                                                                                     \
-  template void copy_rows<T>(const T*, int64_t, int64_t, int64_t, T*, int64_t, cudaStream_t, bool);       \
-  template void copy_transposed<T>(const T*, int64_t, int64_t, int64_t, T*, int64_t, cudaStream_t, bool); \
+  template void copy_rows<T>(const T*, int64_t, int64_t, int64_t, T*, int64_t, cudaStream_t, bool, T*);     \
+  template void copy_transposed<T>(const T*, int64_t, int64_t, int64_t, T*, int64_t, cudaStream_t, bool, T*); \
   template ArgsT<T> operands<T>(ArgsT<T>, std::unique_ptr<detail::Scratch>&, std::unique_ptr<detail::Scratch>&);
 RUNGS_PACK(float)
 RUNGS_PACK(__half)

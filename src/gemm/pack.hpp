@@ -28,12 +28,14 @@ bool tma_ok(const void* p, int64_t ld, int elem);
 // round_tf32 (float only): each element rounded to tf32 (to nearest, as cvt.rna.tf32.f32).
 template <typename T>
 void copy_rows(const T* src, int64_t ld_src, int64_t rows, int64_t cols, T* dst, int64_t ld_dst,
-               cudaStream_t stream, bool round_tf32 = false);
+               cudaStream_t stream, bool round_tf32 = false, T* lo = nullptr);
 
 // dst (cols x rows, stride ld_dst) = transpose of src (rows x cols, stride ld_src), on `stream`.
 template <typename T>
 void copy_transposed(const T* src, int64_t ld_src, int64_t rows, int64_t cols, T* dst, int64_t ld_dst,
-                     cudaStream_t stream, bool round_tf32 = false);
+                     cudaStream_t stream, bool round_tf32 = false, T* lo = nullptr);
+// (lo != nullptr, float: the 3xTF32 split, hi = tf32(x) into dst and lo = tf32(x - hi) into lo,
+// same strides; round_tf32 is then implied.)
 
 // The operands as a TMA rung reads them: in place where TMA can (16-bit types), else an aligned
 // copy held in `keep_a` / `keep_b` (freed on the stream after the work enqueued with it).
@@ -42,5 +44,13 @@ void copy_transposed(const T* src, int64_t ld_src, int64_t rows, int64_t cols, T
 // (truncation: up to twice the error of rounding, measured 1.3e-3 on a 1x1x1 product).
 template <typename T>
 ArgsT<T> operands(ArgsT<T> a, std::unique_ptr<detail::Scratch>& keep_a, std::unique_ptr<detail::Scratch>& keep_b);
+
+// The 3xTF32 operands: A and B each split into a tf32 big and a tf32 small part, k-contiguous
+// (A parts m x k with stride lda, B parts n x k with stride ldb), in scratch kept by keep_a / keep_b.
+struct Split3 {
+  const float *A_hi = nullptr, *A_lo = nullptr, *B_hi = nullptr, *B_lo = nullptr;
+  int64_t lda = 0, ldb = 0;
+};
+Split3 split_operands(const Args& a, std::unique_ptr<detail::Scratch>& keep_a, std::unique_ptr<detail::Scratch>& keep_b);
 
 }  // namespace rungs::sgemm::pack
