@@ -13,7 +13,10 @@
 // H100); each consumer waits for its stage's products before the add, so the two consumers must
 // cover each other's waits; the split copies read A and B and write twice their size.
 // Prediction: 95-120 TFLOP/s at 4096-8192 (about a third of rung 15's tf32 300-330), error at or
-// below cuBLAS sgemm's. Status: compiled only, NOT yet run on a GPU (branch tc-x3).
+// below cuBLAS sgemm's: a stage sums 12 truncating k8 products whose partial sums average ~0.6 of
+// the stage's, so on positive data the bias is ~12 * 0.6 * 2^-24 / 2 = 2-3e-7 of the result
+// (coherent over stages), where the wmma fix (one truncation per k8 for hi*hi) measured 5e-7 in
+// the CPU model. If it comes out above cuBLAS sgemm, sum hi*hi per k8 apart (a third accumulator). Status: compiled only, NOT yet run on a GPU (branch tc-x3).
 #include "detail/check.hpp"
 #include "detail/gemm_pipeline.cuh"
 #include "detail/gemm_tc.cuh"
