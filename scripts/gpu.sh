@@ -8,6 +8,7 @@
 #   RUNGS_LADDERS="gemm gemv reduce gemm_host"  the ladders (and gemm_host) whose tests, sanitizer
 #                                     runs and bench rows to run
 #   RUNGS_CTEST_JOBS=3                test processes at once (the tests assert results, not times)
+#   RUNGS_TEST_TIMEOUT=300            seconds one test may run before ctest stops it (a hung kernel)
 #   RUNGS_GIT_COMMIT=<sha>            the commit to record (default: git rev-parse in this tree)
 #   RUNGS_SANITIZE_FILTER=<gtest filter>  sanitize these tests only (memcheck and racecheck)
 #   RUNGS_BENCH_ARGS="<args>[;<args>...]" bench: `rungs bench <args>` per item instead of the main job
@@ -72,7 +73,7 @@ export RUNGS_GIT_COMMIT
 
 if has test; then
   log "tests (full GPU suite)"
-  (cd build-gpu && ctest --output-on-failure -j"${RUNGS_CTEST_JOBS:-3}" ${ctest_re:+-E "$ctest_re"} \
+  (cd build-gpu && ctest --output-on-failure -j"${RUNGS_CTEST_JOBS:-3}" --timeout "${RUNGS_TEST_TIMEOUT:-300}" ${ctest_re:+-E "$ctest_re"} \
     >"$OUT/tests.log" 2>&1) || status=1
   grep -E "tests passed|tests failed|\(Failed\)|\*\*\*Failed|Total Test time" "$OUT/tests.log" | head -40
   if on gemm; then
