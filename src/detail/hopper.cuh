@@ -77,6 +77,46 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, i
 #endif
 }
 
+// ---- TMA stores: shared memory to one 2D box of a tensor map (out-of-range elements are not
+// written), tracked as bulk groups of the issuing thread ----
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, const void* src, int c0, int c1) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(map),
+               "r"(smem_u32(src)), "r"(c0), "r"(c1)
+               : "memory");
+#else
+  (void)map; (void)src; (void)c0; (void)c1;
+#endif
+}
+__device__ __forceinline__ void bulk_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+#endif
+}
+// Until at most N of this thread's bulk groups still read their shared memory (READ) or are
+// still in flight at all (!READ: their global writes done).
+template <int N, bool READ>
+__device__ __forceinline__ void bulk_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (READ) asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+  else asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
+// Ordinary shared-memory writes of this thread become visible to the async proxy (TMA, wgmma).
+__device__ __forceinline__ void fence_proxy_async_shared() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
+}
+// Named barrier `id` (1..15; 0 is __syncthreads) for `threads` threads (a multiple of 32).
+__device__ __forceinline__ void named_barrier(int id, int threads) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+#else
+  (void)id; (void)threads;
+#endif
+}
+
 // ---- clusters (the wgmma_ws rung runs clusters of 2 along m that share B) ----
 __device__ __forceinline__ uint32_t cluster_rank() {
   uint32_t r = 0;
@@ -276,6 +316,51 @@ __device__ __forceinline__ void store_acc_64xn(const float (&d)[N / 2], T* __res
       const int r = row0 + 16 * w + g + 8 * h, c = col0 + 8 * j + 2 * q;
       if (r < m && c < n) store_c_pair(C, ldc, r, c, d[4 * j + 2 * h], d[4 * j + 2 * h + 1], alpha, beta, c + 1 < n, vec);
     }
+}
+
+// C[row0 .., col0 ..] = alpha * d for one warpgroup's 64 x 256 accumulator (layout as in
+// store_acc_64xn) through shared memory and TMA stores. `buf`: 16 KB, 1024-aligned, this
+// warpgroup's own: two boxes of 64 rows x 128 bytes in the 128-byte swizzle (16-byte chunk i of
+// row r sits at chunk i ^ (r % 8): the 8 rows a warp writes at once land in 8 different chunks,
+// no bank conflicts), filled and stored in chunks of 64 rows x 256 bytes (2 for 16-bit C, 4 for
+// float). `map`: C with boxes of 64 rows x 128 bytes; TMA clips the boxes at m and n. Thread
+// t % 128 == 0 issues the stores and owns their bulk groups; the warpgroup syncs on named
+// barrier `bar_id`. The stores are left in flight: the next call waits for their reads of `buf`,
+// the block waits for all of them (bulk_wait<0, false>) before it exits.
+template <typename T>
+__device__ __forceinline__ void store_acc_64x256_tma(const float (&d)[128], unsigned char* buf, const CUtensorMap* map,
+                                                     int row0, int col0, float alpha, int bar_id) {
+  constexpr int E = int(sizeof(T)), BOX_COLS = 128 / E, CHUNK = 2 * BOX_COLS, CHUNKS = 256 / CHUNK;
+  const int t = static_cast<int>(threadIdx.x % 128), lane = t % 32, w = t / 32, g = lane / 4, q = lane % 4;
+#pragma unroll
+  for (int c = 0; c < CHUNKS; ++c) {
+    if (t == 0) bulk_wait<0, true>();  // the previous chunk's stores have read buf
+    named_barrier(bar_id, 128);
+#pragma unroll
+    for (int jj = 0; jj < CHUNK / 8; ++jj) {
+      const int j = c * (CHUNK / 8) + jj, col = 8 * jj + 2 * q, byte = (col % BOX_COLS) * E;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = 16 * w + g + 8 * h;
+        unsigned char* p = buf + (col / BOX_COLS) * 8192 + r * 128 + ((((byte >> 4) ^ (r & 7)) << 4) | (byte & 15));
+        const float v0 = alpha * d[4 * j + 2 * h], v1 = alpha * d[4 * j + 2 * h + 1];
+        if constexpr (std::is_same_v<T, float>) {
+          *reinterpret_cast<float2*>(p) = make_float2(v0, v1);
+        } else if constexpr (std::is_same_v<T, __half>) {
+          *reinterpret_cast<__half2*>(p) = __floats2half2_rn(v0, v1);
+        } else {
+          *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(v0, v1);
+        }
+      }
+    }
+    fence_proxy_async_shared();
+    named_barrier(bar_id, 128);
+    if (t == 0) {
+      tma_store_2d(map, buf, col0 + c * CHUNK, row0);
+      tma_store_2d(map, buf + 8192, col0 + c * CHUNK + BOX_COLS, row0);
+      bulk_commit();
+    }
+  }
 }
 
 }  // namespace rungs::detail

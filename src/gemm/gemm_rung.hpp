@@ -102,6 +102,11 @@ void run_bf16(const ArgsBF&);
 namespace wgmma_x3 {                                  // 16_wgmma_x3.cu (sm_90a)
 void run_tf32x3(const Args&);
 }  // namespace wgmma_x3
+namespace wgmma_tma_store {                           // 17_wgmma_tma_store.cu (sm_90a)
+void run_tf32(const Args&);
+void run_f16(const ArgsH&);
+void run_bf16(const ArgsBF&);
+}  // namespace wgmma_tma_store
 
 // C = beta * C over m x n (beta == 0 writes zeros without reading C). Used for k == 0 / alpha == 0.
 void scale_c(int64_t m, int64_t n, float beta, float* C, int64_t ldc, cudaStream_t stream);

@@ -52,6 +52,10 @@ const std::vector<Rung>& ladder() {
        "3xTF32 on rung 15's structure: operands split once into tf32 big and small parts, hi*lo + lo*hi + hi*hi "
        "per k step, each 32-deep stage summed apart and added in fp32 (sm_90a); tf32x3",
        90, false, nullptr, nullptr, wgmma_x3::run_tf32x3, nullptr, nullptr},
+      {"wgmma_tma_store",
+       "rung 15 with its epilogue through shared memory and TMA stores, left in flight while the next tile "
+       "runs (sm_90a); f16 bf16 tf32 (beta != 0 or an unaligned C: rung 15's direct stores)",
+       90, false, nullptr, wgmma_tma_store::run_tf32, nullptr, wgmma_tma_store::run_f16, wgmma_tma_store::run_bf16},
   };
   return rungs;
 }

@@ -233,6 +233,23 @@ TEST_P(GemmTc, RaggedShapesAlignedRows) {
   RUNGS_FINISH(tally_);
 }
 
+// More tiles than the persistent rungs have blocks (2100 x 2052: 9 x 9 clusters of two 128 x 256
+// tiles against the H100's 66 clusters): each block runs several tiles, so a rung that reuses its
+// shared memory across tiles (the C staging buffer of the TMA-store epilogue, the pipeline's
+// stages and phases) is checked past its first tile, with rows aligned (TMA paths) and tight.
+TEST_P(GemmTc, ManyTilesPerBlock) {
+  const int64_t align = check::is_16bit(GetParam().kind) ? 16 : 8;
+  auto up = [&](int64_t x) { return (x + align - 1) / align * align; };
+  uint64_t seed = 1380;
+  for (Trans ta : kT)
+    for (bool aligned : {true, false}) {
+      check::GemmShape s = check::normalized(shape(ta, Trans::N, 2100, 2052, 72));
+      if (aligned) s.lda = up(s.lda), s.ldb = up(s.ldb), s.ldc = up(s.ldc);
+      check_case(s, ++seed);
+    }
+  RUNGS_FINISH(tally_);
+}
+
 TEST_P(GemmTc, MisalignedPointers) {  // A + 1, B + 1, C + 1 element: 2-byte (4-byte) aligned only
   uint64_t seed = 1400;
   for (Trans ta : kT)

@@ -1,0 +1,27 @@
+// Rung 17, wgmma_tma_store: rung 15 (warp-specialized, persistent, clustered wgmma, sm_90a) with
+// its epilogue through shared memory and TMA stores; f16, bf16 and tf32 as rung 15.
+// Adds over 15 wgmma_ws: each consumer warpgroup writes its 64 x 256 accumulator (alpha applied,
+// converted to C's type) into its own 16 KB shared buffer in the 128-byte swizzle (conflict-free),
+// 64 rows x 256 bytes at a time, and one thread sends each piece with two TMA box stores
+// (detail::store_acc_64x256_tma). The consumers then go straight on to the next tile: the stores
+// drain in the background while the tensor cores work, and they move whole 128-byte rows where
+// rung 15's direct stores wrote 16 bytes per row per warp instruction. TMA clips at m and n.
+// beta != 0 (C must be read) or a C whose base or rows are not 16-byte aligned take rung 15's
+// direct epilogue. Shared memory: 4 stages of 48 KB + 2 x 16 KB = 224 KB.
+// Why: ncu on the H100 (bf16, 4096^3 and 8192^3, docs/gemm_tc.md) put rung 15's tensor pipe at
+// 76 % / 87 % of its elapsed cycles against cuBLAS's ~90 % / ~91 %: about 13-16 thousand cycles per
+// tile beyond its 65.5 / 131 thousand of MMA, a cost fixed per tile (not per k), where the
+// consumers store C from registers while the tensor cores idle, and every SM does so at once.
+// Prediction: the per-tile cost to ~4 thousand cycles: 4096^3 bf16 from 0.88x to ~0.97x cuBLAS,
+// 8192^3 from 0.96x to ~1.03x. Bound then: the fill and drain of one wave at 2048, and the
+// cooperative schedule (both consumers of a block finish a tile together, so the tensor cores
+// still wait while they fill their buffers).
+#include "gemm/wgmma_ws.cuh"
+
+namespace rungs::sgemm::wgmma_tma_store {
+
+void run_f16(const ArgsH& a) { ws_kernel::run_any<true>(a, "wgmma_tma_store"); }
+void run_bf16(const ArgsBF& a) { ws_kernel::run_any<true>(a, "wgmma_tma_store"); }
+void run_tf32(const Args& a) { ws_kernel::run_any<true>(a, "wgmma_tma_store"); }
+
+}  // namespace rungs::sgemm::wgmma_tma_store
