@@ -207,6 +207,12 @@ std::string notes(const Context& ctx, const std::vector<const Result*>& rows, bo
       }
     }
   }
+  for (const Result* r : rows)
+    if (r->op == "gemm" && r->kind == check::GemmKind::tf32x3 && r->variant == "cublas") {
+      os << "  tf32x3 rows: cublas is cublasSgemm in true fp32 (cuBLAS has no 3xTF32 mode): the accuracy\n"
+            "  tf32x3 must match and the speed it must beat\n";
+      break;
+    }
   if (timing && ctx.reps < kMinReportedReps)
     os << "  note: " << ctx.reps << " timed repetitions (--reps " << ctx.reps << ") is below " << kMinReportedReps
        << ", the project's minimum for reported numbers: a quick look only\n";

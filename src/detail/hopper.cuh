@@ -323,7 +323,8 @@ __device__ __forceinline__ void store_acc_64xn(const float (&d)[N / 2], T* __res
 // warpgroup's own: two boxes of 64 rows x 128 bytes in the 128-byte swizzle (16-byte chunk i of
 // row r sits at chunk i ^ (r % 8): the 8 rows a warp writes at once land in 8 different chunks,
 // no bank conflicts), filled and stored in chunks of 64 rows x 256 bytes (2 for 16-bit C, 4 for
-// float). `map`: C with boxes of 64 rows x 128 bytes; TMA clips the boxes at m and n. Thread
+// float). `map`: C with boxes of 64 rows x 128 bytes; TMA clips the boxes at m, and at n only to
+// the 16-byte chunk holding column n - 1 (the caller keeps such boxes away from padding). Thread
 // t % 128 == 0 issues the stores and owns their bulk groups; the warpgroup syncs on named
 // barrier `bar_id`. The stores are left in flight: the next call waits for their reads of `buf`,
 // the block waits for all of them (bulk_wait<0, false>) before it exits.

@@ -5,7 +5,9 @@
 // 64 rows x 256 bytes at a time, and one thread sends each piece with two TMA box stores
 // (detail::store_acc_64x256_tma). The consumers then go straight on to the next tile: the stores
 // drain in the background while the tensor cores work, and they move whole 128-byte rows where
-// rung 15's direct stores wrote 16 bytes per row per warp instruction. TMA clips at m and n.
+// rung 15's direct stores wrote 16 bytes per row per warp instruction. TMA clips at m, and at n
+// only to 16 bytes (it writes the whole 16-byte chunk holding column n - 1: into the user's ld
+// padding): when n's row bytes are not a multiple of 16, the last tile column stores directly.
 // beta != 0 (C must be read) or a C whose base or rows are not 16-byte aligned take rung 15's
 // direct epilogue. Shared memory: 4 stages of 48 KB + 2 x 16 KB = 224 KB.
 // Why: ncu on the H100 (bf16, 4096^3 and 8192^3, docs/gemm_tc.md) put rung 15's tensor pipe at

@@ -29,19 +29,26 @@ const Entry kTable[] = {
 
 std::string auto_variant(Trans, Trans, int64_t m, int64_t n, int64_t k, int sm, GemmType type, Math math,
                          bool rows_aligned) {
-  // Tensor cores. f16, bf16, tf32 on the H100 (sm_90), aligned rows: cuBLAS beat every rung of
-  // ours at every size (2026-11-23, nn, median of 20, L2 flushed; commit 13c207f's bench): bf16
-  // at 2048/4096/8192^3 cuBLAS 629/771/767 TFLOP/s vs wgmma_ws 482/683/688 and wgmma 508/675/702;
-  // f16 617/746/731 vs 476/661/696 and 502/650/683; tf32 (4096, 8192) 389/374 vs wgmma_ws
-  // 300/318. Rows that are not 16-byte aligned (odd ld in f16/bf16): wgmma_ws copies them aligned
-  // and then runs its TMA path, 2.6x cuBLAS at 4095x4097x4093 (bf16 416 vs 160 TFLOP/s, f16 409
-  // vs 152): measured there only, so used from 2^35 multiply-adds up. Elsewhere (not measured)
-  // the top rung that does the type. tf32x3: wmma is the only rung that does it.
-  if (math == Math::tf32x3) return "wmma";
+  // Tensor cores on the H100 (sm_90, built with sm_90a), nn, median of 20, L2 flushed, cuBLAS
+  // interleaved (docs/BENCHMARKS.md, fourth session, commit 4825853):
+  //  - f16/bf16, 16-byte aligned rows: wgmma_tma_store (rung 17) 1.02x cuBLAS at 8192^3 (bf16 768
+  //    vs 801 TFLOP/s by medians of separate runs, 1.02 by interleaved pairs; f16 1.02), but 0.98 /
+  //    0.99 at 4096^3 and 0.92-0.94 at 2048^3: rung 17 from 2^39 multiply-adds (8192^3) up, cuBLAS
+  //    below.
+  //  - f16/bf16 rows not 16-byte aligned (odd ld): cuBLAS falls off its fast kernels (bf16
+  //    4095x4097x4093: 158 TFLOP/s); rungs 15/17 copy the operands aligned and run TMA: 2.6x
+  //    cuBLAS there (415-419 TFLOP/s), measured only there: from 2^35 multiply-adds up.
+  //  - tf32: cuBLAS (rungs 15/17 0.61-0.88x: the rounding copies of A and B).
+  //  - tf32x3: wgmma_x3 (rung 16), 104.7 / 96.0 TFLOP/s at 4096^3 / 8192^3 against wmma's 11.2 /
+  //    11.3, normwise error 3.1e-7 (cuBLAS sgemm 1.1e-6); it runs any shape (its split copies are
+  //    aligned). Elsewhere (not measured) the top rung that does the type.
   const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  const bool hopper = sm == 90 && detail::built_for_sm90a();
+  if (math == Math::tf32x3) return hopper ? "wgmma_x3" : "wmma";
   if (type != GemmType::f32 || math == Math::tf32) {
-    const bool large = work >= 34359738368.0;  // 2^35
-    if (sm == 90 && detail::built_for_sm90a() && type != GemmType::f32 && !rows_aligned && large) return "wgmma_ws";
+    const bool half = type != GemmType::f32;
+    if (hopper && half && !rows_aligned && work >= 34359738368.0) return "wgmma_tma_store";  // 2^35
+    if (hopper && half && work >= 549755813888.0) return "wgmma_tma_store";                  // 2^39
     if (sm == 90) return "cublas";
     return sm >= 80 ? (type == GemmType::f32 ? "wmma" : "mma_sync") : "cublas";
   }

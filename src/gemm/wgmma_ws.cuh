@@ -49,7 +49,7 @@ template <typename T, bool A_MN, bool B_MN, int CL, bool TMA_C>
 __global__ void __launch_bounds__(THREADS, 1)
     wgmma_ws_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                     const __grid_constant__ CUtensorMap map_c, ArgsT<T> a, int tiles_m, int tiles_n, bool c_vec,
-                    bool tma_c) {
+                    int64_t tma_cols) {
   constexpr int BK = bk<T>();
   extern __shared__ unsigned char smem_raw[];
   // The 128-byte swizzle repeats every 1024 bytes: every box must start on such a boundary. The
@@ -135,7 +135,7 @@ __global__ void __launch_bounds__(THREADS, 1)
       detail::wgmma_wait<0>();
       if (KT > 0) release((it - 1) % STAGES);
 
-      if (TMA_C && tma_c) {
+      if (TMA_C && n0 + BN <= tma_cols) {
         detail::store_acc_64x256_tma<T>(d, c_buf + cw * C_BYTES, &map_c, m0 + cw * 64, n0, a.alpha, 1 + cw);
       } else {
         detail::store_acc_64xn(d, a.C, a.ldc, m0 + cw * 64, n0, static_cast<int>(a.m), static_cast<int>(a.n),
@@ -164,13 +164,17 @@ void launch(const ArgsT<T>& a, const char* name) {
   const int clusters = static_cast<int>(std::min<int64_t>(cluster_tiles, fit));
   const bool c_vec = reinterpret_cast<uintptr_t>(a.C) % (2 * E) == 0 && a.ldc % 2 == 0;
   // TMA stores need C's base and rows 16-byte aligned, and write alpha * AB only: beta != 0 (or an
-  // unaligned C) takes the direct epilogue.
+  // unaligned C) takes the direct epilogue. They clip a row at the 16-byte chunk that holds column
+  // n - 1, not at n (measured on the H100: n = 1, ldc = 16 wrote 7 elements of bf16 padding; also
+  // triton-lang/triton#11583): where n * sizeof(T) is not a multiple of 16, only tiles whose 256
+  // columns lie inside C use them (tma_cols = n), the last tile column stores directly.
   const bool tma_c = TMA_C && a.beta == 0.0f && reinterpret_cast<uintptr_t>(a.C) % 16 == 0 && (a.ldc * E) % 16 == 0;
+  const int64_t tma_cols = !tma_c ? 0 : (a.n * E) % 16 == 0 ? INT64_MAX : a.n;
   const CUtensorMap mc = tma_c ? detail::make_tensor_map_2d(a.C, detail::tma_type<T>(), E, a.m, a.n, a.ldc, 64, 128 / E)
                                : CUtensorMap{};
   const detail::ClusterLaunch l(static_cast<unsigned>(clusters * CL), THREADS, SMEM_BYTES, CL, a.stream);
   RUNGS_CUDA(cudaLaunchKernelEx(&l.cfg, kernel, ma, mb, mc, a, static_cast<int>(tiles_m), static_cast<int>(tiles_n),
-                                c_vec, tma_c));
+                                c_vec, tma_cols));
   detail::check_launch(name);
 }
 

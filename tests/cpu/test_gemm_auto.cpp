@@ -1,7 +1,7 @@
 // The `auto` table for the tensor-core kinds on the H100 (src/gemm/tuning.cpp): cuBLAS where
-// rows are 16-byte aligned, wgmma_ws for large f16/bf16 problems whose rows are not (it copies
-// them aligned; 2.6x cuBLAS measured at 4095x4097x4093), and through the public resolver the
-// ld's decide it.
+// rows are 16-byte aligned below 8192^3, wgmma_tma_store from there and for large f16/bf16
+// problems whose rows are not aligned (it copies them aligned; 2.6x cuBLAS measured at
+// 4095x4097x4093), wgmma_x3 for tf32x3, and through the public resolver the ld's decide it.
 #include <rungs/rungs.hpp>
 
 #include "gemm/tuning.hpp"
@@ -12,14 +12,20 @@ namespace rungs::test {
 namespace {
 
 #if defined(RUNGS_HAVE_SM90A)
-const char* const kUnalignedChoice = "wgmma_ws";
-#else
-const char* const kUnalignedChoice = "cublas";  // the sm_90a rungs are not in this build
+const char* const kUnalignedChoice = "wgmma_tma_store";
+const char* const kLargeChoice = "wgmma_tma_store";
+const char* const kX3Choice = "wgmma_x3";
+#else  // the sm_90a rungs are not in this build
+const char* const kUnalignedChoice = "cublas";
+const char* const kLargeChoice = "cublas";
+const char* const kX3Choice = "wmma";
 #endif
 
 TEST(GemmAuto, HopperTensorCoreChoices) {
   for (GemmType t : {GemmType::f16, GemmType::bf16}) {
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 4096, 4096, 4096, 90, t, Math::fp32, true), "cublas");
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 8192, 8192, 8192, 90, t, Math::fp32, true), kLargeChoice);
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 8200, 8191, 8193, 90, t, Math::fp32, true), kLargeChoice);
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 4095, 4097, 4093, 90, t, Math::fp32, false), kUnalignedChoice);
     EXPECT_EQ(sgemm::auto_variant(Trans::T, Trans::N, 4095, 4097, 4093, 90, t, Math::fp32, false), kUnalignedChoice);
     // Small unaligned problems: not measured, cuBLAS.
@@ -30,7 +36,9 @@ TEST(GemmAuto, HopperTensorCoreChoices) {
   // tf32 copies its operands anyway: cuBLAS on the H100 whatever the alignment.
   EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 4095, 4097, 4093, 90, GemmType::f32, Math::tf32, false),
             "cublas");
-  EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 4096, 4096, 4096, 90, GemmType::f32, Math::tf32x3, true), "wmma");
+  EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 4096, 4096, 4096, 90, GemmType::f32, Math::tf32x3, true), kX3Choice);
+  EXPECT_EQ(sgemm::auto_variant(Trans::T, Trans::N, 5, 7, 3, 90, GemmType::f32, Math::tf32x3, false), kX3Choice);
+  EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 4096, 4096, 4096, 80, GemmType::f32, Math::tf32x3, true), "wmma");
 }
 
 }  // namespace

@@ -9,10 +9,12 @@
 #include "check/gemm_check.hpp"
 #include "gpu_env.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <sstream>
+#include <string>
 
 namespace rungs::test {
 namespace {
@@ -38,11 +40,25 @@ std::vector<TcParam> tc_params() {
   return out;
 }
 
-// Raw device bytes with `offset` leading elements of `elem` bytes (offset 1: a misaligned pointer).
+// Raw device bytes with `offset` leading elements of `elem` bytes (offset 1: a misaligned pointer)
+// and `guard` elements after the n, all bits set (NaN) from the start: guard_written() counts the
+// guard bytes a call changed (a store past the end of C, e.g. a tile's rows beyond m).
 class DeviceBytes {
  public:
-  DeviceBytes(size_t n, size_t elem, size_t offset = 0) : n_(n), elem_(elem), offset_(offset) {
-    if (cudaMalloc(&base_, (n + offset + 1) * elem) != cudaSuccess) base_ = nullptr;
+  DeviceBytes(size_t n, size_t elem, size_t offset = 0, size_t guard = 0)
+      : n_(n), elem_(elem), offset_(offset), guard_(guard) {
+    const size_t bytes = (n + offset + guard + 1) * elem;
+    if (cudaMalloc(&base_, bytes) != cudaSuccess) base_ = nullptr;
+    if (base_ && guard) {
+      EXPECT_EQ(cudaSuccess, cudaMemset(base_, 0xFF, bytes));
+      EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(cudaStreamLegacy));
+    }
+  }
+  int64_t guard_written() {
+    if (!base_ || guard_ == 0) return 0;
+    std::string g(guard_ * elem_, '\0');
+    EXPECT_EQ(cudaSuccess, cudaMemcpy(&g[0], as<char>() + n_ * elem_, g.size(), cudaMemcpyDeviceToHost));
+    return static_cast<int64_t>(g.size() - std::count(g.begin(), g.end(), '\xFF'));
   }
   ~DeviceBytes() { cudaFree(base_); }
   DeviceBytes(const DeviceBytes&) = delete;
@@ -71,7 +87,7 @@ class DeviceBytes {
 
  private:
   void* base_ = nullptr;
-  size_t n_, elem_, offset_;
+  size_t n_, elem_, offset_, guard_;
 };
 
 struct Outcome {
@@ -88,7 +104,9 @@ Outcome run_on(const std::string& variant, GemmKind kind, const check::GemmShape
   Outcome o;
   const bool h16 = check::is_16bit(kind);
   const size_t elem = h16 ? 2 : 4;
-  DeviceBytes A(d.A.size(), elem, misalign), B(d.B.size(), elem, misalign), C(d.C0.size(), elem, misalign);
+  // C's guard: 128 rows of ldc past the end (a tile's rows beyond m) and a tile's width.
+  DeviceBytes A(d.A.size(), elem, misalign), B(d.B.size(), elem, misalign),
+      C(d.C0.size(), elem, misalign, static_cast<size_t>(128 * s.ldc + 256));
   if (h16) {
     A.upload(check::to_16bit(d.A, kind).data()), B.upload(check::to_16bit(d.B, kind).data());
     if (s.beta != 0.0f) C.upload(check::to_16bit(d.C0, kind).data());
@@ -118,6 +136,7 @@ Outcome run_on(const std::string& variant, GemmKind kind, const check::GemmShape
   }
   EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(stream));
   EXPECT_EQ(cudaSuccess, cudaGetLastError());
+  EXPECT_EQ(C.guard_written(), 0) << "wrote past the end of C";
   if (h16) {
     std::vector<uint16_t> raw(d.C0.size());
     C.download(raw.data());
