@@ -15,7 +15,9 @@
 //    (gemm/pack.hpp): any shape and ld runs the fast path, at the price of one read and write.
 // Bound now: the epilogue (stores straight from registers, 4 bytes per lane, masked) does not
 // overlap the tensor cores of its own block; one wave of tiles at 2048 (128 tiles on 132 SMs)
-// is bound by the pipeline fill and the epilogue, not the MMA rate.
+// is bound by the pipeline fill and the epilogue, not the MMA rate. ncu (fourth session): the
+// tensor pipe busy 76 % / 87 % of the time at 4096^3 / 8192^3 bf16, 13-19 thousand cycles per
+// tile beyond its MMAs at either k: a per-tile cost, the epilogue. Rung 17 replaces it.
 // Prediction: 0.95-1.05x cuBLAS at 4096-8192. Measured on the H100 (docs/gemm_tc.md): first
 // 0.43x (a .release.cluster remote mbarrier arrive per k tile stalled each consumer: see
 // detail/hopper.cuh), then 0.77-0.78x at 2048, 0.88-0.89x at 4096, 0.96x at 8192 (f16, bf16):

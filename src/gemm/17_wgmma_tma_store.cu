@@ -15,9 +15,16 @@
 // tile beyond its 65.5 / 131 thousand of MMA, a cost fixed per tile (not per k), where the
 // consumers store C from registers while the tensor cores idle, and every SM does so at once.
 // Prediction: the per-tile cost to ~4 thousand cycles: 4096^3 bf16 from 0.88x to ~0.97x cuBLAS,
-// 8192^3 from 0.96x to ~1.03x. Bound then: the fill and drain of one wave at 2048, and the
-// cooperative schedule (both consumers of a block finish a tile together, so the tensor cores
-// still wait while they fill their buffers).
+// 8192^3 from 0.96x to ~1.03x.
+// Measured on the H100 (a5861b6, interleaved with cuBLAS): bf16 0.95 / 0.98 / 1.00x at 2048 /
+// 4096 / 8192^3 (595 / 781 / 802 TFLOP/s; rung 15 0.78 / 0.88 / 0.96), f16 0.92 / 0.98 / 1.02x:
+// the prediction held at 4096 and 8192, and 2048 (one wave, where no next tile hides anything)
+// gained most, 22 %: the direct stores cost more than the overlap alone explains. tf32 0.63 /
+// 0.77 / 0.88x (its rounding copies dominate). The first run wrote 7 to 3591 elements of C's ld
+// padding where n was ragged (TMA's 16-byte column clipping), caught by the GPU tests.
+// Bound now: the cooperative schedule (both consumers of a block finish a tile together, so the
+// tensor cores wait while they fill their buffers: ~8 thousand cycles per tile at 4096^3 against
+// cuBLAS's ~6), 3.88 tiles per block at 4096^3, and one wave's fill and drain at 2048.
 #include "gemm/wgmma_ws.cuh"
 
 namespace rungs::sgemm::wgmma_tma_store {
