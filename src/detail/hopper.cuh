@@ -77,6 +77,38 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, i
 #endif
 }
 
+// ---- the TMA rungs' kernel prologue ----
+// The start of dynamic shared memory rounded up to 1024 bytes: the 128-byte swizzle repeats every
+// 1024 bytes, so every TMA box must start on such a boundary (the launch asks for 1024 more).
+// The offset is the same in every block of a kernel, so the same in both blocks of a cluster.
+__device__ __forceinline__ unsigned char* smem_align_1024(unsigned char* raw) {
+  return reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(raw) + 1023) & ~uintptr_t(1023));
+}
+// Thread 0 initializes the pipeline's barriers: full[s] completes on one arrival (the producer's
+// expect_tx) and the bytes TMA brings, empty[s] on `releases` arrivals (the consumers that read
+// slot s). The caller syncs the block (or the cluster) before anyone uses them.
+__device__ __forceinline__ void init_pipeline_barriers(uint64_t* full, uint64_t* empty, int stages,
+                                                       unsigned releases) {
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < stages; ++s) mbar_init(&full[s], 1), mbar_init(&empty[s], releases);
+    mbar_init_fence();
+  }
+}
+// The persistent, clustered rungs' walk over C: clusters of `cl` blocks along m share a column of
+// B; cluster tile t covers tile rows cl * cm .. cl * cm + cl - 1 of tile column tn. Cluster
+// `first` takes tiles first, first + stride, ... (count in all).
+struct ClusterWalk {
+  int rows, count, first, stride;
+};
+__device__ __forceinline__ ClusterWalk cluster_walk(int tiles_m, int tiles_n, int cl) {
+  ClusterWalk w;
+  w.rows = (tiles_m + cl - 1) / cl;
+  w.count = w.rows * tiles_n;
+  w.first = static_cast<int>(blockIdx.x) / cl;
+  w.stride = static_cast<int>(gridDim.x) / cl;
+  return w;
+}
+
 // ---- TMA stores: shared memory to one 2D box of a tensor map (out-of-range elements are not
 // written), tracked as bulk groups of the issuing thread ----
 __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, const void* src, int c0, int c1) {

@@ -47,16 +47,11 @@ __global__ void __launch_bounds__(THREADS, 1)
                  int tiles_m, int tiles_n, bool c_vec) {
   constexpr int BK = bk<T>();
   extern __shared__ unsigned char smem_raw[];
-  // The 128-byte swizzle repeats every 1024 bytes: every box must start on such a boundary.
-  unsigned char* smem =
-      reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+  unsigned char* smem = detail::smem_align_1024(smem_raw);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + STAGES * STAGE_BYTES);
   uint64_t* empty = full + STAGES;
   const int tid = threadIdx.x, wg = tid / 128;
-  if (tid == 0) {
-    for (int s = 0; s < STAGES; ++s) detail::mbar_init(&full[s], 1), detail::mbar_init(&empty[s], 2);
-    detail::mbar_init_fence();
-  }
+  detail::init_pipeline_barriers(full, empty, STAGES, 2);  // empty: both consumer warpgroups
   __syncthreads();
   int tm, tn;
   detail::swizzle_tile(blockIdx.x, tiles_m, tiles_n, 8, tm, tn);

@@ -58,31 +58,23 @@ struct Maps {
 __global__ void __launch_bounds__(THREADS, 1)
     wgmma_x3_kernel(const __grid_constant__ Maps maps, Args a, int tiles_m, int tiles_n, bool c_vec) {
   extern __shared__ unsigned char smem_raw[];
-  unsigned char* smem =
-      reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+  unsigned char* smem = detail::smem_align_1024(smem_raw);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + STAGES * STAGE_BYTES);
   uint64_t* empty = full + STAGES;
   const int tid = threadIdx.x, wg = tid / 128;
   const uint32_t rank = detail::cluster_rank();
-  if (tid == 0) {
-    for (int s = 0; s < STAGES; ++s)
-      detail::mbar_init(&full[s], 1), detail::mbar_init(&empty[s], CONSUMERS * CL);
-    detail::mbar_init_fence();
-  }
+  detail::init_pipeline_barriers(full, empty, STAGES, CONSUMERS * CL);
   detail::cluster_sync();  // the peer's barriers exist before anyone signals them
-
-  const int cluster_rows = (tiles_m + CL - 1) / CL;
-  const int cluster_tiles = cluster_rows * tiles_n;
-  const int cluster_id = static_cast<int>(blockIdx.x) / CL, clusters = static_cast<int>(gridDim.x) / CL;
+  const detail::ClusterWalk walk = detail::cluster_walk(tiles_m, tiles_n, CL);
   const int KT = static_cast<int>(ceil_div(a.k, BK));
 
   if (wg == 0) {
     detail::setmaxnreg_dec<40>();
     if (tid == 0) {
       int it = 0;  // k tiles issued by this block so far: slot it % STAGES
-      for (int t = cluster_id; t < cluster_tiles; t += clusters) {
+      for (int t = walk.first; t < walk.count; t += walk.stride) {
         int cm, tn;
-        detail::swizzle_tile(t, cluster_rows, tiles_n, BAND, cm, tn);
+        detail::swizzle_tile(t, walk.rows, tiles_n, BAND, cm, tn);
         const int m0 = (cm * CL + static_cast<int>(rank)) * BM, n0 = tn * BN;
         for (int kt = 0; kt < KT; ++kt, ++it) {
           const int s = it % STAGES;
@@ -109,9 +101,9 @@ __global__ void __launch_bounds__(THREADS, 1)
     };
     int it = 0;
     float d[64], t[64];
-    for (int tile = cluster_id; tile < cluster_tiles; tile += clusters) {
+    for (int tile = walk.first; tile < walk.count; tile += walk.stride) {
       int cm, tn;
-      detail::swizzle_tile(tile, cluster_rows, tiles_n, BAND, cm, tn);
+      detail::swizzle_tile(tile, walk.rows, tiles_n, BAND, cm, tn);
       const int m0 = (cm * CL + static_cast<int>(rank)) * BM, n0 = tn * BN;
 #pragma unroll
       for (int i = 0; i < 64; ++i) d[i] = 0.0f;

@@ -52,34 +52,24 @@ __global__ void __launch_bounds__(THREADS, 1)
                     int64_t tma_cols) {
   constexpr int BK = bk<T>();
   extern __shared__ unsigned char smem_raw[];
-  // The 128-byte swizzle repeats every 1024 bytes: every box must start on such a boundary. The
-  // offset is the same in both blocks of a cluster (same kernel, same dynamic smem start).
-  unsigned char* smem =
-      reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+  unsigned char* smem = detail::smem_align_1024(smem_raw);
   unsigned char* c_buf = smem + STAGES * STAGE_BYTES;  // TMA_C: the consumers' C buffers
   uint64_t* full = reinterpret_cast<uint64_t*>(c_buf + (TMA_C ? CONSUMERS * C_BYTES : 0));
   uint64_t* empty = full + STAGES;
   const int tid = threadIdx.x, wg = tid / 128;
   const uint32_t rank = detail::cluster_rank();
-  if (tid == 0) {
-    for (int s = 0; s < STAGES; ++s)
-      detail::mbar_init(&full[s], 1), detail::mbar_init(&empty[s], CONSUMERS * CL);
-    detail::mbar_init_fence();
-  }
+  detail::init_pipeline_barriers(full, empty, STAGES, CONSUMERS * CL);
   detail::cluster_sync();  // the peer's barriers exist before anyone signals them
-
-  const int cluster_rows = (tiles_m + CL - 1) / CL;
-  const int cluster_tiles = cluster_rows * tiles_n;
-  const int cluster_id = static_cast<int>(blockIdx.x) / CL, clusters = static_cast<int>(gridDim.x) / CL;
+  const detail::ClusterWalk walk = detail::cluster_walk(tiles_m, tiles_n, CL);
   const int KT = static_cast<int>(ceil_div(a.k, BK));
 
   if (wg == 0) {
     detail::setmaxnreg_dec<40>();
     if (tid == 0) {
       int it = 0;  // k tiles issued by this block so far, over all its tiles: slot it % STAGES
-      for (int t = cluster_id; t < cluster_tiles; t += clusters) {
+      for (int t = walk.first; t < walk.count; t += walk.stride) {
         int cm, tn;
-        cluster_tile(t, cluster_rows, tiles_n, cm, tn);
+        cluster_tile(t, walk.rows, tiles_n, cm, tn);
         const int m0 = (cm * CL + static_cast<int>(rank)) * BM, n0 = tn * BN;
         for (int kt = 0; kt < KT; ++kt, ++it) {
           const int s = it % STAGES;
@@ -115,9 +105,9 @@ __global__ void __launch_bounds__(THREADS, 1)
     };
     int it = 0;
     float d[128];
-    for (int t = cluster_id; t < cluster_tiles; t += clusters) {
+    for (int t = walk.first; t < walk.count; t += walk.stride) {
       int cm, tn;
-      cluster_tile(t, cluster_rows, tiles_n, cm, tn);
+      cluster_tile(t, walk.rows, tiles_n, cm, tn);
       const int m0 = (cm * CL + static_cast<int>(rank)) * BM, n0 = tn * BN;
 #pragma unroll
       for (int i = 0; i < 128; ++i) d[i] = 0.0f;
