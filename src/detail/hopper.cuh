@@ -134,6 +134,21 @@ __device__ __forceinline__ void bulk_wait() {
   else asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
 #endif
 }
+// Stores to a shared-space address (smem_u32), 4 and 8 bytes.
+__device__ __forceinline__ void st_shared_b32(uint32_t addr, uint32_t v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
+#else
+  (void)addr; (void)v;
+#endif
+}
+__device__ __forceinline__ void st_shared_v2(uint32_t addr, uint32_t a, uint32_t b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("st.shared.v2.b32 [%0], {%1, %2};\n" ::"r"(addr), "r"(a), "r"(b) : "memory");
+#else
+  (void)addr; (void)a; (void)b;
+#endif
+}
 // Ordinary shared-memory writes of this thread become visible to the async proxy (TMA, wgmma).
 __device__ __forceinline__ void fence_proxy_async_shared() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -365,6 +380,9 @@ __device__ __forceinline__ void store_acc_64x256_tma(const float (&d)[128], unsi
                                                      int row0, int col0, float alpha, int bar_id) {
   constexpr int E = int(sizeof(T)), BOX_COLS = 128 / E, CHUNK = 2 * BOX_COLS, CHUNKS = 256 / CHUNK;
   const int t = static_cast<int>(threadIdx.x % 128), lane = t % 32, w = t / 32, g = lane / 4, q = lane % 4;
+  // Shared-space addresses and st.shared: through a generic pointer the compiler emitted generic
+  // stores (ST.E, ncu at a5861b6), which must first resolve the address space.
+  const uint32_t base = smem_u32(buf);
 #pragma unroll
   for (int c = 0; c < CHUNKS; ++c) {
     if (t == 0) bulk_wait<0, true>();  // the previous chunk's stores have read buf
@@ -375,14 +393,17 @@ __device__ __forceinline__ void store_acc_64x256_tma(const float (&d)[128], unsi
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int r = 16 * w + g + 8 * h;
-        unsigned char* p = buf + (col / BOX_COLS) * 8192 + r * 128 + ((((byte >> 4) ^ (r & 7)) << 4) | (byte & 15));
+        const uint32_t p =
+            base + (col / BOX_COLS) * 8192 + r * 128 + ((((byte >> 4) ^ (r & 7)) << 4) | (byte & 15));
         const float v0 = alpha * d[4 * j + 2 * h], v1 = alpha * d[4 * j + 2 * h + 1];
         if constexpr (std::is_same_v<T, float>) {
-          *reinterpret_cast<float2*>(p) = make_float2(v0, v1);
+          st_shared_v2(p, __float_as_uint(v0), __float_as_uint(v1));
         } else if constexpr (std::is_same_v<T, __half>) {
-          *reinterpret_cast<__half2*>(p) = __floats2half2_rn(v0, v1);
+          const __half2 x = __floats2half2_rn(v0, v1);
+          st_shared_b32(p, *reinterpret_cast<const uint32_t*>(&x));
         } else {
-          *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(v0, v1);
+          const __nv_bfloat162 x = __floats2bfloat162_rn(v0, v1);
+          st_shared_b32(p, *reinterpret_cast<const uint32_t*>(&x));
         }
       }
     }
