@@ -22,6 +22,10 @@
 // gained most, 22 %: the direct stores cost more than the overlap alone explains. tf32 0.63 /
 // 0.77 / 0.88x (its rounding copies dominate). The first run wrote 7 to 3591 elements of C's ld
 // padding where n was ragged (TMA's 16-byte column clipping), caught by the GPU tests.
+// With st.shared instead of the generic stores the compiler first emitted (8aa8a88): bf16 0.96 /
+// 0.99 / 1.06x, f16 0.93 / 0.99 / 1.03x (within the runs' spread of the above). ncu's stall
+// sampling at 4096^3 (cac4f83): the consumers spend 59 % of all warp samples in the mainloop
+// (wgmma issue and wgmma.wait: tensor-bound) and 4 % in the epilogue.
 // Bound now: the cooperative schedule (both consumers of a block finish a tile together, so the
 // tensor cores wait while they fill their buffers: ~8 thousand cycles per tile at 4096^3 against
 // cuBLAS's ~6), 3.88 tiles per block at 4096^3, and one wave's fill and drain at 2048.
