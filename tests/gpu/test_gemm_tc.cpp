@@ -197,6 +197,15 @@ check::GemmShape shape(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k) {
   return s;
 }
 
+// s with every ld rounded up to 32 bytes (16 16-bit elements, 8 floats): rows TMA can address.
+check::GemmShape aligned_rows(check::GemmShape s, GemmKind kind) {
+  s = check::normalized(s);
+  const int64_t align = check::is_16bit(kind) ? 16 : 8;
+  auto up = [&](int64_t x) { return (x + align - 1) / align * align; };
+  s.lda = up(s.lda), s.ldb = up(s.ldb), s.ldc = up(s.ldc);
+  return s;
+}
+
 TEST_P(GemmTc, OddShapesAllTransposes) {
   const int64_t shapes[][3] = {{1, 1, 1},   {127, 129, 65}, {1000, 13, 777}, {513, 1025, 257}, {33, 1, 2049},
                                {1, 77, 300}, {5, 7, 3},     {200, 264, 9},   {129, 257, 31}};
@@ -239,16 +248,11 @@ TEST_P(GemmTc, RaggedShapesAlignedRows) {
   const int64_t shapes[][3] = {{1, 1, 1},      {127, 129, 65}, {1000, 13, 777}, {513, 1025, 257},
                                {33, 1, 2049},  {200, 264, 9},  {129, 257, 31},  {300, 700, 1030},
                                {64, 256, 64}, {65, 257, 63}};
-  const int64_t align = check::is_16bit(GetParam().kind) ? 16 : 8;
-  auto up = [&](int64_t x) { return (x + align - 1) / align * align; };
   uint64_t seed = 1350;
   for (Trans ta : kT)
     for (Trans tb : kT)
-      for (const auto& sh : shapes) {
-        check::GemmShape s = check::normalized(shape(ta, tb, sh[0], sh[1], sh[2]));
-        s.lda = up(s.lda), s.ldb = up(s.ldb), s.ldc = up(s.ldc);
-        check_case(s, ++seed);
-      }
+      for (const auto& sh : shapes)
+        check_case(aligned_rows(shape(ta, tb, sh[0], sh[1], sh[2]), GetParam().kind), ++seed);
   RUNGS_FINISH(tally_);
 }
 
@@ -257,14 +261,11 @@ TEST_P(GemmTc, RaggedShapesAlignedRows) {
 // shared memory across tiles (the C staging buffer of the TMA-store epilogue, the pipeline's
 // stages and phases) is checked past its first tile, with rows aligned (TMA paths) and tight.
 TEST_P(GemmTc, ManyTilesPerBlock) {
-  const int64_t align = check::is_16bit(GetParam().kind) ? 16 : 8;
-  auto up = [&](int64_t x) { return (x + align - 1) / align * align; };
   uint64_t seed = 1380;
   for (Trans ta : kT)
     for (bool aligned : {true, false}) {
-      check::GemmShape s = check::normalized(shape(ta, Trans::N, 2100, 2052, 72));
-      if (aligned) s.lda = up(s.lda), s.ldb = up(s.ldb), s.ldc = up(s.ldc);
-      check_case(s, ++seed);
+      const check::GemmShape s = check::normalized(shape(ta, Trans::N, 2100, 2052, 72));
+      check_case(aligned ? aligned_rows(s, GetParam().kind) : s, ++seed);
     }
   RUNGS_FINISH(tally_);
 }
