@@ -301,6 +301,43 @@ __device__ __forceinline__ void wgmma_256_tf32(float (&d)[128], uint64_t da, uin
 #undef RUNGS_WGMMA_D128
 #undef RUNGS_WGMMA_D128_OUT
 
+// The 64 accumulator registers of a 64 x 128 wgmma (fp32, one warpgroup), written once for the
+// n128 wrappers below.
+#define RUNGS_WGMMA_D64 \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
+#define RUNGS_WGMMA_D64_OUT \
+  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+
+// d (64 x 128 per warpgroup, fp32) += A (64 x 16) * B (16 x 128); TA / TB: 1 = MN-major operand.
+template <int TA, int TB>
+__device__ __forceinline__ void wgmma_128_bf16(float (&d)[64], uint64_t da, uint64_t db) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 " RUNGS_WGMMA_D64 ", %64, %65, p, 1, 1, %66, %67;\n}\n"
+      : RUNGS_WGMMA_D64_OUT
+      : "l"(da), "l"(db), "n"(TA), "n"(TB));
+#else
+  (void)d; (void)da; (void)db;
+  __trap();
+#endif
+}
+template <int TA, int TB>
+__device__ __forceinline__ void wgmma_128_f16(float (&d)[64], uint64_t da, uint64_t db) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " RUNGS_WGMMA_D64 ", %64, %65, p, 1, 1, %66, %67;\n}\n"
+      : RUNGS_WGMMA_D64_OUT
+      : "l"(da), "l"(db), "n"(TA), "n"(TB));
+#else
+  (void)d; (void)da; (void)db;
+  __trap();
+#endif
+}
+#undef RUNGS_WGMMA_D64
+#undef RUNGS_WGMMA_D64_OUT
+
 // tf32, 64 x 128 per warpgroup: d = (accumulate ? d : 0) + A (64 x 8) * B (8 x 128), both K-major.
 // accumulate = false starts a fresh sum (the 3xTF32 rung sums each stage apart, see 16_wgmma_x3.cu).
 __device__ __forceinline__ void wgmma_128_tf32(float (&d)[64], uint64_t da, uint64_t db, bool accumulate) {
@@ -365,8 +402,8 @@ __device__ __forceinline__ void store_acc_64xn(const float (&d)[N / 2], T* __res
     }
 }
 
-// C[row0 .., col0 ..] = alpha * d for one warpgroup's 64 x 256 accumulator (layout as in
-// store_acc_64xn) through shared memory and TMA stores. `buf`: 16 KB, 1024-aligned, this
+// C[row0 .., col0 ..] = alpha * d for one warpgroup's 64 x N accumulator (N = 256 unless given;
+// layout as in store_acc_64xn) through shared memory and TMA stores. `buf`: 16 KB, 1024-aligned, this
 // warpgroup's own: two boxes of 64 rows x 128 bytes in the 128-byte swizzle (16-byte chunk i of
 // row r sits at chunk i ^ (r % 8): the 8 rows a warp writes at once land in 8 different chunks,
 // no bank conflicts), filled and stored in chunks of 64 rows x 256 bytes (2 for 16-bit C, 4 for
@@ -375,10 +412,11 @@ __device__ __forceinline__ void store_acc_64xn(const float (&d)[N / 2], T* __res
 // t % 128 == 0 issues the stores and owns their bulk groups; the warpgroup syncs on named
 // barrier `bar_id`. The stores are left in flight: the next call waits for their reads of `buf`,
 // the block waits for all of them (bulk_wait<0, false>) before it exits.
-template <typename T>
-__device__ __forceinline__ void store_acc_64x256_tma(const float (&d)[128], unsigned char* buf, const CUtensorMap* map,
+template <typename T, int N = 256>
+__device__ __forceinline__ void store_acc_64x256_tma(const float (&d)[N / 2], unsigned char* buf, const CUtensorMap* map,
                                                      int row0, int col0, float alpha, int bar_id) {
-  constexpr int E = int(sizeof(T)), BOX_COLS = 128 / E, CHUNK = 2 * BOX_COLS, CHUNKS = 256 / CHUNK;
+  constexpr int E = int(sizeof(T)), BOX_COLS = 128 / E, CHUNK = 2 * BOX_COLS, CHUNKS = N / CHUNK;
+  static_assert(N % CHUNK == 0, "whole 64 x 256-byte pieces");
   const int t = static_cast<int>(threadIdx.x % 128), lane = t % 32, w = t / 32, g = lane / 4, q = lane % 4;
   // Shared-space addresses and st.shared: through a generic pointer the compiler emitted generic
   // stores (ST.E, ncu at a5861b6), which must first resolve the address space.
