@@ -1,6 +1,6 @@
-// Rung 18, wgmma_pingpong: rung 17's pieces (TMA producer warpgroup, persistent grid of clusters,
-// TMA-store epilogue) in a ping-pong schedule (sm_90a); f16 and bf16, any transpose (unaligned
-// operands copied aligned as in rung 15). tf32: not here (Unsupported).
+// Rung 18, wgmma_pingpong: rung 17's pieces (TMA producer warpgroup, persistent grid of clusters
+// of 2 multicasting B, TMA-store epilogue) in a ping-pong schedule (sm_90a); f16 and bf16, any
+// transpose (unaligned operands copied aligned as in rung 15). tf32: not here (Unsupported).
 // Adds over 17 wgmma_tma_store: each consumer warpgroup owns whole 128 x 128 tiles (two
 // wgmma.m64n128 per k16, 128 accumulator registers) and the two take a block's tiles in turn:
 // consumer 0 runs the mainloop of the block's tiles 0, 2, 4..., consumer 1 of tiles 1, 3, 5...
@@ -9,14 +9,22 @@
 // tensor cores busy: the epilogue is hidden instead of stalling both. The producer fills one ring
 // of 6 stages of 32 KB (A 128 x 64, B 128 x 64) in the blocks' tile order; each consumer's 16 KB
 // C buffer stages its tile in two 64-row pieces.
-// A 128 x 128 tile brings 1.5x the operand bytes per MMA of rung 17's 128 x 256. With clusters of
-// 2 along m multicasting B (rung 17's arrangement) that made this rung L2-bound at 0.80x cuBLAS
-// (first GPU run, 75caa5e: 7.4 TB/s of operands from L2 against rung 17's 6.0). So clusters are
-// 2 x 2 tiles: the two blocks of a tile row share A, the two of a tile column share B, and each
-// block loads one half of each with TMA multicast: per MMA the same L2 bytes as rung 17.
-// Prediction for the 2 x 2 clusters (written before their run): from 0.80x to 1.00-1.04x cuBLAS
-// bf16 at 4096 and 8192 if L2 was the only binding cost, less the share of SMs that clusters of 4
-// leave idle (132 SMs are not all in groups of 4 within a GPC).
+// Prediction (written before any GPU run): 4096^3 bf16 from rung 17's 0.99x to 1.02-1.05x cuBLAS
+// (its 4 % of warp samples in the epilogue go, the tensor cores stay busy across tiles), 2048^3
+// from 0.96 to ~1.0; a miss if its 1.5x operand traffic per MMA from L2 binds.
+// Measured on the H100 (75caa5e, interleaved with cuBLAS): a miss. bf16 0.83 / 0.80 / 0.80x at
+// 2048 / 4096 / 8192^3 (514 / 633 / 583 TFLOP/s; rung 17 in the same run 0.95 / 0.99 / 1.01x), f16
+// 0.82 / 0.80 / 0.80x. Correct at every tested shape, memcheck and racecheck clean.
+// Not L2: clusters of 2 x 2 tiles (A multicast along n as well, so the same L2 bytes per MMA as
+// rung 17) measured worse, 0.61 / 0.73 / 0.77x (ee1259b), and were reverted.
+// Bound (most likely; ncu has not yet profiled this rung) by shared-memory bandwidth, 128 bytes
+// per SM cycle, the account that fits both rungs: at
+// full tensor rate (2048 bf16 FMA per SM cycle) an m64nNk16 wgmma with both operands in shared
+// memory reads B at 64 B/cycle whatever N is, and A at 2 * 2048 / N B/cycle; the TMA fills write
+// 2 * 2048 * (1 / BM + 1 / BN) B/cycle. Rung 17 (N = 256, 128 x 256): 64 + 16 + 48 = 128 B/cycle,
+// just inside; this rung (N = 128, 128 x 128): 64 + 32 + 64 = 160, so at most 128 / 160 = 0.80 of
+// the tensor rate: what was measured. ncu put cuBLAS's busiest pipe at shared memory (90-93 %).
+// Kept as the rung that shows the budget; see docs/gemm_tc.md.
 #include "detail/check.hpp"
 #include "detail/gemm_pipeline.cuh"
 #include "detail/gemm_tc.cuh"
@@ -35,8 +43,7 @@ using detail::ceil_div;
 
 constexpr int BM = 128, BN = 128, STAGES = 6;
 constexpr int CONSUMERS = 2, THREADS = 128 * (CONSUMERS + 1);  // warpgroup 0 produces
-constexpr int CM = 2, CN = 2;  // a cluster: CM tile rows x CN tile columns (rank = rm + CM * rn)
-constexpr int CL = CM * CN;
+constexpr int CL = 2;                                           // blocks along m sharing B
 constexpr int ROW = 128;                                        // bytes per smem row (one swizzle row)
 constexpr int A_BYTES = BM * ROW, B_BYTES = BN * ROW, STAGE_BYTES = A_BYTES + B_BYTES;  // 16 + 16 KB
 constexpr int C_BYTES = 16384;  // each consumer's C buffer: 64 rows x 256 bytes
@@ -92,49 +99,43 @@ __global__ void __launch_bounds__(THREADS, 1)
   uint64_t* turn = empty + STAGES;  // turn[w]: consumer w may issue its next tile's MMAs
   const int tid = threadIdx.x, wg = tid / 128;
   const uint32_t rank = detail::cluster_rank();
-  // A slot is read by one consumer per block, and written by this block and its two peers: every
-  // consumer releases it in all CL blocks, so empty counts CL arrivals.
+  // A slot is read by one consumer per block: empty counts one arrival from each block.
   detail::init_pipeline_barriers(full, empty, STAGES, CL);
   if (tid == 0) {
     detail::mbar_init(&turn[0], 1), detail::mbar_init(&turn[1], 1);
     detail::mbar_init_fence();
   }
   detail::cluster_sync();  // the peer's barriers exist before anyone signals them
-  // Cluster tile t covers tile rows CM * cm + rm and tile columns CN * cn + rn; cluster `first`
-  // takes tiles first, first + stride, ... of `count`.
-  const int rows = (tiles_m + CM - 1) / CM, cols = (tiles_n + CN - 1) / CN, count = rows * cols;
-  const int first = static_cast<int>(blockIdx.x) / CL, stride = static_cast<int>(gridDim.x) / CL;
-  const int rm = static_cast<int>(rank) % CM, rn = static_cast<int>(rank) / CM;
-  auto tile_origin = [&](int t, int& m0, int& n0) {
-    int cm, cn;
-    detail::swizzle_tile(t, rows, cols, BAND, cm, cn);
-    m0 = (cm * CM + rm) * BM, n0 = (cn * CN + rn) * BN;
-  };
+  const detail::ClusterWalk walk = detail::cluster_walk(tiles_m, tiles_n, CL);
   const int KT = static_cast<int>(ceil_div(a.k, BK));
 
   if (wg == 0) {
     detail::setmaxnreg_dec<40>();
     if (tid == 0) {
       int it = 0;  // k tiles issued by this block so far, over its tiles in order: slot it % STAGES
-      // A's half rn goes to the blocks of this tile row, B's half rm to those of this tile column.
-      const uint16_t mask_a = (1u << rm) | (1u << (rm + CM)), mask_b = 3u << (CM * rn);
-      for (int t = first; t < count; t += stride) {
-        int m0, n0;
-        tile_origin(t, m0, n0);
+      for (int t = walk.first; t < walk.count; t += walk.stride) {
+        int cm, tn;
+        detail::swizzle_tile(t, walk.rows, tiles_n, BAND, cm, tn);
+        const int m0 = (cm * CL + static_cast<int>(rank)) * BM, n0 = tn * BN;
         for (int kt = 0; kt < KT; ++kt, ++it) {
           const int s = it % STAGES;
           if (it >= STAGES) detail::mbar_wait(&empty[s], ((it / STAGES) - 1) & 1);
           unsigned char* st = smem + s * STAGE_BYTES;
           uint64_t* bar = &full[s];
           const int k0 = kt * BK;
-          detail::mbar_expect_tx(bar, STAGE_BYTES);  // both halves of A and of B
-          // Half h of A (m rows 64h..) sits at st + 8 KB h in either layout: K-major 64 rows of
-          // 128 B, or MN-major one box of BK k-rows x 64 m; the same for B's halves at sb.
-          if constexpr (A_MN) detail::tma_load_2d_multicast(st + rn * (A_BYTES / 2), &map_a, m0 + 64 * rn, k0, bar, mask_a);
-          else detail::tma_load_2d_multicast(st + rn * (A_BYTES / 2), &map_a, k0, m0 + 64 * rn, bar, mask_a);
+          detail::mbar_expect_tx(bar, STAGE_BYTES);  // A (own) + both halves of B
+          if constexpr (A_MN) {  // boxes of BK k-rows x 64 m
+            for (int j = 0; j < BM / 64; ++j) detail::tma_load_2d(st + j * BK * ROW, &map_a, m0 + 64 * j, k0, bar);
+          } else {
+            detail::tma_load_2d(st, &map_a, k0, m0, bar);
+          }
           unsigned char* sb = st + A_BYTES;
-          if constexpr (B_MN) detail::tma_load_2d_multicast(sb + rm * (B_BYTES / 2), &map_b, n0 + 64 * rm, k0, bar, mask_b);
-          else detail::tma_load_2d_multicast(sb + rm * (B_BYTES / 2), &map_b, k0, n0 + 64 * rm, bar, mask_b);
+          constexpr uint16_t all = (1u << CL) - 1;
+          if constexpr (B_MN) {  // this block's box of BK k-rows x 64 n (BN / 64 / CL = 1)
+            detail::tma_load_2d_multicast(sb + rank * BK * ROW, &map_b, n0 + 64 * int(rank), k0, bar, all);
+          } else {  // this block's BN / CL rows of n, k-contiguous
+            detail::tma_load_2d_multicast(sb + rank * (B_BYTES / CL), &map_b, k0, n0 + int(rank) * (BN / CL), bar, all);
+          }
         }
       }
     }
@@ -142,17 +143,18 @@ __global__ void __launch_bounds__(THREADS, 1)
     detail::setmaxnreg_inc<232>();
     const int w = wg - 1;  // this consumer takes the block's tiles w, w + 2, ...
     const bool leader = tid % 128 == 0;
-    auto release = [&](int slot) {  // every block's producer may refill `slot`
+    auto release = [&](int slot) {  // both blocks' producers may refill `slot`
       if (leader)
         for (uint32_t c = 0; c < CL; ++c) detail::mbar_arrive_cluster(&empty[slot], c);
     };
     unsigned turn_phase = 0;
     float d0[64], d1[64];
     for (int j = w;; j += 2) {
-      const int t = first + j * stride;
-      if (t >= count) break;
-      int m0, n0;
-      tile_origin(t, m0, n0);
+      const int t = walk.first + j * walk.stride;
+      if (t >= walk.count) break;
+      int cm, tn;
+      detail::swizzle_tile(t, walk.rows, tiles_n, BAND, cm, tn);
+      const int m0 = (cm * CL + static_cast<int>(rank)) * BM, n0 = tn * BN;
       if (j > 0) {  // the other consumer has issued its tile's MMAs (consumer 0 starts at once)
         detail::mbar_wait(&turn[w], turn_phase);
         turn_phase ^= 1;
@@ -192,11 +194,11 @@ template <typename T, bool A_MN, bool B_MN>
 void launch(const ArgsT<T>& a) {
   constexpr int BK = bk<T>(), E = int(sizeof(T));
   const CUtensorMap ma = A_MN ? detail::make_tensor_map_2d(a.A, detail::tma_type<T>(), E, a.k, a.m, a.lda, BK, 64)
-                              : detail::make_tensor_map_2d(a.A, detail::tma_type<T>(), E, a.m, a.k, a.lda, BM / CN, BK);
+                              : detail::make_tensor_map_2d(a.A, detail::tma_type<T>(), E, a.m, a.k, a.lda, BM, BK);
   const CUtensorMap mb = B_MN ? detail::make_tensor_map_2d(a.B, detail::tma_type<T>(), E, a.k, a.n, a.ldb, BK, 64)
-                              : detail::make_tensor_map_2d(a.B, detail::tma_type<T>(), E, a.n, a.k, a.ldb, BN / CM, BK);
+                              : detail::make_tensor_map_2d(a.B, detail::tma_type<T>(), E, a.n, a.k, a.ldb, BN / CL, BK);
   const int64_t tiles_m = ceil_div(a.m, BM), tiles_n = ceil_div(a.n, BN);
-  const int64_t cluster_tiles = ceil_div(tiles_m, CM) * ceil_div(tiles_n, CN);
+  const int64_t cluster_tiles = ceil_div(tiles_m, CL) * tiles_n;
   if (cluster_tiles > INT32_MAX / 2) throw Unsupported("rungs: wgmma_pingpong: too many tiles for one launch");
   auto* kernel = &pingpong_kernel<T, A_MN, B_MN>;
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), SMEM_BYTES);
