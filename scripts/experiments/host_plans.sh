@@ -10,6 +10,6 @@ for s in $sizes; do
   for p in $plans; do
     flag=(); [ "$p" != auto ] && flag=(--plan "$p")
     build-gpu/rungs bench gemm_host --size "$s" --memory all --reps 20 --format csv --quiet "${flag[@]}" 2>&1 |
-      sed -n '2,$p' | sed "s/^/$p,/"
+      sed -n '2,$p' | sed "s|^|$p,|"
   done
 done

@@ -2,7 +2,8 @@
 # One device call: Nsight Compute on tensor-core rungs beside cuBLAS's own kernel (issue 5's
 # profile: tensor-pipe use, clocks, L2/DRAM traffic, stall reasons, cuBLAS's tile and grid).
 # Usage: PROFILES="bf16:4096:wgmma_ws bf16:4096:cublas" scripts/experiments/ncu_tc.sh
-# Each profile is dtype:size:variant; one kernel launch each (the third), clocks not locked.
+# Each profile is dtype:size:variant[:kernel regex] (default <variant>_kernel; rungs 15, 17 and 19
+# run wgmma_ws_kernel, 18 pingpong_kernel); one kernel launch each (the third), clocks not locked.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
@@ -28,8 +29,8 @@ for base in sm__pipe_tensor_op_gmma_cycles_active sm__inst_executed_pipe_tensor_
 done
 grep -oE "^sm__pipe_tensor[a-z_]*" /tmp/ncu_metrics.txt | sort -u | head -20
 for p in ${PROFILES:-bf16:4096:wgmma_ws bf16:4096:cublas}; do
-  IFS=: read -r dtype size variant <<<"$p"
-  if [ "$variant" = cublas ]; then k='regex:nvjet|sm90|xmma|cutlass|gemm'; else k="regex:${variant}_kernel"; fi
+  IFS=: read -r dtype size variant kernel <<<"$p"
+  if [ "$variant" = cublas ]; then k='regex:nvjet|sm90|xmma|cutlass|gemm'; else k="regex:${kernel:-${variant}_kernel}"; fi
   f="$OUT/ncu_${dtype}_${size}_${variant}.txt"
   log "ncu $p"
   timeout 200 ncu --clock-control none --kernel-name "$k" --launch-skip 2 --launch-count 1 \

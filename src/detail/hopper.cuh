@@ -164,6 +164,25 @@ __device__ __forceinline__ void named_barrier(int id, int threads) {
 #endif
 }
 
+// ---- flags between blocks of one grid (stream-K's partial tiles): a release store after the
+// block's writes (ordered before it by a barrier), an acquire load before reading them ----
+__device__ __forceinline__ void st_release_gpu(int* p, int v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("st.release.gpu.global.b32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
+#else
+  (void)p; (void)v;
+#endif
+}
+__device__ __forceinline__ int ld_acquire_gpu(const int* p) {
+  int v = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
+#else
+  (void)p;
+#endif
+  return v;
+}
+
 // ---- clusters (the wgmma_ws rung runs clusters of 2 along m that share B) ----
 __device__ __forceinline__ uint32_t cluster_rank() {
   uint32_t r = 0;
@@ -393,8 +412,9 @@ template <typename T, int N = 256>
 __device__ __forceinline__ void store_acc_64xn(const float (&d)[N / 2], T* __restrict__ C, int64_t ldc, int row0,
                                                  int col0, int m, int n, float alpha, float beta, bool vec) {
   const int t = static_cast<int>(threadIdx.x % 128), lane = t % 32, w = t / 32, g = lane / 4, q = lane % 4;
-#pragma unroll
-  for (int j = 0; j < N / 8; ++j)
+  constexpr int J = N / 8;
+#pragma unroll J
+  for (int j = 0; j < J; ++j)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int r = row0 + 16 * w + g + 8 * h, c = col0 + 8 * j + 2 * q;

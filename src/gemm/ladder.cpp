@@ -60,6 +60,10 @@ const std::vector<Rung>& ladder() {
        "ping-pong consumers: each warpgroup owns whole 128x128 tiles and they take turns on the tensor cores, one's "
        "TMA-store epilogue under the other's MMAs (sm_90a); f16 bf16 any transpose",
        90, false, nullptr, nullptr, nullptr, wgmma_pingpong::run_f16, wgmma_pingpong::run_bf16},
+      {"wgmma_streamk",
+       "rung 17 with a stream-K tail: the last two rounds' tiles split by k evenly over all clusters, partial sums "
+       "added by each tile's first cluster (sm_90a); f16 bf16 tf32",
+       90, false, nullptr, wgmma_streamk::run_tf32, nullptr, wgmma_streamk::run_f16, wgmma_streamk::run_bf16},
   };
   return rungs;
 }

@@ -1,8 +1,9 @@
-// The kernel of rungs 15 (wgmma_ws) and 17 (wgmma_tma_store), written once: a warp-specialized,
-// persistent, clustered wgmma GEMM (sm_90a). What it does and what bounds it: the header comments
-// of 15_wgmma_ws.cu (TMA_C = false: the consumers store C straight from registers) and
-// 17_wgmma_tma_store.cu (TMA_C = true: through shared memory and TMA stores). Included by those
-// two files only.
+// The kernel of rungs 15 (wgmma_ws), 17 (wgmma_tma_store) and 19 (wgmma_streamk), written once: a
+// warp-specialized, persistent, clustered wgmma GEMM (sm_90a). What it does and what bounds it:
+// the header comments of 15_wgmma_ws.cu (TMA_C = false: the consumers store C straight from
+// registers), 17_wgmma_tma_store.cu (TMA_C = true: through shared memory and TMA stores) and
+// 19_wgmma_streamk.cu (SK = true: the last tiles' k split evenly over all clusters). Included by
+// those three files only.
 #pragma once
 
 #include "detail/check.hpp"
@@ -44,12 +45,77 @@ __device__ __forceinline__ void cluster_tile(int t, int cluster_rows, int tiles_
   detail::swizzle_tile(t, cluster_rows, tiles_n, BAND, cm, tn);
 }
 
+// Stream-K (rung 19): cluster tiles 0 .. dp_tiles - 1 are whole pieces of work, dealt round-robin
+// as in rungs 15 and 17 (the walk); the k tiles of the rest, `units` in all in tile order, are cut
+// into one contiguous range per cluster (cluster c: units * c / G .. units * (c + 1) / G of G).
+// A range that starts inside a tile leaves that tile's partial sum in the workspace (one 64 x 256
+// fp32 slot per cluster, block and consumer) and sets its flag; the cluster whose range holds
+// the tile's first k tile (it ends its range there) adds the partials of the clusters after it,
+// then stores the tile. With G < tiles < 2 G in the split, a range is longer than a tile: a tile
+// is cut at most once, and its rest belongs to the next cluster. Rungs 15 and 17 pass dp_tiles =
+// all tiles, units = 0.
+struct StreamK {
+  int dp_tiles = 0;
+  int kt = 0;           // k tiles per tile
+  int64_t units = 0;    // < 2^31 (else no stream-K)
+  float* ws = nullptr;  // partial sums: slot (cluster * CL + rank) * CONSUMERS + consumer, 64 x 256 each
+  int* flags = nullptr;  // one per slot, zero before the launch, 1 once its slot holds a partial
+};
+
+// This cluster's pieces of work: piece p < count is cluster tile t, k tiles kb .. ke - 1. A counted
+// loop with the piece computed from p (a loop driven by a next() that keeps state made the
+// compiler leave the epilogue's loop rolled and the accumulators in local memory).
+struct Pieces {
+  int count, dp;      // dp of the count pieces are whole tiles first, first + stride, ...
+  int t0, k0, end;    // then the stream-K range: tile t0 from k tile k0 on, to k tile `end` counted from t0
+  __device__ __forceinline__ Pieces(const StreamK& sk, int first, int clusters) {
+    const int kt = max(sk.kt, 1);
+    dp = first < sk.dp_tiles ? (sk.dp_tiles - first + clusters - 1) / clusters : 0;
+    const int u0 = static_cast<int>(sk.units * first / clusters), u1 = static_cast<int>(sk.units * (first + 1) / clusters);
+    t0 = sk.dp_tiles + u0 / kt, k0 = u0 % kt, end = k0 + (u1 - u0);
+    count = dp + (u1 > u0 ? (end - 1) / kt + 1 : 0);
+  }
+  // Piece p: cluster tile t, k tiles kb .. ke - 1 (kt: k tiles per tile).
+  __device__ __forceinline__ void at(int p, int first, int stride, int kt, int& t, int& kb, int& ke) const {
+    if (p < dp) {
+      t = first + p * stride, kb = 0, ke = kt;
+    } else {
+      const int i = p - dp;  // the range's i-th tile
+      t = t0 + i, kb = i == 0 ? k0 : 0, ke = min(kt, end - i * kt);
+    }
+  }
+};
+
+// A consumer's 64 x 256 partial sum to / from its workspace slot: float4 i of thread t at
+// i * 128 + t (each warp moves 512 contiguous bytes per instruction), through L2 only.
+__device__ __forceinline__ void save_partial(const float (&d)[128], float* slot) {
+  float4* p = reinterpret_cast<float4*>(slot) + threadIdx.x % 128;
+#pragma unroll
+  for (int i = 0; i < 32; ++i) __stcg(p + i * 128, make_float4(d[4 * i], d[4 * i + 1], d[4 * i + 2], d[4 * i + 3]));
+}
+// Loads in groups of 8 float4 (32 registers): all 32 at once would not fit beside d.
+__device__ __forceinline__ void add_partial(float (&d)[128], const float* slot) {
+  const float4* p = reinterpret_cast<const float4*>(slot) + threadIdx.x % 128;
+#pragma unroll
+  for (int g = 0; g < 4; ++g) {
+    float4 v[8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i) v[i] = __ldcg(p + (8 * g + i) * 128);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      float* x = &d[4 * (8 * g + i)];
+      x[0] += v[i].x, x[1] += v[i].y, x[2] += v[i].z, x[3] += v[i].w;
+    }
+    asm volatile("" ::: "memory");  // the next group's loads stay after these adds
+  }
+}
+
 // A_MN: A stored k x m (ta == T), m-contiguous; B_MN: B stored k x n (tb == N), n-contiguous.
-template <typename T, bool A_MN, bool B_MN, int CL, bool TMA_C>
+template <typename T, bool A_MN, bool B_MN, int CL, bool TMA_C, bool SK>
 __global__ void __launch_bounds__(THREADS, 1)
     wgmma_ws_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                     const __grid_constant__ CUtensorMap map_c, ArgsT<T> a, int tiles_m, int tiles_n, bool c_vec,
-                    int64_t tma_cols) {
+                    int64_t tma_cols, StreamK sk) {
   constexpr int BK = bk<T>();
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = detail::smem_align_1024(smem_raw);
@@ -61,17 +127,19 @@ __global__ void __launch_bounds__(THREADS, 1)
   detail::init_pipeline_barriers(full, empty, STAGES, CONSUMERS * CL);
   detail::cluster_sync();  // the peer's barriers exist before anyone signals them
   const detail::ClusterWalk walk = detail::cluster_walk(tiles_m, tiles_n, CL);
-  const int KT = static_cast<int>(ceil_div(a.k, BK));
+  const Pieces pieces(sk, walk.first, walk.stride);
 
   if (wg == 0) {
     detail::setmaxnreg_dec<40>();
     if (tid == 0) {
       int it = 0;  // k tiles issued by this block so far, over all its tiles: slot it % STAGES
-      for (int t = walk.first; t < walk.count; t += walk.stride) {
+      for (int p = 0; p < pieces.count; ++p) {
+        int t, kb, ke;
+        pieces.at(p, walk.first, walk.stride, sk.kt, t, kb, ke);
         int cm, tn;
         cluster_tile(t, walk.rows, tiles_n, cm, tn);
         const int m0 = (cm * CL + static_cast<int>(rank)) * BM, n0 = tn * BN;
-        for (int kt = 0; kt < KT; ++kt, ++it) {
+        for (int kt = kb; kt < ke; ++kt, ++it) {
           const int s = it % STAGES;
           // Use u = it / STAGES of slot s needs use u - 1 released by the consumers of both blocks.
           if (it >= STAGES) detail::mbar_wait(&empty[s], ((it / STAGES) - 1) & 1);
@@ -105,13 +173,12 @@ __global__ void __launch_bounds__(THREADS, 1)
     };
     int it = 0;
     float d[128];
-    for (int t = walk.first; t < walk.count; t += walk.stride) {
-      int cm, tn;
-      cluster_tile(t, walk.rows, tiles_n, cm, tn);
-      const int m0 = (cm * CL + static_cast<int>(rank)) * BM, n0 = tn * BN;
+    for (int p = 0; p < pieces.count; ++p) {
+      int t, kb, ke;
+      pieces.at(p, walk.first, walk.stride, sk.kt, t, kb, ke);
 #pragma unroll
       for (int i = 0; i < 128; ++i) d[i] = 0.0f;
-      for (int kt = 0; kt < KT; ++kt, ++it) {
+      for (int kt = kb; kt < ke; ++kt, ++it) {
         const int s = it % STAGES;
         detail::mbar_wait(&full[s], (it / STAGES) & 1);
         const unsigned char* As = smem + s * STAGE_BYTES;
@@ -120,16 +187,39 @@ __global__ void __launch_bounds__(THREADS, 1)
         detail::wgmma_stage_64x256<T, A_MN, B_MN>(d, As, Bs, cw);
         detail::wgmma_commit();
         detail::wgmma_wait<1>();  // the MMAs of k tile it - 1 have retired: release its slot
-        if (kt > 0) release((it - 1) % STAGES);
+        if (kt > kb) release((it - 1) % STAGES);
       }
       detail::wgmma_wait<0>();
-      if (KT > 0) release((it - 1) % STAGES);
-
-      if (TMA_C && n0 + BN <= tma_cols) {
-        detail::store_acc_64x256_tma<T>(d, c_buf + cw * C_BYTES, &map_c, m0 + cw * 64, n0, a.alpha, 1 + cw);
+      if (ke > kb) release((it - 1) % STAGES);
+      auto store_tile = [&] {
+        int cm, tn;  // (found only now: fewer registers held beside the accumulators)
+        cluster_tile(t, walk.rows, tiles_n, cm, tn);
+        const int m0 = (cm * CL + static_cast<int>(rank)) * BM, n0 = tn * BN;
+        if (TMA_C && n0 + BN <= tma_cols) {
+          detail::store_acc_64x256_tma<T>(d, c_buf + cw * C_BYTES, &map_c, m0 + cw * 64, n0, a.alpha, 1 + cw);
+        } else {
+          detail::store_acc_64xn(d, a.C, a.ldc, m0 + cw * 64, n0, static_cast<int>(a.m), static_cast<int>(a.n),
+                                 a.alpha, a.beta, c_vec);
+        }
+      };
+      if constexpr (SK) {
+        const int slot = (walk.first * CL + static_cast<int>(rank)) * CONSUMERS + cw;
+        if (kb > 0) {  // a later part of the tile: leave the partial sum to the tile's owner
+          save_partial(d, sk.ws + static_cast<size_t>(slot) * (64 * BN));
+          detail::named_barrier(1 + cw, 128);  // the warpgroup's writes, before its flag
+          if (tid % 128 == 0) detail::st_release_gpu(&sk.flags[slot], 1);
+        } else if (ke < sk.kt) {  // the tile's first part ends this range: the next cluster has the rest
+          const int other = slot + CL * CONSUMERS;
+          if (tid % 128 == 0)
+            while (detail::ld_acquire_gpu(&sk.flags[other]) == 0) __nanosleep(32);
+          detail::named_barrier(1 + cw, 128);  // every thread reads after the flag was seen
+          add_partial(d, sk.ws + static_cast<size_t>(other) * (64 * BN));
+          store_tile();  // (in each branch: a merge after the add made the compiler hold two d's)
+        } else {
+          store_tile();
+        }
       } else {
-        detail::store_acc_64xn(d, a.C, a.ldc, m0 + cw * 64, n0, static_cast<int>(a.m), static_cast<int>(a.n),
-                               a.alpha, a.beta, c_vec);
+        store_tile();
       }
     }
     if (TMA_C && tid % 128 == 0) detail::bulk_wait<0, false>();  // this consumer's C stores are done
@@ -137,7 +227,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   detail::cluster_sync();  // no block leaves while its peer may still signal or write into it
 }
 
-template <typename T, bool A_MN, bool B_MN, int CL, bool TMA_C>
+template <typename T, bool A_MN, bool B_MN, int CL, bool TMA_C, bool SK>
 void launch(const ArgsT<T>& a, const char* name) {
   constexpr int BK = bk<T>(), E = int(sizeof(T));
   const CUtensorMap ma = A_MN ? detail::make_tensor_map_2d(a.A, detail::tma_type<T>(), E, a.k, a.m, a.lda, BK, 64)
@@ -147,7 +237,7 @@ void launch(const ArgsT<T>& a, const char* name) {
   const int64_t tiles_m = ceil_div(a.m, BM), tiles_n = ceil_div(a.n, BN);
   const int64_t cluster_tiles = ceil_div(tiles_m, CL) * tiles_n;
   if (cluster_tiles > INT32_MAX) throw Unsupported(std::string("rungs: ") + name + ": too many tiles for one launch");
-  auto* kernel = &wgmma_ws_kernel<T, A_MN, B_MN, CL, TMA_C>;
+  auto* kernel = &wgmma_ws_kernel<T, A_MN, B_MN, CL, TMA_C, SK>;
   constexpr int SMEM_BYTES = smem_bytes<TMA_C>();
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), SMEM_BYTES);
   const int fit = detail::max_active_clusters(reinterpret_cast<const void*>(kernel), THREADS, SMEM_BYTES, CL, name);
@@ -162,13 +252,29 @@ void launch(const ArgsT<T>& a, const char* name) {
   const int64_t tma_cols = !tma_c ? 0 : (a.n * E) % 16 == 0 ? INT64_MAX : a.n;
   const CUtensorMap mc = tma_c ? detail::make_tensor_map_2d(a.C, detail::tma_type<T>(), E, a.m, a.n, a.ldc, 64, 128 / E)
                                : CUtensorMap{};
+  // Stream-K: with W = tiles / clusters full waves and a part-filled last one, the last two waves'
+  // tiles (W - 1 of them run whole) are shared out by k, so every cluster ends at the same time.
+  StreamK sk;
+  sk.dp_tiles = static_cast<int>(cluster_tiles);
+  sk.kt = static_cast<int>(ceil_div(a.k, static_cast<int64_t>(BK)));
+  std::unique_ptr<detail::Scratch> ws, flags;  // freed on the stream after the kernel
+  const int64_t last_two = cluster_tiles - (cluster_tiles / clusters - 1) * clusters;
+  if (SK && cluster_tiles > clusters && cluster_tiles % clusters != 0 && sk.kt >= 2 &&
+      last_two * sk.kt <= INT32_MAX) {
+    sk.dp_tiles = static_cast<int>((cluster_tiles / clusters - 1) * clusters);
+    sk.units = (cluster_tiles - sk.dp_tiles) * sk.kt;
+    const size_t slots = static_cast<size_t>(clusters) * CL * CONSUMERS;
+    ws = std::make_unique<detail::Scratch>(slots * 64 * BN * sizeof(float), a.stream);
+    flags = std::make_unique<detail::Scratch>(slots * sizeof(int), a.stream, true);
+    sk.ws = ws->as<float>(), sk.flags = flags->as<int>();
+  }
   const detail::ClusterLaunch l(static_cast<unsigned>(clusters * CL), THREADS, SMEM_BYTES, CL, a.stream);
   RUNGS_CUDA(cudaLaunchKernelEx(&l.cfg, kernel, ma, mb, mc, a, static_cast<int>(tiles_m), static_cast<int>(tiles_n),
-                                c_vec, tma_cols));
+                                c_vec, tma_cols, sk));
   detail::check_launch(name);
 }
 
-template <bool TMA_C, typename T>
+template <bool TMA_C, bool SK = false, typename T>
 void run_any(const ArgsT<T>& user, const char* name) {
   detail::require_sm90a(name);
   std::unique_ptr<detail::Scratch> keep_a, keep_b;  // freed on the stream after the kernel
@@ -176,10 +282,10 @@ void run_any(const ArgsT<T>& user, const char* name) {
   detail::dispatch_trans(a.ta, a.tb, [&](auto ta, auto tb) {
     if constexpr (std::is_same_v<T, float>) {
       if constexpr (!decltype(ta)::value && decltype(tb)::value) {  // operands() made it nt
-        launch<T, false, false, CLUSTER, TMA_C>(a, name);
+        launch<T, false, false, CLUSTER, TMA_C, SK>(a, name);
       }
     } else {
-      launch<T, decltype(ta)::value, !decltype(tb)::value, CLUSTER, TMA_C>(a, name);
+      launch<T, decltype(ta)::value, !decltype(tb)::value, CLUSTER, TMA_C, SK>(a, name);
     }
   });
 }

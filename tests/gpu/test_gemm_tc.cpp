@@ -270,6 +270,21 @@ TEST_P(GemmTc, ManyTilesPerBlock) {
   RUNGS_FINISH(tally_);
 }
 
+// Stream-K's tails (rung 19): more cluster tiles than clusters, not a multiple of them, and k of
+// several k tiles, so tiles are cut between two clusters (one leaves its partial sum, the other
+// adds it and stores the tile): 2100 x 2052 is 81 cluster tiles (all split, 66 clusters on the
+// H100), 4100 x 2052 is 153 (66 whole, 87 split). beta != 0 takes the direct epilogue, which
+// reads C: only the tile's owner may. Every rung runs these shapes; the split shows only in 19.
+TEST_P(GemmTc, StreamKTails) {
+  uint64_t seed = 1390;
+  for (Trans ta : kT) check_case(aligned_rows(shape(ta, Trans::N, 2100, 2052, 200), GetParam().kind), ++seed);
+  check::GemmShape s = shape(Trans::N, Trans::T, 2100, 2052, 200);
+  s.alpha = 1.5f, s.beta = -0.5f;
+  check_case(s, ++seed);
+  check_case(aligned_rows(shape(Trans::N, Trans::N, 4100, 2052, 136), GetParam().kind), ++seed);
+  RUNGS_FINISH(tally_);
+}
+
 TEST_P(GemmTc, MisalignedPointers) {  // A + 1, B + 1, C + 1 element: 2-byte (4-byte) aligned only
   uint64_t seed = 1400;
   for (Trans ta : kT)
