@@ -15,16 +15,17 @@
 // Measured on the H100 (75caa5e, interleaved with cuBLAS): a miss. bf16 0.83 / 0.80 / 0.80x at
 // 2048 / 4096 / 8192^3 (514 / 633 / 583 TFLOP/s; rung 17 in the same run 0.95 / 0.99 / 1.01x), f16
 // 0.82 / 0.80 / 0.80x. Correct at every tested shape, memcheck and racecheck clean.
-// Not L2: clusters of 2 x 2 tiles (A multicast along n as well, so the same L2 bytes per MMA as
-// rung 17) measured worse, 0.61 / 0.73 / 0.77x (ee1259b), and were reverted.
-// Bound (most likely; ncu has not yet profiled this rung) by shared-memory bandwidth, 128 bytes
-// per SM cycle, the account that fits both rungs: at
-// full tensor rate (2048 bf16 FMA per SM cycle) an m64nNk16 wgmma with both operands in shared
-// memory reads B at 64 B/cycle whatever N is, and A at 2 * 2048 / N B/cycle; the TMA fills write
-// 2 * 2048 * (1 / BM + 1 / BN) B/cycle. Rung 17 (N = 256, 128 x 256): 64 + 16 + 48 = 128 B/cycle,
-// just inside; this rung (N = 128, 128 x 128): 64 + 32 + 64 = 160, so at most 128 / 160 = 0.80 of
-// the tensor rate: what was measured. ncu put cuBLAS's busiest pipe at shared memory (90-93 %).
-// Kept as the rung that shows the budget; see docs/gemm_tc.md.
+// Not L2 bytes alone: clusters of 2 x 2 tiles (A multicast along n as well: rung 17's L2 bytes per MMA as
+// well) measured worse, 0.61 / 0.73 / 0.77x (ee1259b; clusters of 4 cost other things), and were reverted.
+// Not shared memory either, though that was the next guess: an account of its bandwidth (128 B
+// per SM cycle; an m64nNk16 wgmma with both operands in shared memory reads B at 64 B/cycle at
+// full tensor rate whatever N is, A at 4096 / N, and the TMA fills write 4096 (1 / BM + 1 / BN):
+// rung 17 128 B/cycle, this rung 160, so at most 0.80) matched the measured ratio, but ncu
+// (4096^3 bf16, 6f94199) found no saturated unit: tensor pipe 69.5 % of elapsed cycles (the
+// busiest), L2 76 %, DRAM 29 %; rung 17 beside it: shared-memory pipe 88 %, L2 60 %.
+// Bound, then, by keeping the tensor cores fed from one warpgroup at a time (one consumer's chain
+// of m64n128 wgmmas, at most two k tiles in flight): not yet pinned down. Kept as the measured
+// miss it is; see docs/gemm_tc.md.
 #include "detail/check.hpp"
 #include "detail/gemm_pipeline.cuh"
 #include "detail/gemm_tc.cuh"

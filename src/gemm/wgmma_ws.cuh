@@ -16,6 +16,7 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
 
 namespace rungs::sgemm::ws_kernel {
 
@@ -68,12 +69,20 @@ struct StreamK {
 struct Pieces {
   int count, dp;      // dp of the count pieces are whole tiles first, first + stride, ...
   int t0, k0, end;    // then the stream-K range: tile t0 from k tile k0 on, to k tile `end` counted from t0
-  __device__ __forceinline__ Pieces(const StreamK& sk, int first, int clusters) {
-    const int kt = max(sk.kt, 1);
+  // SK = false (rungs 15 and 17): whole tiles only, and none of the stream-K range's 64-bit
+  // divisions (the producer waits for them before its first load; suspected of rung 17's 2-3 %
+  // loss at 2048^3, one tile per block, at 6f94199).
+  template <bool SK>
+  __device__ __forceinline__ Pieces(const StreamK& sk, int first, int clusters, std::bool_constant<SK>) {
     dp = first < sk.dp_tiles ? (sk.dp_tiles - first + clusters - 1) / clusters : 0;
-    const int u0 = static_cast<int>(sk.units * first / clusters), u1 = static_cast<int>(sk.units * (first + 1) / clusters);
-    t0 = sk.dp_tiles + u0 / kt, k0 = u0 % kt, end = k0 + (u1 - u0);
-    count = dp + (u1 > u0 ? (end - 1) / kt + 1 : 0);
+    count = dp, t0 = 0, k0 = 0, end = 0;
+    if constexpr (SK) {
+      const int kt = max(sk.kt, 1);
+      const int u0 = static_cast<int>(sk.units * first / clusters);
+      const int u1 = static_cast<int>(sk.units * (first + 1) / clusters);
+      t0 = sk.dp_tiles + u0 / kt, k0 = u0 % kt, end = k0 + (u1 - u0);
+      count += u1 > u0 ? (end - 1) / kt + 1 : 0;
+    }
   }
   // Piece p: cluster tile t, k tiles kb .. ke - 1 (kt: k tiles per tile).
   __device__ __forceinline__ void at(int p, int first, int stride, int kt, int& t, int& kb, int& ke) const {
@@ -127,7 +136,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   detail::init_pipeline_barriers(full, empty, STAGES, CONSUMERS * CL);
   detail::cluster_sync();  // the peer's barriers exist before anyone signals them
   const detail::ClusterWalk walk = detail::cluster_walk(tiles_m, tiles_n, CL);
-  const Pieces pieces(sk, walk.first, walk.stride);
+  const Pieces pieces(sk, walk.first, walk.stride, std::bool_constant<SK>{});
 
   if (wg == 0) {
     detail::setmaxnreg_dec<40>();
