@@ -17,6 +17,19 @@
 // 8192^3), less the partial sums' traffic (~2 thousand cycles each way per cut tile, against a
 // tile's 65 / 131 thousand): 4096^3 bf16 from 0.99x to ~1.01x cuBLAS, 8192^3 +2-3 % (1.03-1.06x),
 // 2048^3 unchanged (64 tiles fit in one round: stream-K is not used).
+// Measured on the H100 (interleaved with cuBLAS): a miss. bf16 0.93 / 0.88-0.90 / 0.98-1.02x at
+// 2048 / 4096 / 8192^3 (6f94199, a18c328; rung 17 beside it 0.93-0.94 / 0.98-0.99 / 1.01x), f16
+// 0.91-0.92 / 0.88-0.91 / 1.02-1.03x, tf32 (6f94199) 0.62 / 0.58 / 0.85x against rung 17's 0.63 /
+// 0.78 / 0.88x. Correct at every tested shape (GemmTc.StreamKTails cuts tiles), memcheck and
+// racecheck clean.
+// Why (ncu, 4096^3 bf16, 6f94199): DRAM reads 279 MB against rung 17's 149 MB, L2 hit rate 65.8 %
+// against 75.1 %. In whole rounds every cluster is at the same k step of its tile, so the A and
+// B panels of that step serve all of them from L2; the stream-K ranges start at 66 different k
+// offsets, so the 48 % of the time spent in them at 4096^3 streams A and B (64 MB, more than the
+// 50 MB L2) with little reuse, and tf32's doubled bytes lose most. What the rounds cost (3 %) is
+// less than what that reuse was worth. At 8192^3 the split is 10 % of the time and it is level.
+// Not used by auto. What might work: ranges that keep the clusters in k-step (each tile of the
+// tail cut at the same k), at the price of more partial sums.
 #include "gemm/wgmma_ws.cuh"
 
 namespace rungs::sgemm::wgmma_streamk {

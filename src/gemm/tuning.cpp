@@ -34,7 +34,9 @@ std::string auto_variant(Trans, Trans, int64_t m, int64_t n, int64_t k, int sm, 
   //  - f16/bf16, 16-byte aligned rows: wgmma_tma_store (rung 17) 1.02x cuBLAS at 8192^3 (bf16 768
   //    vs 801 TFLOP/s by medians of separate runs, 1.02 by interleaved pairs; f16 1.02), but 0.98 /
   //    0.99 at 4096^3 and 0.92-0.94 at 2048^3: rung 17 from 2^39 multiply-adds (8192^3) up, cuBLAS
-  //    below.
+  //    below. Fifth session (a18c328 and three earlier runs): against cuBLAS timed alone, rung 17
+  //    at 8192^3 is level (bf16 0.99-1.01, f16 0.95-1.00; interleaved 1.01-1.05): kept, a tie.
+  //    Rungs 18 (0.80x) and 19 (0.88x at 4096^3, level at 8192^3) are not chosen.
   //  - f16/bf16 rows not 16-byte aligned (odd ld): cuBLAS falls off its fast kernels (bf16
   //    4095x4097x4093: 158 TFLOP/s); rungs 15/17 copy the operands aligned and run TMA: 2.6x
   //    cuBLAS there (415-419 TFLOP/s), measured only there: from 2^35 multiply-adds up.

@@ -70,8 +70,9 @@ struct Pieces {
   int count, dp;      // dp of the count pieces are whole tiles first, first + stride, ...
   int t0, k0, end;    // then the stream-K range: tile t0 from k tile k0 on, to k tile `end` counted from t0
   // SK = false (rungs 15 and 17): whole tiles only, and none of the stream-K range's 64-bit
-  // divisions (the producer waits for them before its first load; suspected of rung 17's 2-3 %
-  // loss at 2048^3, one tile per block, at 6f94199).
+  // divisions (the producer waits for them before its first load). Rung 17 at 2048^3 bf16 (one
+  // tile per block): 0.95-0.96x cuBLAS before this template walked pieces, 0.93x twice with the
+  // divisions (6f94199), 0.94x without them (a18c328): within the spread of single runs.
   template <bool SK>
   __device__ __forceinline__ Pieces(const StreamK& sk, int first, int clusters, std::bool_constant<SK>) {
     dp = first < sk.dp_tiles ? (sk.dp_tiles - first + clusters - 1) / clusters : 0;
