@@ -250,6 +250,8 @@ std::string bench_help() {
         "     TFLOP/s = 2*m*n*k / median; % peak is against the fp32 peak `rungs info` shows (SMs x fp32\n"
         "     lanes per SM x 2 x max SM clock). x <baseline> = baseline median / rung median, both from the\n"
         "     same interleaved loop (> 1 = faster than the baseline); the baseline's own row shows 1.00.\n"
+        "     Where the interleaved baseline's median is more than 3 % off the baseline's own row (seen at\n"
+        "     8192^3 on the H100: cuBLAS up to 5 % slower interleaved), a note gives the ratio to the row too.\n"
         "  4. A rung that cannot run the problem (rungs::Unsupported: cpu_naive beyond m*n*k = 2^31, a rung\n"
         "     that needs a newer GPU, ...) is a SKIP row with the reason. If one warm-up run takes more than\n"
         "     1 s, the repetitions are cut to what fits in about 10 s (at least 3) and the reps column\n"

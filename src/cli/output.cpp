@@ -207,6 +207,27 @@ std::string notes(const Context& ctx, const std::vector<const Result*>& rows, bo
       }
     }
   }
+  // x <baseline> divides by the baseline launches interleaved with the rung; where those ran more
+  // than 3 % away from the baseline's own row (seen at 8192^3: cuBLAS up to 5 % slower
+  // interleaved), say so and give the ratio against the row too.
+  for (const Result* r : rows) {
+    if (!r->timed || r->is_baseline || r->baseline.empty() || r->baseline_median_ms <= 0 || r->median_ms <= 0 ||
+        ctx.baseline_of(r->op).empty())
+      continue;
+    for (const Result* b : rows) {
+      if (!b->timed || !b->is_baseline || b->variant != r->baseline || b->op != r->op || !(b->shape == r->shape) ||
+          !(b->trans == r->trans) || b->kind != r->kind || b->dtype != r->dtype || b->median_ms <= 0)
+        continue;
+      const double off = r->baseline_median_ms / b->median_ms - 1.0;
+      if (std::fabs(off) > 0.03)
+        os << "  * x " << r->baseline << " for " << who(*r) << ": the " << r->baseline
+           << " launches interleaved with it took " << fmt_num(r->baseline_median_ms) << " ms (median), "
+           << printf_str("%.1f", 100.0 * std::fabs(off)) << " % " << (off > 0 ? "slower" : "faster") << " than the "
+           << r->baseline << " row's " << fmt_num(b->median_ms) << "; against the row: "
+           << fmt_ratio(b->median_ms / r->median_ms) << "x\n";
+      break;
+    }
+  }
   for (const Result* r : rows)
     if (r->op == "gemm" && r->kind == check::GemmKind::tf32x3 && r->variant == "cublas") {
       os << "  tf32x3 rows: cublas is cublasSgemm in true fp32 (cuBLAS has no 3xTF32 mode): the accuracy\n"
