@@ -11,8 +11,11 @@
 // piece of its range) waits for the flag (acquire), adds the partial and stores C as rung 17 does.
 // Results do not depend on timing (each tile's parts are always added in the same order). The
 // workspace (64 KB per consumer warpgroup, 16.5 MB on the H100) and flags come from the stream's
-// scratch pool, per call. Needs all G clusters resident at once (the grid is sized so); a GPU
-// shared with other work can delay, not break, it (the last cluster never waits).
+// scratch pool, per call. A cluster waits only for the next one, which delivers before it waits
+// for anything, and the last never waits; so it needs the clusters resident together (the grid
+// is sized to what fits). On a GPU shared with other kernels that leave only some clusters
+// resident, a waiting cluster whose successor is not scheduled could stall (as any stream-K
+// kernel); auto never picks this rung.
 // Prediction (before its first run): the rounds' loss goes (3 % of the time at 4096^3 and at
 // 8192^3), less the partial sums' traffic (~2 thousand cycles each way per cut tile, against a
 // tile's 65 / 131 thousand): 4096^3 bf16 from 0.99x to ~1.01x cuBLAS, 8192^3 +2-3 % (1.03-1.06x),
