@@ -6,11 +6,8 @@
 # run wgmma_ws_kernel, 18 pingpong_kernel); one kernel launch each (the third), clocks not locked.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
-log() { echo "=== $* ($(date +%T))"; }
-log build
-cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release >"$OUT/build.log" 2>&1 &&
-  cmake --build build-gpu -j"$(nproc)" --target rungs_cli >>"$OUT/build.log" 2>&1 || { tail -60 "$OUT/build.log"; exit 1; }
+source scripts/experiments/lib.sh  # OUT, log, build_gpu
+build_gpu rungs_cli
 # Tensor-pipe metrics by the names this ncu knows (an unknown name would fail the whole run).
 ncu --query-metrics --chip gh100 >/tmp/ncu_metrics.txt 2>&1
 metrics=""

@@ -10,6 +10,7 @@
 // by READING 2x L2 of another buffer (clean lines); the flush by cudaMemset (dirty lines, written
 // back while the timed kernel runs) is shown for comparison on the first configuration.
 #include "detail/reduce_kernels.cuh"
+#include "ck.hpp"
 
 #include <cub/device/device_reduce.cuh>
 #include <cuda.h>
@@ -23,14 +24,6 @@
 
 using namespace rungs::detail;
 
-#define CK(x)                                                                          \
-  do {                                                                                 \
-    cudaError_t e_ = (x);                                                              \
-    if (e_ != cudaSuccess) {                                                           \
-      std::printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-      std::exit(1);                                                                    \
-    }                                                                                  \
-  } while (0)
 
 template <typename T> struct AccurateOf { using type = uint64_t; };
 template <> struct AccurateOf<float> { using type = double; };

@@ -4,13 +4,10 @@
 # bench of the tensor-core rungs. Usage: scripts/experiments/tc_device.sh "<variants>" "<sanitize filter>"
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
+source scripts/experiments/lib.sh  # OUT, log, build_gpu
 VARIANTS=${1:-wmma,mma_sync,cublas}
 SAN=${2:-}
-log() { echo "=== $* ($(date +%T))"; }
-log build
-cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release >"$OUT/build.log" 2>&1 &&
-  cmake --build build-gpu -j"$(nproc)" --target rungs_gpu_tests rungs_cli >>"$OUT/build.log" 2>&1 || { tail -60 "$OUT/build.log"; exit 1; }
+build_gpu rungs_gpu_tests rungs_cli
 log tests
 timeout ${TEST_TIMEOUT:-300} build-gpu/tests/rungs_gpu_tests --gtest_filter="${TESTS:-Ladder/GemmTc.*:GemmAccuracy.Tf32x3*}" >"$OUT/tests.log" 2>&1
 echo "tests rc $?"

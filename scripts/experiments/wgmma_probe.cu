@@ -13,6 +13,7 @@
 // wgmma.wait_group 1 (the rungs' pattern). Reports MACs per SM cycle against 2048 (dense bf16).
 // Not part of the library or its tests: built and run by scripts/experiments/wgmma_probe.sh.
 #include "detail/hopper.cuh"
+#include "ck.hpp"
 
 #include <cuda_bf16.h>
 
@@ -22,14 +23,6 @@
 
 using namespace rungs::detail;
 
-#define CK(x)                                                                              \
-  do {                                                                                     \
-    cudaError_t e_ = (x);                                                                  \
-    if (e_ != cudaSuccess) {                                                               \
-      std::printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-      return 1;                                                                            \
-    }                                                                                      \
-  } while (0)
 
 template <int N>
 __device__ __forceinline__ void mma(float (&d)[N / 2], uint64_t da, uint64_t db) {
@@ -82,7 +75,7 @@ __global__ void __launch_bounds__(WGS * 128, 1) probe(int ktiles, long long* cyc
 }
 
 template <int WGS, int N, int CHAINS, int WAIT>
-int run(const char* what, int sms, int ktiles, long long* cycles, float* sink) {
+void run(const char* what, int sms, int ktiles, long long* cycles, float* sink) {
   auto* k = &probe<WGS, N, CHAINS, WAIT>;
   const int smem = 1024 + WGS * A_BYTES + N * 128;
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
@@ -103,7 +96,6 @@ int run(const char* what, int sms, int ktiles, long long* cycles, float* sink) {
   const double r = rate[rate.size() / 2];
   std::printf("  %-44s %7.0f MAC/cycle/SM  %5.1f %% of 2048  (independent work in flight: %d x %d cycles)\n", what, r,
               100.0 * r / 2048.0, WGS * CHAINS, N / 2);
-  return 0;
 }
 
 int main() {
@@ -118,16 +110,15 @@ int main() {
   CK(cudaMalloc(&cycles, sizeof(long long) * sms));
   CK(cudaMalloc(&sink, sizeof(float) * 512));
   const int kt = 2048;
-  int bad = 0;
-  bad |= run<1, 256, 1, 1>("1 WG, n256 x 1 chain, wait 1", sms, kt, cycles, sink);
-  bad |= run<2, 256, 1, 1>("2 WG, n256 x 1 chain, wait 1 (rung 17)", sms, kt, cycles, sink);
-  bad |= run<2, 256, 1, 0>("2 WG, n256 x 1 chain, wait 0", sms, kt, cycles, sink);
-  bad |= run<3, 256, 1, 1>("3 WG, n256 x 1 chain, wait 1", sms, kt, cycles, sink);
-  bad |= run<1, 128, 1, 1>("1 WG, n128 x 1 chain, wait 1", sms, kt, cycles, sink);
-  bad |= run<1, 128, 2, 1>("1 WG, n128 x 2 chains, wait 1 (rung 18)", sms, kt, cycles, sink);
-  bad |= run<1, 128, 2, 0>("1 WG, n128 x 2 chains, wait 0", sms, kt, cycles, sink);
-  bad |= run<2, 128, 2, 1>("2 WG, n128 x 2 chains, wait 1", sms, kt, cycles, sink);
+  run<1, 256, 1, 1>("1 WG, n256 x 1 chain, wait 1", sms, kt, cycles, sink);
+  run<2, 256, 1, 1>("2 WG, n256 x 1 chain, wait 1 (rung 17)", sms, kt, cycles, sink);
+  run<2, 256, 1, 0>("2 WG, n256 x 1 chain, wait 0", sms, kt, cycles, sink);
+  run<3, 256, 1, 1>("3 WG, n256 x 1 chain, wait 1", sms, kt, cycles, sink);
+  run<1, 128, 1, 1>("1 WG, n128 x 1 chain, wait 1", sms, kt, cycles, sink);
+  run<1, 128, 2, 1>("1 WG, n128 x 2 chains, wait 1 (rung 18)", sms, kt, cycles, sink);
+  run<1, 128, 2, 0>("1 WG, n128 x 2 chains, wait 0", sms, kt, cycles, sink);
+  run<2, 128, 2, 1>("2 WG, n128 x 2 chains, wait 1", sms, kt, cycles, sink);
   cudaFree(cycles);
   cudaFree(sink);
-  return bad;
+  return 0;
 }

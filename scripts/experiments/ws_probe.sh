@@ -4,11 +4,8 @@
 # instructions. Usage: scripts/experiments/ws_probe.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
-log() { echo "=== $* ($(date +%T))"; }
-log build
-cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release >"$OUT/build.log" 2>&1 &&
-  cmake --build build-gpu -j"$(nproc)" --target rungs_gpu_tests rungs_cli >>"$OUT/build.log" 2>&1 || { tail -60 "$OUT/build.log"; exit 1; }
+source scripts/experiments/lib.sh  # OUT, log, build_gpu
+build_gpu rungs_gpu_tests rungs_cli
 log tests
 timeout 150 build-gpu/tests/rungs_gpu_tests --gtest_filter='Ladder/GemmTc.*wgmma_ws*' >"$OUT/tests.log" 2>&1; echo "tests rc $?"
 grep -E "^\[  FAILED|PASSED" "$OUT/tests.log"; grep -A4 "Failure$" "$OUT/tests.log" | head -20
