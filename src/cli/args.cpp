@@ -282,6 +282,10 @@ std::string bench_help() {
         "  --variant NAME       the device rung used on each block (default auto)\n"
         "  --plan RxC[:kN/F]    force the schedule (experiments): R row and C column panels, N chunks\n"
         "                       of k sent k-major first covering the fraction F of k (default: the library's)\n"
+        "  --trace              after the table, per row: the timeline of one more call, every copy and product\n"
+        "                       timed with CUDA events on its stream (start, end, rate), and each engine's busy\n"
+        "                       time and idle gaps (events cost ~2 us each to issue and the call is not replayed\n"
+        "                       from a CUDA graph: the traced call runs a little slower than the timed ones)\n"
         "  Per shape and memory kind: one checked call (C poisoned), then --warmup and --reps calls of the\n"
         "  flow interleaved with the naive flow (cudaMemcpyAsync of A, B (and C when beta != 0), rungs::gemm,\n"
         "  cudaMemcpyAsync of C back, on one stream; device buffers allocated before timing), both on the\n"
@@ -424,6 +428,7 @@ const std::vector<FlagInfo>& flags() {
       {"--memory", true, bit(Command::bench)},
       {"--first-call", false, bit(Command::bench)},
       {"--plan", true, bit(Command::bench)},
+      {"--trace", false, bit(Command::bench)},
       {"--help", false, kAll},
   };
   return f;
@@ -722,6 +727,7 @@ Args parse_args(const std::vector<std::string>& argv) {
         }
       } else if (name == "--first-call") a.first_call = true;
       else if (name == "--plan") a.plan = value;
+      else if (name == "--trace") a.trace = true;
       continue;
     }
     // A positional argument: the operation.
@@ -737,9 +743,10 @@ Args parse_args(const std::vector<std::string>& argv) {
     positional_seen = true;
   }
 
-  if ((!a.memory.empty() || a.first_call || !a.plan.empty()) && a.op != "gemm_host")
-    fail(std::string(a.first_call ? "--first-call" : !a.plan.empty() ? "--plan" : "--memory") +
+  if ((!a.memory.empty() || a.first_call || !a.plan.empty() || a.trace) && a.op != "gemm_host")
+    fail(std::string(a.first_call ? "--first-call" : !a.plan.empty() ? "--plan" : a.trace ? "--trace" : "--memory") +
          " applies to rungs bench gemm_host only");
+  if (a.trace && a.format != Format::table) fail("--trace prints a timeline after the table: use --format table");
   if (a.command == Command::tune) {
     if (a.op.empty()) a.op = "gemm";
     if (a.op != "gemm") fail("tune: only gemm has tunable configurations (got " + a.op + ")");

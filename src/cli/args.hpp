@@ -83,6 +83,7 @@ struct Args {
   std::vector<std::string> memory;   // bench gemm_host: "pinned", "pageable"; empty = both
   bool first_call = false;           // bench gemm_host: time this process's first call (internal)
   std::string plan;                  // bench gemm_host: force the schedule, "RxC" or "RxC:kN/F" (experiments)
+  bool trace = false;                // bench gemm_host: print one traced call's timeline per row
   std::vector<std::string> argv;     // the command line as given (for the JSON context)
 };
 

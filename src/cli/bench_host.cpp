@@ -71,6 +71,8 @@ struct HostRow {
   double h2d_gbs = 0, d2h_gbs = 0, pinned_h2d_gbs = 0, pinned_d2h_gbs = 0, first_call_ms = -1;
   double normwise = 0, naive_normwise = 0;
   int reps = 0;
+  std::vector<host::TraceOp> trace;  // --trace: one more call's copies and products
+  double trace_call_ms = 0;          // that call on the host clock
 };
 
 std::string plan_name(const host::CallInfo& c) {
@@ -212,6 +214,17 @@ HostRow bench_one(const Args& a, const std::string& argv0, const check::GemmShap
   r.h2d_gbs = pinned ? r.pinned_h2d_gbs : copies(false, true);
   r.d2h_gbs = pinned ? r.pinned_d2h_gbs : copies(false, false);
   r.floor_ms = std::max({in_bytes / (r.pinned_h2d_gbs * 1e6), out_bytes / (r.pinned_d2h_gbs * 1e6), r.kernel_ms});
+  if (a.trace) {  // one more call, every copy and product timed on its stream
+    host::Tuning t = host::tuning();
+    t.trace = true;
+    host::set_tuning(t);
+    reset_c();
+    flow();
+    t.trace = false;
+    host::set_tuning(t);
+    r.trace = host::last_call().trace;
+    r.trace_call_ms = host::last_call().total_ms;
+  }
   if (a.first_call) return r;
   r.first_call_ms = first_call_in_child(a, argv0, s, pinned);
   if (!a.quiet)
@@ -223,6 +236,41 @@ HostRow bench_one(const Args& a, const std::string& argv0, const check::GemmShap
 std::string fmt(double v, int prec) {
   std::ostringstream os;
   os << std::fixed << std::setprecision(prec) << v;
+  return os.str();
+}
+
+// --trace: one call's timeline, and per engine its busy time and the gaps where it waited.
+std::string format_trace(const HostRow& r) {
+  std::ostringstream os;
+  os << "timeline of one traced call: " << r.s.m << "x" << r.s.n << "x" << r.s.k << " "
+     << (r.s.ta == Trans::N ? "n" : "t") << (r.s.tb == Trans::N ? "n" : "t") << " " << (r.pinned ? "pinned" : "pageable")
+     << ", plan " << r.plan << ", " << fmt(r.trace_call_ms, 3) << " ms on the host clock; ms after the first piece's issue\n";
+  os << "  engine  " << std::right << std::setw(9) << "start" << std::setw(9) << "end" << std::setw(8) << "ms"
+     << std::setw(14) << "rate" << "  what\n";
+  const char* names[] = {"H2D", "gemm", "D2H"};
+  auto idx = [](char e) { return e == 'H' ? 0 : e == 'K' ? 1 : 2; };
+  double busy[3] = {0, 0, 0}, gaps[3] = {0, 0, 0}, last_end[3] = {-1, -1, -1}, first[3] = {-1, -1, -1};
+  double span_end = 0;
+  for (const host::TraceOp& o : r.trace) {
+    const int e = idx(o.engine);
+    const double ms = o.end_ms - o.start_ms;
+    const std::string rate = o.engine == 'K' ? fmt(2.0 * o.amount / (ms * 1e9), 1) + " TFLOP/s"
+                                             : fmt(o.amount / (ms * 1e6), 1) + " GB/s";
+    os << "  " << std::left << std::setw(6) << names[e] << std::right << std::setw(9) << fmt(o.start_ms, 3)
+       << std::setw(9) << fmt(o.end_ms, 3) << std::setw(8) << fmt(ms, 3) << std::setw(14) << rate << "  " << o.what
+       << "\n";
+    busy[e] += ms;
+    if (first[e] < 0) first[e] = o.start_ms;
+    if (last_end[e] >= 0 && o.start_ms > last_end[e]) gaps[e] += o.start_ms - last_end[e];
+    last_end[e] = std::max(last_end[e], o.end_ms);
+    span_end = std::max(span_end, o.end_ms);
+  }
+  os << "  span " << fmt(span_end, 3) << " ms:";
+  for (int e = 0; e < 3; ++e)
+    if (first[e] >= 0)
+      os << " " << names[e] << " busy " << fmt(busy[e], 3) << " (first at " << fmt(first[e], 3) << ", idle between "
+         << fmt(gaps[e], 3) << ", done at " << fmt(last_end[e], 3) << ")" << (e < 2 ? ";" : "");
+  os << "\n";
   return os.str();
 }
 
@@ -297,6 +345,8 @@ std::string format_rows(Format f, const std::vector<HostRow>& rows, const Device
   os << "x floor = flow / max(bytes in / pinned H2D, bytes out / pinned D2H, kernel); H2D/D2H = plain copies of\n"
         "the bytes each way from this memory kind; 1st call = a fresh process's first gemm_host call, context start\n"
         "included (pinned: the pinned allocation too).\n";
+  for (const HostRow& r : rows)
+    if (!r.trace.empty()) os << "\n" << format_trace(r);
   return os.str();
 }
 

@@ -309,10 +309,15 @@ template <typename T>
 class Flow {
  public:
   Flow(Context& cx, Trans ta, Trans tb, float alpha, float beta, const Options& opts, Operand<T> a, Operand<T> b,
-       Operand<T> c)
-      : cx_(cx), ta_(ta), tb_(tb), alpha_(alpha), beta_(beta), opts_(opts), A_(a), B_(b), C_(c) {
+       Operand<T> c, bool trace)
+      : cx_(cx), ta_(ta), tb_(tb), alpha_(alpha), beta_(beta), opts_(opts), A_(a), B_(b), C_(c), trace_(trace) {
     for (size_t i = 0; i < cx_.down.size(); ++i) free_down_.push_back(static_cast<int>(i));
   }
+  ~Flow() {
+    for (cudaEvent_t e : trace_events_) quietly([&] { return cudaEventDestroy(e); });
+  }
+  Flow(const Flow&) = delete;
+  Flow& operator=(const Flow&) = delete;
 
   // capture: record the whole call as a CUDA graph (pinned memory, one job), keep it in the
   // context under `key` and launch it.
@@ -333,6 +338,7 @@ class Flow {
     info.staged_b = B_.staged;
     info.staged_c = C_.staged;
     info.host_threads = cx_.pool().threads();
+    if (trace_) RUNGS_CUDA(cudaEventRecord(trace_t0_ = timing_event(), cx_.h2d));
     for (size_t j = 0; j < jobs.size(); ++j) {
       const Job& job = jobs[j];
       if (j > 0) between_jobs(jobs[j - 1], job);
@@ -377,6 +383,14 @@ class Flow {
     const auto t_end = Clock::now();
     info.wait_ms = ms_between(t_wait, t_end);
     info.total_ms = ms_between(call_start, t_end);
+    for (const Traced& op : traced_) {
+      TraceOp o{op.engine, op.what, op.amount, 0, 0};
+      float b = 0, e = 0;
+      RUNGS_CUDA(cudaEventElapsedTime(&b, trace_t0_, op.begin));
+      RUNGS_CUDA(cudaEventElapsedTime(&e, trace_t0_, op.end));
+      o.start_ms = b, o.end_ms = e;
+      info.trace.push_back(std::move(o));
+    }
     t_last = info;
   }
 
@@ -452,8 +466,12 @@ class Flow {
     o.stream = cx_.comp;
     const float beta = p.first_k && job.first_k ? beta_ : 1.0f;
     Timed t(info_.gemm_calls_ms);
-    gemm(ta_, tb_, rows.size(), cols.size(), k.size(), alpha_, A_.dev_at(ar.r0, ar.c0), A_.dev_ld,
-         B_.dev_at(br.r0, br.c0), B_.dev_ld, beta, C_.dev_at(rows.lo, cols.lo), C_.dev_ld, o);
+    traced(cx_.comp, 'K', double(rows.size()) * double(cols.size()) * double(k.size()),
+           [&] { return "C" + span(rows, cols) + " k[" + std::to_string(k.lo) + ":" + std::to_string(k.hi) + "]"; },
+           [&] {
+             gemm(ta_, tb_, rows.size(), cols.size(), k.size(), alpha_, A_.dev_at(ar.r0, ar.c0), A_.dev_ld,
+                  B_.dev_at(br.r0, br.c0), B_.dev_ld, beta, C_.dev_at(rows.lo, cols.lo), C_.dev_ld, o);
+           });
   }
 
   // The next job reuses the device buffers: its uploads wait for the last job's products, and
@@ -498,8 +516,10 @@ class Flow {
     const size_t sz = sizeof(T);
     if (!op.staged) {
       Timed t(info_.copy_calls_ms);
-      copy_async(op.dev_at(r.r0, r.c0), op.dev_ld * sz, op.host_at(r.r0, r.c0), op.ld * sz, r.cols * sz, r.rows,
-                 cudaMemcpyHostToDevice, cx_.h2d);
+      traced(cx_.h2d, 'H', double(sz) * r.rows * r.cols, [&] { return name(op) + span(r); }, [&] {
+        copy_async(op.dev_at(r.r0, r.c0), op.dev_ld * sz, op.host_at(r.r0, r.c0), op.ld * sz, r.cols * sz, r.rows,
+                   cudaMemcpyHostToDevice, cx_.h2d);
+      });
       return;
     }
     for_chunks(r, [&](const Region& q) {
@@ -515,8 +535,10 @@ class Flow {
         copy_rows(static_cast<char*>(s.buf), q.cols * sz, reinterpret_cast<const char*>(op.host_at(q.r0, q.c0)),
                   op.ld * sz, q.rows, q.cols * sz);
       }
-      copy_async(op.dev_at(q.r0, q.c0), op.dev_ld * sz, s.buf, q.cols * sz, q.cols * sz, q.rows,
-                 cudaMemcpyHostToDevice, cx_.h2d);
+      traced(cx_.h2d, 'H', double(sz) * q.rows * q.cols, [&] { return name(op) + span(q) + " staged"; }, [&] {
+        copy_async(op.dev_at(q.r0, q.c0), op.dev_ld * sz, s.buf, q.cols * sz, q.cols * sz, q.rows,
+                   cudaMemcpyHostToDevice, cx_.h2d);
+      });
       RUNGS_CUDA(cudaEventRecord(s.ev, cx_.h2d));
     });
   }
@@ -527,8 +549,10 @@ class Flow {
     if (!C_.staged) {
       Timed t(info_.copy_calls_ms);
       RUNGS_CUDA(cudaStreamWaitEvent(cx_.d2h, after, 0));
-      copy_async(C_.host_at(r.r0, r.c0), C_.ld * sz, C_.dev_at(r.r0, r.c0), C_.dev_ld * sz, r.cols * sz, r.rows,
-                 cudaMemcpyDeviceToHost, cx_.d2h);
+      traced(cx_.d2h, 'D', double(sz) * r.rows * r.cols, [&] { return "C" + span(r); }, [&] {
+        copy_async(C_.host_at(r.r0, r.c0), C_.ld * sz, C_.dev_at(r.r0, r.c0), C_.dev_ld * sz, r.cols * sz, r.rows,
+                   cudaMemcpyDeviceToHost, cx_.d2h);
+      });
       return;
     }
     for_chunks(r, [&](const Region& q) { pending_.push_back({q, after, 0}); });
@@ -562,8 +586,10 @@ class Flow {
         Context::Slot& s = cx_.down[t.slot];
         const size_t sz = sizeof(T);
         RUNGS_CUDA(cudaStreamWaitEvent(cx_.d2h, t.after, 0));
-        copy_async(s.buf, t.r.cols * sz, C_.dev_at(t.r.r0, t.r.c0), C_.dev_ld * sz, t.r.cols * sz, t.r.rows,
-                   cudaMemcpyDeviceToHost, cx_.d2h);
+        traced(cx_.d2h, 'D', double(sz) * t.r.rows * t.r.cols, [&] { return "C" + span(t.r) + " staged"; }, [&] {
+          copy_async(s.buf, t.r.cols * sz, C_.dev_at(t.r.r0, t.r.c0), C_.dev_ld * sz, t.r.cols * sz, t.r.rows,
+                     cudaMemcpyDeviceToHost, cx_.d2h);
+        });
         RUNGS_CUDA(cudaEventRecord(s.ev, cx_.d2h));
         inflight_.push_back(t);
         again = moved = true;
@@ -583,6 +609,37 @@ class Flow {
     int slot;
   };
 
+  // Tuning::trace: f's work on stream s between two timing events (begin after any waits issued
+  // before it), described by what() only when tracing.
+  template <typename W, typename F>
+  void traced(cudaStream_t s, char engine, double amount, W&& what, F&& f) {
+    if (!trace_) return f();
+    cudaEvent_t b = timing_event(), e = timing_event();
+    RUNGS_CUDA(cudaEventRecord(b, s));
+    f();
+    RUNGS_CUDA(cudaEventRecord(e, s));
+    traced_.push_back({engine, what(), amount, b, e});
+  }
+  cudaEvent_t timing_event() {
+    cudaEvent_t e = nullptr;
+    RUNGS_CUDA(cudaEventCreate(&e));
+    trace_events_.push_back(e);
+    return e;
+  }
+  std::string name(const Operand<T>& op) const { return &op == &A_ ? "A" : &op == &B_ ? "B" : "C"; }
+  static std::string span(int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+    return "[" + std::to_string(r0) + ":" + std::to_string(r1) + ", " + std::to_string(c0) + ":" + std::to_string(c1) +
+           "]";
+  }
+  static std::string span(const Region& r) { return span(r.r0, r.r0 + r.rows, r.c0, r.c0 + r.cols); }
+  static std::string span(Range rows, Range cols) { return span(rows.lo, rows.hi, cols.lo, cols.hi); }
+  struct Traced {
+    char engine;
+    std::string what;
+    double amount;
+    cudaEvent_t begin, end;
+  };
+
   Context& cx_;
   Trans ta_, tb_;
   float alpha_, beta_;
@@ -594,6 +651,10 @@ class Flow {
   CallInfo info_;
   std::deque<Transfer> pending_, inflight_;
   std::vector<int> free_down_;
+  bool trace_ = false;
+  cudaEvent_t trace_t0_ = nullptr;
+  std::vector<Traced> traced_;
+  std::vector<cudaEvent_t> trace_events_;
 };
 
 template <typename T>
@@ -651,7 +712,7 @@ void gemm_host_impl(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float a
 
   // Repeated identical calls on pinned memory: the second captures a graph, later ones replay it.
   std::string key;
-  if (!a.staged && !b.staged && !c.staged && jobs.size() == 1 && tune.fail_at_step < 0) {
+  if (!a.staged && !b.staged && !c.staged && jobs.size() == 1 && tune.fail_at_step < 0 && !tune.trace) {
     std::ostringstream os;
     os << int(ta) << int(tb) << ' ' << m << ' ' << n << ' ' << k << ' ' << lda << ' ' << ldb << ' ' << ldc << ' '
        << A << ' ' << B << ' ' << C << ' ' << std::hexfloat << alpha << ' ' << beta << ' ' << opts.variant << ' '
@@ -678,7 +739,7 @@ void gemm_host_impl(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float a
   cx.last_key = key;
 
   auto attempt = [&](bool cap) {
-    Flow<T> flow(cx, ta, tb, alpha, beta, opts, a, b, c);
+    Flow<T> flow(cx, ta, tb, alpha, beta, opts, a, b, c, tune.trace);
     try {
       flow.run(jobs, tune.plan, compute_rate() * rate_factor<T>(opts.math), detail::sm_count(), tune.fail_at_step,
                call_start, cap ? &key : nullptr);

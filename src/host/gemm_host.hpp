@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace rungs::host {
 
@@ -17,6 +18,16 @@ struct Tuning {
   size_t device_bytes = 0;       // device memory a call may hold for A, B and C (forces out-of-core paths)
   size_t staging_bytes = 0;      // bytes of one pinned staging slot
   int64_t fail_at_step = -1;     // tests: throw rungs::Error before this step (counted over the call's jobs)
+  bool trace = false;            // time every copy and product of each call with CUDA events (no graph
+                                 // replay; events cost ~2 us each to issue): CallInfo::trace
+};
+
+// One copy or product of a traced call (Tuning::trace), timed on the GPU.
+struct TraceOp {
+  char engine = 'H';      // 'H' a host-to-device copy, 'K' a multiplication, 'D' a device-to-host copy
+  std::string what;       // the stored region moved, or the block of C and the k range multiplied
+  double amount = 0;      // copies: bytes; products: multiply-adds
+  double start_ms = 0, end_ms = 0;  // after an event recorded on the H2D stream before the call's first piece
 };
 void set_tuning(const Tuning& t);
 Tuning tuning();
@@ -33,6 +44,7 @@ struct CallInfo {
   // copy calls included), packing / unpacking pageable memory, waiting at the end; and the whole call.
   double setup_ms = 0, issue_ms = 0, gemm_calls_ms = 0, copy_calls_ms = 0, pack_ms = 0, unpack_ms = 0, wait_ms = 0,
          total_ms = 0;
+  std::vector<TraceOp> trace;    // Tuning::trace: the call's copies and products in issue order
 };
 CallInfo last_call();
 

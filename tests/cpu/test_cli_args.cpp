@@ -366,6 +366,11 @@ TEST(CliArgs, BenchGemmHost) {
             std::string::npos);
   EXPECT_NE(parse_error({"bench", "gemv", "--plan", "4x4"}).find("--plan applies to rungs bench gemm_host"),
             std::string::npos);
+  EXPECT_TRUE(parse_args({"bench", "gemm_host", "--trace"}).trace);
+  EXPECT_NE(parse_error({"bench", "gemm", "--trace"}).find("--trace applies to rungs bench gemm_host"),
+            std::string::npos);
+  EXPECT_NE(parse_error({"bench", "gemm_host", "--trace", "--format", "csv"}).find("--trace prints a timeline"),
+            std::string::npos);
   EXPECT_NE(parse_error({"verify", "gemm_host"}).find("unknown operation 'gemm_host'"), std::string::npos);
   EXPECT_NE(parse_error({"verify", "gemm", "--memory", "pinned"}).find("does not apply to 'rungs verify'"),
             std::string::npos);

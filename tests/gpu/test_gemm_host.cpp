@@ -148,6 +148,32 @@ TEST(GemmHost, ForcedSchedules) {  // every phase-1 / phase-2 combination, on ra
   }
 }
 
+// Tuning::trace (rungs bench gemm_host --trace): the timeline accounts for every byte sent each
+// way and every multiply-add, each operation ends after it starts, and the result is still right.
+TEST(GemmHost, TraceAccountsForEveryByteAndProduct) {
+  RUNGS_REQUIRE_GPU();
+  host::Tuning t;
+  t.trace = true;
+  t.plan = host::Plan{4, 2, 2, 0.5};
+  TuningScope scope(t);
+  uint64_t seed = 250;
+  for (Mem mem : {Mem::pinned, Mem::pageable})
+    for (float beta : {0.0f, 1.0f}) {
+      const check::GemmShape s = shape(700, 900, 1100, Trans::N, Trans::T, beta);
+      EXPECT_HOST_CASE(s, mem, ++seed);
+      const host::CallInfo info = host::last_call();
+      double in = 0, out = 0, macs = 0;
+      for (const host::TraceOp& op : info.trace) {
+        EXPECT_GE(op.start_ms, 0.0) << op.what;
+        EXPECT_GE(op.end_ms, op.start_ms) << op.what;
+        (op.engine == 'H' ? in : op.engine == 'D' ? out : macs) += op.amount;
+      }
+      EXPECT_EQ(in, 4.0 * (700.0 * 1100 + 1100.0 * 900 + (beta != 0 ? 700.0 * 900 : 0))) << describe(s, mem);
+      EXPECT_EQ(out, 4.0 * 700 * 900) << describe(s, mem);
+      EXPECT_EQ(macs, 700.0 * 900 * 1100) << describe(s, mem);
+    }
+}
+
 TEST(GemmHost, SmallStagingSlotsCutPiecesByRowsAndColumns) {
   RUNGS_REQUIRE_GPU();
   host::Tuning t;
