@@ -3,7 +3,7 @@
 # GemmHost tests, then `rungs bench gemm_host --trace` per size and plan (every copy and product
 # of one call timed on its stream). Timelines go to $OUT/trace.txt, summaries to stdout.
 # Usage: scripts/experiments/host_trace.sh ["sizes"] ["plans"] [memory]   (plans: auto or RxC[:kN/F])
-# STREAMS=1|2: bench --compute-streams (default: the library's). NOTESTS=1: skip the tests.
+# NOTESTS=1: skip the tests.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/experiments/lib.sh  # OUT, log, build_gpu
@@ -17,8 +17,7 @@ fi
 for s in ${1:-1024 4096}; do
   for p in ${2:-auto}; do
     flag=(); [ "$p" != auto ] && flag=(--plan "$p")
-    [ -n "${STREAMS:-}" ] && flag+=(--compute-streams "$STREAMS")
-    log "trace $s $p ${STREAMS:+streams $STREAMS}"
+    log "trace $s $p"
     build-gpu/rungs bench gemm_host --size "$s" --memory "${3:-pinned}" --quiet --trace "${flag[@]}" |
       tee -a "$OUT/trace.txt" | grep -E "^[0-9]+x|span"
   done

@@ -282,7 +282,6 @@ std::string bench_help() {
         "  --variant NAME       the device rung used on each block (default auto)\n"
         "  --plan RxC[:kN/F]    force the schedule (experiments): R row and C column panels, N chunks\n"
         "                       of k sent k-major first covering the fraction F of k (default: the library's)\n"
-        "  --compute-streams N  multiplication streams, 1 or 2 (experiments; default: the library's, 2)\n"
         "  --trace              after the table, per row: the timeline of one more call, every copy and product\n"
         "                       timed with CUDA events on its stream (start, end, rate), and each engine's busy\n"
         "                       time and idle gaps (events cost ~2 us each to issue and the call is not replayed\n"
@@ -430,7 +429,6 @@ const std::vector<FlagInfo>& flags() {
       {"--first-call", false, bit(Command::bench)},
       {"--plan", true, bit(Command::bench)},
       {"--trace", false, bit(Command::bench)},
-      {"--compute-streams", true, bit(Command::bench)},
       {"--help", false, kAll},
   };
   return f;
@@ -730,7 +728,6 @@ Args parse_args(const std::vector<std::string>& argv) {
       } else if (name == "--first-call") a.first_call = true;
       else if (name == "--plan") a.plan = value;
       else if (name == "--trace") a.trace = true;
-      else if (name == "--compute-streams") a.compute_streams = static_cast<int>(parse_int(value, name, 1, 2));
       continue;
     }
     // A positional argument: the operation.
@@ -746,12 +743,8 @@ Args parse_args(const std::vector<std::string>& argv) {
     positional_seen = true;
   }
 
-  if ((!a.memory.empty() || a.first_call || !a.plan.empty() || a.trace || a.compute_streams) && a.op != "gemm_host")
-    fail(std::string(a.first_call           ? "--first-call"
-                     : !a.plan.empty()      ? "--plan"
-                     : a.trace              ? "--trace"
-                     : a.compute_streams    ? "--compute-streams"
-                                            : "--memory") +
+  if ((!a.memory.empty() || a.first_call || !a.plan.empty() || a.trace) && a.op != "gemm_host")
+    fail(std::string(a.first_call ? "--first-call" : !a.plan.empty() ? "--plan" : a.trace ? "--trace" : "--memory") +
          " applies to rungs bench gemm_host only");
   if (a.trace && a.format != Format::table) fail("--trace prints a timeline after the table: use --format table");
   if (a.command == Command::tune) {

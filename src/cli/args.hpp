@@ -84,7 +84,6 @@ struct Args {
   bool first_call = false;           // bench gemm_host: time this process's first call (internal)
   std::string plan;                  // bench gemm_host: force the schedule, "RxC" or "RxC:kN/F" (experiments)
   bool trace = false;                // bench gemm_host: print one traced call's timeline per row
-  int compute_streams = 0;           // bench gemm_host: multiplication streams, 1 or 2 (0: the library's)
   std::vector<std::string> argv;     // the command line as given (for the JSON context)
 };
 

@@ -391,10 +391,9 @@ host::Plan parse_plan(const std::string& t) {
 }  // namespace
 
 int cmd_bench_host(const Args& a, const std::string& argv0, std::ostream& out, std::ostream& err) {
-  if (!a.plan.empty() || a.compute_streams) {
+  if (!a.plan.empty()) {
     host::Tuning t;
-    if (!a.plan.empty()) t.plan = parse_plan(a.plan);
-    t.compute_streams = a.compute_streams;
+    t.plan = parse_plan(a.plan);
     host::set_tuning(t);
   }
   if (a.first_call) return first_call(a, out);

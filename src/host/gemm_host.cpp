@@ -73,12 +73,10 @@ class Context {
   explicit Context(int device) : device_(device) {
     RUNGS_CUDA(cudaStreamCreateWithFlags(&h2d, cudaStreamNonBlocking));
     RUNGS_CUDA(cudaStreamCreateWithFlags(&comp, cudaStreamNonBlocking));
-    RUNGS_CUDA(cudaStreamCreateWithFlags(&comp2, cudaStreamNonBlocking));
     RUNGS_CUDA(cudaStreamCreateWithFlags(&d2h, cudaStreamNonBlocking));
     RUNGS_CUDA(cudaEventCreateWithFlags(&ev_up, cudaEventDisableTiming));
     RUNGS_CUDA(cudaEventCreateWithFlags(&ev_sync, cudaEventDisableTiming));
     RUNGS_CUDA(cudaEventCreateWithFlags(&ev_join, cudaEventDisableTiming));
-    RUNGS_CUDA(cudaEventCreateWithFlags(&ev_comp, cudaEventDisableTiming));
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
     // Staging is bound by host memory bandwidth, not by threads: on the H100's host 8 threads packed
     // at 15-37 GB/s and 12 were slower (13-17 GB/s), so at most 8 (the caller and 7 workers).
@@ -88,13 +86,13 @@ class Context {
     int cur = 0;
     const bool have_dev = cudaGetDevice(&cur) == cudaSuccess;
     quietly([&] { return cudaSetDevice(device_); });
-    for (cudaStream_t s : {h2d, comp, comp2, d2h})
+    for (cudaStream_t s : {h2d, comp, d2h})
       if (s) quietly([&] { return cudaStreamSynchronize(s); });
-    for (cudaStream_t s : {h2d, comp, comp2, d2h})
+    for (cudaStream_t s : {h2d, comp, d2h})
       if (s) quietly([&] { return cudaStreamDestroy(s); });
     for (cudaEvent_t e : events_) quietly([&] { return cudaEventDestroy(e); });
     drop_graph();
-    for (cudaEvent_t e : {ev_up, ev_sync, ev_join, ev_comp})
+    for (cudaEvent_t e : {ev_up, ev_sync, ev_join})
       if (e) quietly([&] { return cudaEventDestroy(e); });
     free_slots();
     for (Buffer& b : dev_)
@@ -104,9 +102,8 @@ class Context {
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
 
-  // comp2: the second multiplication stream (phase 2's products alternate between comp and comp2).
-  cudaStream_t h2d = nullptr, comp = nullptr, comp2 = nullptr, d2h = nullptr;
-  cudaEvent_t ev_up = nullptr, ev_sync = nullptr, ev_join = nullptr, ev_comp = nullptr;
+  cudaStream_t h2d = nullptr, comp = nullptr, d2h = nullptr;
+  cudaEvent_t ev_up = nullptr, ev_sync = nullptr, ev_join = nullptr;
 
   // Pinned-memory calls repeated with identical arguments replay a CUDA graph captured from the
   // second such call (one per context): the first call runs eagerly and leaves its key.
@@ -313,9 +310,8 @@ template <typename T>
 class Flow {
  public:
   Flow(Context& cx, Trans ta, Trans tb, float alpha, float beta, const Options& opts, Operand<T> a, Operand<T> b,
-       Operand<T> c, int compute_streams, bool trace)
-      : cx_(cx), ta_(ta), tb_(tb), alpha_(alpha), beta_(beta), opts_(opts), A_(a), B_(b), C_(c),
-        streams_(compute_streams == 1 ? 1 : 2), trace_(trace) {
+       Operand<T> c, bool trace)
+      : cx_(cx), ta_(ta), tb_(tb), alpha_(alpha), beta_(beta), opts_(opts), A_(a), B_(b), C_(c), trace_(trace) {
     for (size_t i = 0; i < cx_.down.size(); ++i) free_down_.push_back(static_cast<int>(i));
   }
   ~Flow() {
@@ -340,7 +336,6 @@ class Flow {
       capturing_ = true;
       RUNGS_CUDA(cudaEventRecord(cx_.ev_sync, cx_.h2d));  // fork the other two streams into the capture
       RUNGS_CUDA(cudaStreamWaitEvent(cx_.comp, cx_.ev_sync, 0));
-      RUNGS_CUDA(cudaStreamWaitEvent(cx_.comp2, cx_.ev_sync, 0));
       RUNGS_CUDA(cudaStreamWaitEvent(cx_.d2h, cx_.ev_sync, 0));
     }
     info.jobs = static_cast<int64_t>(jobs.size());
@@ -378,7 +373,8 @@ class Flow {
       run_job(job, s, reads_c, fail_at_step);
     }
     if (capture_key) {  // join, end, instantiate, launch
-      join_products(cx_.h2d);
+      RUNGS_CUDA(cudaEventRecord(cx_.ev_sync, cx_.comp));
+      RUNGS_CUDA(cudaStreamWaitEvent(cx_.h2d, cx_.ev_sync, 0));
       RUNGS_CUDA(cudaEventRecord(cx_.ev_join, cx_.d2h));
       RUNGS_CUDA(cudaStreamWaitEvent(cx_.h2d, cx_.ev_join, 0));
       cudaGraph_t g = nullptr;
@@ -398,7 +394,6 @@ class Flow {
     drain();
     RUNGS_CUDA(cudaStreamSynchronize(cx_.d2h));
     RUNGS_CUDA(cudaStreamSynchronize(cx_.comp));
-    RUNGS_CUDA(cudaStreamSynchronize(cx_.comp2));
     RUNGS_CUDA(cudaStreamSynchronize(cx_.h2d));
     const auto t_end = Clock::now();
     info.wait_ms = ms_between(t_wait, t_end);
@@ -423,7 +418,7 @@ class Flow {
       if (g) (void)cudaGraphDestroy(g);
       capturing_ = false;
     }
-    for (cudaStream_t s : {cx_.h2d, cx_.comp, cx_.comp2, cx_.d2h}) quietly([&] { return cudaStreamSynchronize(s); });
+    for (cudaStream_t s : {cx_.h2d, cx_.comp, cx_.d2h}) quietly([&] { return cudaStreamSynchronize(s); });
     pending_.clear();
     inflight_.clear();
     free_down_.clear();
@@ -455,7 +450,6 @@ class Flow {
     window(B_, 1, b_region(job.k, job.cols));
     window(C_, 2, c_region(job.rows, job.cols));
     size_t next_event = 0;
-    const int last_chunk = static_cast<int>(s.chunks.size()) - 1;
     for (const Step& st : s.steps) {
       if (steps_done_++ == fail_at_step)
         throw Error("rungs::gemm_host: failure injected at step " + std::to_string(fail_at_step) + " (a test)");
@@ -466,14 +460,11 @@ class Flow {
       if (st.piece.is_a) upload(A_, a_region(rows, k)); else upload(B_, b_region(k, cols));
       if (!st.products.empty()) {
         RUNGS_CUDA(cudaEventRecord(cx_.ev_up, cx_.h2d));
-        const bool phase2 = st.piece.chunk == last_chunk;
-        const cudaStream_t cs = product_stream(phase2);
-        RUNGS_CUDA(cudaStreamWaitEvent(cs, cx_.ev_up, 0));
-        for (const Product& p : st.products) multiply(job, p, cs);
-        if (!phase2 && streams_ > 1) RUNGS_CUDA(cudaEventRecord(cx_.ev_comp, cs));  // comp2 waits for it
+        RUNGS_CUDA(cudaStreamWaitEvent(cx_.comp, cx_.ev_up, 0));
+        for (const Product& p : st.products) multiply(job, p);
         if (job.last_k && !st.finished.empty()) {
           cudaEvent_t done = cx_.event(next_event++);
-          RUNGS_CUDA(cudaEventRecord(done, cs));
+          RUNGS_CUDA(cudaEventRecord(done, cx_.comp));
           for (const Product& f : st.finished)
             download(c_region(shift(f.rows, job.rows.lo), shift(f.cols, job.cols.lo)), done);
         }
@@ -482,40 +473,18 @@ class Flow {
     }
   }
 
-  // The stream of a step's products. Phase 1's products (one per chunk, all of C) run in order on
-  // comp; phase 2's each finish their own blocks of C (no block gets two), so they alternate
-  // between comp and comp2: a product that fills part of the GPU (a 512-row strip of 4096^3 is
-  // 128 tiles of 128 x 128) runs beside the next one. comp2 first waits for phase 1 (ev_comp).
-  cudaStream_t product_stream(bool phase2) {
-    if (!phase2 || streams_ < 2 || turn_++ % 2 == 0) {
-      comp2_behind_ = comp2_behind_ || (!phase2 && streams_ > 1);
-      return cx_.comp;
-    }
-    if (comp2_behind_) RUNGS_CUDA(cudaStreamWaitEvent(cx_.comp2, cx_.ev_comp, 0));
-    comp2_behind_ = false;
-    return cx_.comp2;
-  }
-  // `s` waits for every product issued so far.
-  void join_products(cudaStream_t s) {
-    for (cudaStream_t c : {cx_.comp, cx_.comp2}) {
-      RUNGS_CUDA(cudaEventRecord(cx_.ev_sync, c));
-      RUNGS_CUDA(cudaStreamWaitEvent(s, cx_.ev_sync, 0));
-    }
-  }
-
-  void multiply(const Job& job, const Product& p, cudaStream_t cs) {
+  void multiply(const Job& job, const Product& p) {
     const Range rows = shift(p.rows, job.rows.lo), cols = shift(p.cols, job.cols.lo), k = shift(p.k, job.k.lo);
     const Region ar = a_region(rows, k), br = b_region(k, cols);
     Options o;
     o.variant = opts_.variant;
     o.math = opts_.math;
-    o.stream = cs;
+    o.stream = cx_.comp;
     const float beta = p.first_k && job.first_k ? beta_ : 1.0f;
     Timed t(info_.gemm_calls_ms);
-    traced(cs, 'K', double(rows.size()) * double(cols.size()) * double(k.size()),
+    traced(cx_.comp, 'K', double(rows.size()) * double(cols.size()) * double(k.size()),
            [&] {
-             return "C" + span(rows, cols) + " k[" + std::to_string(k.lo) + ":" + std::to_string(k.hi) + "]" +
-                    (cs == cx_.comp2 ? " (comp2)" : "");
+             return "C" + span(rows, cols) + " k[" + std::to_string(k.lo) + ":" + std::to_string(k.hi) + "]";
            },
            [&] {
              gemm(ta_, tb_, rows.size(), cols.size(), k.size(), alpha_, A_.dev_at(ar.r0, ar.c0), A_.dev_ld,
@@ -526,13 +495,13 @@ class Flow {
   // The next job reuses the device buffers: its uploads wait for the last job's products, and
   // when it is another block of C, everything waits until that block has gone back.
   void between_jobs(const Job& prev, const Job& next) {
-    join_products(cx_.h2d);
+    RUNGS_CUDA(cudaEventRecord(cx_.ev_sync, cx_.comp));
+    RUNGS_CUDA(cudaStreamWaitEvent(cx_.h2d, cx_.ev_sync, 0));
     if (prev.rows == next.rows && prev.cols == next.cols) return;
     drain();
     RUNGS_CUDA(cudaEventRecord(cx_.ev_sync, cx_.d2h));
     RUNGS_CUDA(cudaStreamWaitEvent(cx_.h2d, cx_.ev_sync, 0));
     RUNGS_CUDA(cudaStreamWaitEvent(cx_.comp, cx_.ev_sync, 0));
-    RUNGS_CUDA(cudaStreamWaitEvent(cx_.comp2, cx_.ev_sync, 0));
   }
 
   // Sub-regions of r that fit one slot (rows first; a row longer than a slot is cut too).
@@ -710,9 +679,6 @@ class Flow {
   CallInfo info_;
   std::deque<Transfer> pending_, inflight_;
   std::vector<int> free_down_;
-  int streams_ = 2;             // multiplication streams (Tuning::compute_streams)
-  int turn_ = 0;                // phase 2's products so far: even ones on comp, odd ones on comp2
-  bool comp2_behind_ = false;   // comp has phase-1 products that comp2 has not waited for
   bool trace_ = false;
   cudaEvent_t trace_t0_ = nullptr;
   std::unique_ptr<std::atomic<bool>> gate_;  // trace, pinned: holds the GPU until all is issued
@@ -780,7 +746,6 @@ void gemm_host_impl(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float a
     os << int(ta) << int(tb) << ' ' << m << ' ' << n << ' ' << k << ' ' << lda << ' ' << ldb << ' ' << ldc << ' '
        << A << ' ' << B << ' ' << C << ' ' << std::hexfloat << alpha << ' ' << beta << ' ' << opts.variant << ' '
        << int(opts.math) << ' ' << sizeof(T);
-    os << " streams " << tune.compute_streams;
     if (tune.plan)
       os << " plan " << tune.plan->row_panels << 'x' << tune.plan->col_panels << ':' << tune.plan->kmajor_chunks << '/'
          << tune.plan->kmajor_fraction;
@@ -803,7 +768,7 @@ void gemm_host_impl(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float a
   cx.last_key = key;
 
   auto attempt = [&](bool cap) {
-    Flow<T> flow(cx, ta, tb, alpha, beta, opts, a, b, c, tune.compute_streams, tune.trace);
+    Flow<T> flow(cx, ta, tb, alpha, beta, opts, a, b, c, tune.trace);
     try {
       flow.run(jobs, tune.plan, compute_rate() * rate_factor<T>(opts.math), detail::sm_count(), tune.fail_at_step,
                call_start, cap ? &key : nullptr);

@@ -367,10 +367,6 @@ TEST(CliArgs, BenchGemmHost) {
   EXPECT_NE(parse_error({"bench", "gemv", "--plan", "4x4"}).find("--plan applies to rungs bench gemm_host"),
             std::string::npos);
   EXPECT_TRUE(parse_args({"bench", "gemm_host", "--trace"}).trace);
-  EXPECT_EQ(parse_args({"bench", "gemm_host", "--compute-streams", "1"}).compute_streams, 1);
-  EXPECT_NE(parse_error({"bench", "gemm_host", "--compute-streams", "3"}).find("--compute-streams"), std::string::npos);
-  EXPECT_NE(parse_error({"bench", "gemv", "--compute-streams", "1"}).find("--compute-streams applies to rungs bench"),
-            std::string::npos);
   EXPECT_NE(parse_error({"bench", "gemm", "--trace"}).find("--trace applies to rungs bench gemm_host"),
             std::string::npos);
   EXPECT_NE(parse_error({"bench", "gemm_host", "--trace", "--format", "csv"}).find("--trace prints a timeline"),

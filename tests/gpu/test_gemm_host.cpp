@@ -146,11 +146,6 @@ TEST(GemmHost, ForcedSchedules) {  // every phase-1 / phase-2 combination, on ra
       EXPECT_HOST_CASE(shape(513, 1025, 600, Trans::N, Trans::T), mem, ++seed);
     }
   }
-  host::Tuning one;  // products on one stream instead of two
-  one.plan = host::Plan{5, 3, 2, 0.5};
-  one.compute_streams = 1;
-  TuningScope scope(one);
-  for (Mem mem : {Mem::pageable, Mem::pinned}) EXPECT_HOST_CASE(shape(1000, 777, 1111, Trans::T, Trans::N, 0.5f), mem, ++seed);
 }
 
 // Tuning::trace (rungs bench gemm_host --trace): the timeline accounts for every byte sent each
