@@ -84,17 +84,13 @@ Schedule make_schedule(int64_t m, int64_t n, int64_t k, const Plan& plan, bool r
           pr.cols = s.cols[i];
           pr.rows = {0, have_a > 0 ? s.rows[have_a - 1].hi : 0};
         }
-        if (c == last && pr.rows.size() > 0 && pr.cols.size() > 0) {
+        if (pr.rows.size() > 0 && pr.cols.size() > 0) {
           st.products.push_back(pr);
-          st.finished.push_back(pr);
+          if (c == last) st.finished.push_back(pr);
         }
         s.steps.push_back(st);
       }
     }
-    // Phase 1: one product of the whole chunk once its last piece is there. Per-panel products
-    // (256-512 rows of C each) ran at 38-41 TFLOP/s in the 4096^3 flow against 51.7 for the
-    // whole product (cuBLAS sgemm, H100, rungs bench gemm_host --trace).
-    if (c < last) s.steps.back().products.push_back({{0, m}, {0, n}, s.chunks[c], c == 0});
   }
   return s;
 }

@@ -114,29 +114,6 @@ TEST(GemmHostSchedule, EveryBlockGetsEveryChunkOnceInOrderAndGoesBackOnce) {
                 << p.kmajor_chunks << "/" << p.kmajor_fraction << " reads_c " << reads_c;
 }
 
-// Phase 1 multiplies each chunk once, as one m x n product after the chunk's last piece (products
-// of single panels ran ~25 % slower); phase 2 multiplies strips.
-TEST(GemmHostSchedule, PhaseOneMultipliesWholeChunks) {
-  const host::Schedule s = host::make_schedule(1000, 700, 900, Plan{4, 3, 3, 0.5}, false);
-  ASSERT_EQ(s.chunks.size(), 4u);
-  int whole = 0, strips = 0;
-  for (size_t i = 0; i < s.steps.size(); ++i) {
-    const host::Step& st = s.steps[i];
-    for (const host::Product& p : st.products) {
-      if (st.piece.chunk < 3) {
-        ++whole;
-        EXPECT_TRUE(p.rows == (Range{0, 1000}) && p.cols == (Range{0, 700})) << "step " << i;
-        EXPECT_TRUE(i + 1 == s.steps.size() || s.steps[i + 1].piece.chunk != st.piece.chunk)
-            << "a chunk's product before its last piece (step " << i << ")";
-      } else {
-        ++strips;
-      }
-    }
-  }
-  EXPECT_EQ(whole, 3);
-  EXPECT_EQ(strips, 4 + 3 - 1);  // every piece after the first makes a strip
-}
-
 TEST(GemmHostSchedule, PlanFollowsTheBalanceOfComputeAndTransfer) {
   const Plan big = host::choose_plan(4096, 4096, 4096, 2.7e-3, 2.6e-3);  // compute-bound
   EXPECT_EQ(big.row_panels, 16);  // A stored m x k: whole rows, 256 each
