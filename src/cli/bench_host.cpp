@@ -79,6 +79,7 @@ std::string plan_name(const host::CallInfo& c) {
   std::ostringstream os;
   os << c.plan.row_panels << "x" << c.plan.col_panels;
   if (c.plan.kmajor_chunks > 0) os << " k" << c.plan.kmajor_chunks << "/" << c.plan.kmajor_fraction;
+  if (c.plan.kmajor_chunks > 0 && c.plan.kmajor_row_panels > 0) os << " r" << c.plan.kmajor_row_panels;
   if (c.jobs > 1) os << " " << c.jobs << " blocks";
   return os.str();
 }
@@ -375,20 +376,26 @@ int first_call(const Args& a, std::ostream& out) {
   return 0;
 }
 
-// "RxC" or "RxC:kN/F" (see --plan).
+}  // namespace
+
 host::Plan parse_plan(const std::string& t) {
   host::Plan p;
-  char sep = 0;
-  int n = std::sscanf(t.c_str(), "%dx%d%c", &p.row_panels, &p.col_panels, &sep);
-  if (n == 3 && sep == ':') n = std::sscanf(t.c_str(), "%dx%d:k%d/%lf", &p.row_panels, &p.col_panels,
-                                            &p.kmajor_chunks, &p.kmajor_fraction) == 4 ? 2 : 0;
-  if (n != 2 || p.row_panels < 1 || p.col_panels < 1 || p.kmajor_chunks < 0 || p.kmajor_fraction < 0 ||
-      p.kmajor_fraction >= 1)
-    throw CliError("--plan: " + t + " is not RxC or RxC:kN/F (R, C >= 1; 0 <= F < 1)");
+  const char* s = t.c_str();
+  int used = 0;
+  bool ok = std::sscanf(s, "%dx%d%n", &p.row_panels, &p.col_panels, &used) == 2;
+  if (ok && s[used] == ':') {
+    s += used, used = 0;
+    ok = std::sscanf(s, ":k%d/%lf%n", &p.kmajor_chunks, &p.kmajor_fraction, &used) == 2;
+    if (ok && s[used] == ':') {
+      s += used, used = 0;
+      ok = std::sscanf(s, ":r%d%n", &p.kmajor_row_panels, &used) == 1 && p.kmajor_row_panels >= 1;
+    }
+  }
+  if (!ok || s[used] != '\0' || p.row_panels < 1 || p.col_panels < 1 || p.kmajor_chunks < 0 ||
+      p.kmajor_fraction < 0 || p.kmajor_fraction >= 1)
+    throw CliError("--plan: " + t + " is not RxC, RxC:kN/F or RxC:kN/F:rP (R, C, P >= 1; 0 <= F < 1)");
   return p;
 }
-
-}  // namespace
 
 int cmd_bench_host(const Args& a, const std::string& argv0, std::ostream& out, std::ostream& err) {
   if (!a.plan.empty()) {

@@ -64,25 +64,31 @@ Schedule make_schedule(int64_t m, int64_t n, int64_t k, const Plan& plan, bool r
 
   const int p = static_cast<int>(s.rows.size()), q = static_cast<int>(s.cols.size());
   const int last = static_cast<int>(s.chunks.size()) - 1;
+  // Phase 1's pieces of op(A): groups of g consecutive row panels.
+  const int group = plan.kmajor_row_panels > 0 && plan.kmajor_row_panels < p
+                        ? (p + plan.kmajor_row_panels - 1) / plan.kmajor_row_panels
+                        : 1;
   for (int c = 0; c <= last; ++c) {
-    int have_a = 0, have_b = 0;  // panels of this chunk already sent (a prefix: they go in order)
-    for (int i = 0; i < std::max(p, q); ++i) {
+    const int g = c < last ? group : 1, pa = (p + g - 1) / g;  // pieces of op(A) in this chunk
+    int64_t rows_hi = 0, cols_hi = 0;  // C's rows and columns whose pieces of this chunk are sent
+    for (int i = 0; i < std::max(pa, q); ++i) {
       for (int is_a = 1; is_a >= 0; --is_a) {
-        if (i >= (is_a ? p : q)) continue;
+        if (i >= (is_a ? pa : q)) continue;
         Step st;
-        st.piece = {is_a == 1, i, c};
+        const int first = is_a ? i * g : i, panels = is_a ? std::min(p, (i + 1) * g) - first : 1;
+        st.piece = {is_a == 1, first, c, panels};
         st.upload_c = reads_c && is_a && c == 0;
         Product pr;
         pr.k = s.chunks[c];
         pr.first_k = c == 0;
         if (is_a) {
-          ++have_a;
-          pr.rows = s.rows[i];
-          pr.cols = {0, have_b > 0 ? s.cols[have_b - 1].hi : 0};
+          pr.rows = {s.rows[first].lo, s.rows[first + panels - 1].hi};
+          rows_hi = pr.rows.hi;
+          pr.cols = {0, cols_hi};
         } else {
-          ++have_b;
           pr.cols = s.cols[i];
-          pr.rows = {0, have_a > 0 ? s.rows[have_a - 1].hi : 0};
+          cols_hi = pr.cols.hi;
+          pr.rows = {0, rows_hi};
         }
         if (pr.rows.size() > 0 && pr.cols.size() > 0) {
           st.products.push_back(pr);

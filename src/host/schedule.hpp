@@ -32,9 +32,13 @@ struct Range {
 };
 
 struct Plan {
-  int row_panels = 1, col_panels = 1;  // phase 2's panels (phase 1 uses the same ones)
+  int row_panels = 1, col_panels = 1;  // phase 2's panels (phase 1 uses the same ones unless...)
   int kmajor_chunks = 0;               // 0: no phase 1
   double kmajor_fraction = 0;          // of k, in phase 1
+  int kmajor_row_panels = 0;           // ...phase 1 sends op(A) in this many pieces, each a group of
+                                       // consecutive row panels (0: one piece per row panel). Taller
+                                       // pieces make phase 1's products larger; an experiment
+                                       // (--plan RxC:kN/F:rP), not yet measured, not chosen by default
 };
 
 // The plan for an m x n x k job: at most 16 panels a side, and phase 1 half of k when
@@ -58,11 +62,13 @@ Plan choose_plan(int64_t m, int64_t n, int64_t k, double compute_s, double trans
 // (when the ranges stay non-empty), as equal as possible. parts is clamped to [1, total].
 std::vector<Range> split(int64_t total, int parts, int64_t align);
 
-// One piece sent to the device: op(A) rows `panel` x k `chunk`, or op(B) k `chunk` x columns `panel`.
+// One piece sent to the device: op(A) rows `panel` .. `panel + panels - 1` x k `chunk`, or op(B)
+// k `chunk` x columns `panel`.
 struct Piece {
   bool is_a = true;
   int panel = 0;
   int chunk = 0;
+  int panels = 1;  // op(A): row panels in the piece (Plan::kmajor_row_panels groups them in phase 1)
 };
 
 // C[rows, cols] = alpha op(A)[rows, k] op(B)[k, cols] + (first_k ? beta : 1) C[rows, cols].

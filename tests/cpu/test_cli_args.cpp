@@ -1,6 +1,7 @@
 // The `rungs` argument parser: sizes (lists, ranges, 2^k), transposes, every flag, and
 // errors that name the bad flag. No GPU: the parser is a pure function.
 #include "cli/args.hpp"
+#include "cli/bench_host.hpp"
 #include "cli/commands.hpp"
 
 #include <gtest/gtest.h>
@@ -367,6 +368,16 @@ TEST(CliArgs, BenchGemmHost) {
   EXPECT_NE(parse_error({"bench", "gemv", "--plan", "4x4"}).find("--plan applies to rungs bench gemm_host"),
             std::string::npos);
   EXPECT_TRUE(parse_args({"bench", "gemm_host", "--trace"}).trace);
+  const host::Plan p = parse_plan("8x1:k2/0.5:r2");
+  EXPECT_EQ(p.row_panels, 8);
+  EXPECT_EQ(p.col_panels, 1);
+  EXPECT_EQ(p.kmajor_chunks, 2);
+  EXPECT_DOUBLE_EQ(p.kmajor_fraction, 0.5);
+  EXPECT_EQ(p.kmajor_row_panels, 2);
+  EXPECT_EQ(parse_plan("4x2").kmajor_chunks, 0);
+  EXPECT_EQ(parse_plan("16x1:k4/0.25").kmajor_row_panels, 0);
+  for (const char* bad : {"8x1:k2/0.5:r0", "8x1:k2/0.5:x2", "8x1:k2/0.5junk", "8x", "0x1", "8x1:k2/1.5", "8x1:r2"})
+    EXPECT_THROW(parse_plan(bad), CliError) << bad;
   EXPECT_NE(parse_error({"bench", "gemm", "--trace"}).find("--trace applies to rungs bench gemm_host"),
             std::string::npos);
   EXPECT_NE(parse_error({"bench", "gemm_host", "--trace", "--format", "csv"}).find("--trace prints a timeline"),

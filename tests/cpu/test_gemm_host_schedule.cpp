@@ -68,8 +68,11 @@ std::string check_schedule(int64_t m, int64_t n, int64_t k, const Plan& plan, bo
     return out;
   };
   for (const host::Step& st : s.steps) {
-    if (st.upload_c) c_rows_sent.insert(st.piece.panel);
-    (st.piece.is_a ? sent_a : sent_b).insert({st.piece.panel, st.piece.chunk});
+    if (st.piece.panels < 1 || (!st.piece.is_a && st.piece.panels != 1)) return "a piece of no panels";
+    for (int j = 0; j < st.piece.panels; ++j) {
+      if (st.upload_c) c_rows_sent.insert(st.piece.panel + j);
+      (st.piece.is_a ? sent_a : sent_b).insert({st.piece.panel + j, st.piece.chunk});
+    }
     for (const host::Product& p : st.products) {
       const int c = panel_of(s.chunks, p.k.lo);
       if (c < 0 || !(s.chunks[c] == p.k)) return "a product's k is not one chunk";
@@ -103,7 +106,10 @@ std::string check_schedule(int64_t m, int64_t n, int64_t k, const Plan& plan, bo
 
 TEST(GemmHostSchedule, EveryBlockGetsEveryChunkOnceInOrderAndGoesBackOnce) {
   const int64_t sizes[] = {1, 7, 33, 128, 129, 1000, 4097};
-  const Plan plans[] = {{1, 1, 0, 0}, {4, 4, 0, 0}, {8, 3, 1, 0.25}, {16, 16, 2, 0.5}, {3, 16, 4, 0.75}, {2, 5, 3, 0.9}};
+  const Plan plans[] = {{1, 1, 0, 0},        {4, 4, 0, 0},         {8, 3, 1, 0.25},
+                        {16, 16, 2, 0.5},    {3, 16, 4, 0.75},     {2, 5, 3, 0.9},
+                        {8, 1, 2, 0.5, 2},   {7, 3, 3, 0.5, 3},    {5, 2, 1, 0.25, 1},
+                        {4, 4, 2, 0.5, 9}};  // phase 1 in groups of row panels (9 > 4: one each)
   for (int64_t m : sizes)
     for (int64_t n : {int64_t{1}, int64_t{65}, int64_t{2048}})
       for (int64_t k : {int64_t{1}, int64_t{31}, int64_t{300}, int64_t{4096}})
@@ -111,7 +117,31 @@ TEST(GemmHostSchedule, EveryBlockGetsEveryChunkOnceInOrderAndGoesBackOnce) {
           for (bool reads_c : {false, true})
             EXPECT_EQ("", check_schedule(m, n, k, p, reads_c))
                 << m << "x" << n << "x" << k << " panels " << p.row_panels << "x" << p.col_panels << " kmajor "
-                << p.kmajor_chunks << "/" << p.kmajor_fraction << " reads_c " << reads_c;
+                << p.kmajor_chunks << "/" << p.kmajor_fraction << " r" << p.kmajor_row_panels << " reads_c "
+                << reads_c;
+}
+
+// Plan::kmajor_row_panels: phase 1 sends op(A) in that many taller pieces (groups of consecutive
+// row panels, each multiplied as one product per column panel), phase 2 in single panels.
+TEST(GemmHostSchedule, PhaseOneGroupsRowPanels) {
+  const host::Schedule s = host::make_schedule(4096, 4096, 4096, Plan{8, 1, 2, 0.5, 2}, false);
+  ASSERT_EQ(s.rows.size(), 8u);
+  ASSERT_EQ(s.chunks.size(), 3u);
+  int phase1_a = 0, phase2_a = 0;
+  for (const host::Step& st : s.steps) {
+    if (!st.piece.is_a) continue;
+    if (st.piece.chunk < 2) {
+      ++phase1_a;
+      EXPECT_EQ(st.piece.panels, 4);
+      EXPECT_EQ(st.piece.panel % 4, 0);
+      for (const host::Product& p : st.products) EXPECT_EQ(p.rows.size(), 2048);
+    } else {
+      ++phase2_a;
+      EXPECT_EQ(st.piece.panels, 1);
+    }
+  }
+  EXPECT_EQ(phase1_a, 2 * 2);
+  EXPECT_EQ(phase2_a, 8);
 }
 
 TEST(GemmHostSchedule, PlanFollowsTheBalanceOfComputeAndTransfer) {

@@ -135,7 +135,8 @@ TEST(GemmHost, BetaAlphaAndPaddedLd) {
 
 TEST(GemmHost, ForcedSchedules) {  // every phase-1 / phase-2 combination, on ragged panels
   RUNGS_REQUIRE_GPU();
-  const host::Plan plans[] = {{1, 1, 0, 0}, {3, 5, 0, 0}, {8, 8, 1, 0.25}, {16, 16, 2, 0.5}, {5, 2, 4, 0.75}};
+  const host::Plan plans[] = {{1, 1, 0, 0},       {3, 5, 0, 0},     {8, 8, 1, 0.25},
+                              {16, 16, 2, 0.5},   {5, 2, 4, 0.75},  {7, 2, 2, 0.5, 3}};  // the last: phase 1 in 3 groups
   uint64_t seed = 200;
   for (const host::Plan& p : plans) {
     host::Tuning t;
