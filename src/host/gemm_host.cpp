@@ -453,10 +453,7 @@ class Flow {
     for (const Step& st : s.steps) {
       if (steps_done_++ == fail_at_step)
         throw Error("rungs::gemm_host: failure injected at step " + std::to_string(fail_at_step) + " (a test)");
-      const Range rows = shift(st.piece.is_a ? Range{s.rows[st.piece.panel].lo,
-                                                     s.rows[st.piece.panel + st.piece.panels - 1].hi}
-                                             : Range{0, job.rows.size()},
-                               job.rows.lo);
+      const Range rows = shift(st.piece.is_a ? s.piece_rows(st.piece) : Range{0, job.rows.size()}, job.rows.lo);
       const Range cols = shift(st.piece.is_a ? Range{0, job.cols.size()} : s.cols[st.piece.panel], job.cols.lo);
       const Range k = shift(s.chunks[st.piece.chunk], job.k.lo);
       if (st.upload_c && reads_c) upload(C_, c_region(rows, shift({0, job.cols.size()}, job.cols.lo)));

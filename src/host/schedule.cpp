@@ -82,7 +82,7 @@ Schedule make_schedule(int64_t m, int64_t n, int64_t k, const Plan& plan, bool r
         pr.k = s.chunks[c];
         pr.first_k = c == 0;
         if (is_a) {
-          pr.rows = {s.rows[first].lo, s.rows[first + panels - 1].hi};
+          pr.rows = s.piece_rows(st.piece);
           rows_hi = pr.rows.hi;
           pr.cols = {0, cols_hi};
         } else {

@@ -87,6 +87,8 @@ struct Step {
 struct Schedule {
   std::vector<Range> rows, cols, chunks;  // panels of C's rows and columns; chunks of k
   std::vector<Step> steps;
+  // The rows of C (and of op(A)) that an op(A) piece covers.
+  Range piece_rows(const Piece& p) const { return {rows[p.panel].lo, rows[p.panel + p.panels - 1].hi}; }
 };
 
 // The schedule of an m x n x k job (each >= 1). reads_c: beta != 0 (C is sent in too).
