@@ -1,5 +1,6 @@
-# Sourced by the device-call experiment scripts (tc_device.sh, ncu_tc.sh, ws_probe.sh): $OUT,
-# log, and the build of the targets they need in build-gpu (the tree scripts/gpu.sh builds).
+# Sourced by the device-call experiment scripts (tc_device.sh, ncu_tc.sh, ws_probe.sh,
+# host_trace.sh, wgmma_probe.sh, reduce_sweep.sh): $OUT, log, the build of the targets they need
+# in build-gpu (the tree scripts/gpu.sh builds), and standalone probe programs.
 OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
 log() { echo "=== $* ($(date +%T))"; }
 # build_gpu TARGET...: configure build-gpu (Release, Ninja) and build TARGETs with all cores; the
@@ -8,4 +9,12 @@ build_gpu() {
   log build
   cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release >"$OUT/build.log" 2>&1 &&
     cmake --build build-gpu -j"$(nproc)" --target "$@" >>"$OUT/build.log" 2>&1 || { tail -60 "$OUT/build.log"; exit 1; }
+}
+# run_cu NAME [ARGS...]: compile scripts/experiments/NAME.cu alone (sm_90a, the library's headers)
+# into build-experiments/NAME and run it with ARGS; output to stdout.
+run_cu() {
+  local name=$1; shift
+  mkdir -p build-experiments
+  nvcc -std=c++17 -O3 -arch=sm_90a -Iinclude -Isrc --expt-relaxed-constexpr \
+    "scripts/experiments/$name.cu" -o "build-experiments/$name" && "build-experiments/$name" "$@"
 }
