@@ -328,8 +328,11 @@ __device__ __forceinline__ void wgmma_256_tf32(float (&d)[128], uint64_t da, uin
   "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
 
 // d (64 x 128 per warpgroup, fp32) += A (64 x 16) * B (16 x 128); TA / TB: 1 = MN-major operand.
-template <int TA, int TB>
-__device__ __forceinline__ void wgmma_128_bf16(float (&d)[64], uint64_t da, uint64_t db) {
+// d: the first 64 registers of an accumulator array of R >= 64 (columns 8j .. 8j + 7 of a 64 x N
+// accumulator are d[4j .. 4j + 3], so a 64 x 128 product is a prefix of a 64 x 256 one).
+template <int TA, int TB, int R>
+__device__ __forceinline__ void wgmma_128_bf16(float (&d)[R], uint64_t da, uint64_t db) {
+  static_assert(R >= 64, "64 accumulator registers");
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   asm volatile(
       "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
@@ -341,8 +344,9 @@ __device__ __forceinline__ void wgmma_128_bf16(float (&d)[64], uint64_t da, uint
   __trap();
 #endif
 }
-template <int TA, int TB>
-__device__ __forceinline__ void wgmma_128_f16(float (&d)[64], uint64_t da, uint64_t db) {
+template <int TA, int TB, int R>
+__device__ __forceinline__ void wgmma_128_f16(float (&d)[R], uint64_t da, uint64_t db) {
+  static_assert(R >= 64, "64 accumulator registers");
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   asm volatile(
       "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
@@ -354,25 +358,80 @@ __device__ __forceinline__ void wgmma_128_f16(float (&d)[64], uint64_t da, uint6
   __trap();
 #endif
 }
-#undef RUNGS_WGMMA_D64
-#undef RUNGS_WGMMA_D64_OUT
 
 // tf32, 64 x 128 per warpgroup: d = (accumulate ? d : 0) + A (64 x 8) * B (8 x 128), both K-major.
 // accumulate = false starts a fresh sum (the 3xTF32 rung sums each stage apart, see 16_wgmma_x3.cu).
-__device__ __forceinline__ void wgmma_128_tf32(float (&d)[64], uint64_t da, uint64_t db, bool accumulate) {
+template <int R>
+__device__ __forceinline__ void wgmma_128_tf32(float (&d)[R], uint64_t da, uint64_t db, bool accumulate) {
+  static_assert(R >= 64, "64 accumulator registers");
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   asm volatile(
       "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
+      RUNGS_WGMMA_D64 ", "
       "%64, %65, p, 1, 1;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      : RUNGS_WGMMA_D64_OUT
       : "l"(da), "l"(db), "r"(static_cast<int>(accumulate)));
 #else
   (void)d; (void)da; (void)db; (void)accumulate;
   __trap();
 #endif
 }
+#undef RUNGS_WGMMA_D64
+#undef RUNGS_WGMMA_D64_OUT
+
+// The 32 accumulator registers of a 64 x 64 wgmma (the first 32 of the caller's array).
+#define RUNGS_WGMMA_D32 \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
+#define RUNGS_WGMMA_D32_OUT \
+  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+
+// d (64 x 64 per warpgroup, the first 32 of R registers) += A (64 x 16) * B (16 x 64), f16 / bf16
+// (TA / TB: 1 = MN-major), or A (64 x 8) * B (8 x 64) in tf32 (both K-major).
+template <int TA, int TB, int R>
+__device__ __forceinline__ void wgmma_64_bf16(float (&d)[R], uint64_t da, uint64_t db) {
+  static_assert(R >= 32, "32 accumulator registers");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 " RUNGS_WGMMA_D32 ", %32, %33, p, 1, 1, %34, %35;\n}\n"
+      : RUNGS_WGMMA_D32_OUT
+      : "l"(da), "l"(db), "n"(TA), "n"(TB));
+#else
+  (void)d; (void)da; (void)db;
+  __trap();
+#endif
+}
+template <int TA, int TB, int R>
+__device__ __forceinline__ void wgmma_64_f16(float (&d)[R], uint64_t da, uint64_t db) {
+  static_assert(R >= 32, "32 accumulator registers");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 " RUNGS_WGMMA_D32 ", %32, %33, p, 1, 1, %34, %35;\n}\n"
+      : RUNGS_WGMMA_D32_OUT
+      : "l"(da), "l"(db), "n"(TA), "n"(TB));
+#else
+  (void)d; (void)da; (void)db;
+  __trap();
+#endif
+}
+template <int R>
+__device__ __forceinline__ void wgmma_64_tf32(float (&d)[R], uint64_t da, uint64_t db) {
+  static_assert(R >= 32, "32 accumulator registers");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 " RUNGS_WGMMA_D32 ", %32, %33, p, 1, 1;\n}\n"
+      : RUNGS_WGMMA_D32_OUT
+      : "l"(da), "l"(db));
+#else
+  (void)d; (void)da; (void)db;
+  __trap();
+#endif
+}
+#undef RUNGS_WGMMA_D32
+#undef RUNGS_WGMMA_D32_OUT
 
 // d += A * B for the element type T (f16, bf16: k16, TA / TB = 1 for an MN-major operand; float:
 // tf32, k8, both operands K-major).
@@ -383,6 +442,24 @@ __device__ __forceinline__ void wgmma_256(float (&d)[128], uint64_t da, uint64_t
   else wgmma_256_tf32(d, da, db);
 }
 
+// d += A * B over the first N columns (N = 256, 128 or 64): the first N / 2 registers of d, the
+// rest untouched. Rung 20 multiplies a ragged last tile column no wider than it must.
+template <typename T, int TA, int TB, int N>
+__device__ __forceinline__ void wgmma_n(float (&d)[128], uint64_t da, uint64_t db) {
+  static_assert(N == 256 || N == 128 || N == 64, "n256, n128 or n64");
+  if constexpr (N == 256) {
+    wgmma_256<T, TA, TB>(d, da, db);
+  } else if constexpr (N == 128) {
+    if constexpr (std::is_same_v<T, __nv_bfloat16>) wgmma_128_bf16<TA, TB>(d, da, db);
+    else if constexpr (std::is_same_v<T, __half>) wgmma_128_f16<TA, TB>(d, da, db);
+    else wgmma_128_tf32(d, da, db, true);
+  } else {
+    if constexpr (std::is_same_v<T, __nv_bfloat16>) wgmma_64_bf16<TA, TB>(d, da, db);
+    else if constexpr (std::is_same_v<T, __half>) wgmma_64_f16<TA, TB>(d, da, db);
+    else wgmma_64_tf32(d, da, db);
+  }
+}
+
 // One stage of the TMA rungs' shared-memory layout (128-byte swizzle, one 128-byte row of k per
 // stage: 64 16-bit or 32 tf32 elements), issued by warpgroup `half` for its 64 rows of A against
 // all 256 columns of B, k16 (k8 for tf32) per wgmma.
@@ -390,9 +467,10 @@ __device__ __forceinline__ void wgmma_256(float (&d)[128], uint64_t da, uint64_t
 //     inside the row. A MN-major: boxes of 64 m x BK k-rows, this warpgroup's is box `half`,
 //     k steps move by KI rows of 128 B.
 //   B K-major: 256 rows of 128 B. B MN-major: 4 boxes of 64 n x BK k-rows (LBO = one box).
-template <typename T, bool A_MN, bool B_MN>
-__device__ __forceinline__ void wgmma_stage_64x256(float (&d)[128], const unsigned char* As, const unsigned char* Bs,
-                                                   int half) {
+// N < 256: only the first N columns of B (its first N rows, or N / 64 boxes) and of d.
+template <typename T, bool A_MN, bool B_MN, int N = 256>
+__device__ __forceinline__ void wgmma_stage_64xn(float (&d)[128], const unsigned char* As, const unsigned char* Bs,
+                                                 int half) {
   constexpr int ROW = 128, BK = ROW / int(sizeof(T)), KI = std::is_same_v<T, float> ? 8 : 16;
 #pragma unroll
   for (int kk = 0; kk < BK / KI; ++kk) {
@@ -400,7 +478,7 @@ __device__ __forceinline__ void wgmma_stage_64x256(float (&d)[128], const unsign
                              : smem_desc(As + half * 64 * ROW + kk * KI * int(sizeof(T)), 16, 1024);
     const uint64_t db = B_MN ? smem_desc(Bs + kk * KI * ROW, BK * ROW, 1024)
                              : smem_desc(Bs + kk * KI * int(sizeof(T)), 16, 1024);
-    wgmma_256<T, A_MN ? 1 : 0, B_MN ? 1 : 0>(d, da, db);
+    wgmma_n<T, A_MN ? 1 : 0, B_MN ? 1 : 0, N>(d, da, db);
   }
 }
 
@@ -422,11 +500,50 @@ __device__ __forceinline__ void store_acc_64xn(const float (&d)[N / 2], T* __res
     }
 }
 
+// Element (r, col) of a chunk that fill_c_chunk wrote at `buf` (col < CHUNK = 256 / sizeof(T)):
+// its byte offset in the two 64-row x 128-byte boxes with the 128-byte swizzle.
+template <typename T>
+__device__ __forceinline__ int c_chunk_offset(int r, int col) {
+  constexpr int E = int(sizeof(T)), BOX_COLS = 128 / E;
+  const int byte = (col % BOX_COLS) * E;
+  return (col / BOX_COLS) * 8192 + r * 128 + ((((byte >> 4) ^ (r & 7)) << 4) | (byte & 15));
+}
+
+// Chunk c (columns c * CHUNK .. of a warpgroup's 64 x N accumulator, CHUNK = 256 bytes of T per
+// row) into shared memory at `base` (1024-aligned, 16 KB): alpha applied, converted to T, as two
+// boxes of 64 rows x 128 bytes in the 128-byte swizzle (16-byte chunk i of row r at chunk
+// i ^ (r % 8): the 8 rows a warp writes at once land in 8 different chunks, no bank conflicts).
+// Accumulator layout as in store_acc_64xn. The caller syncs the warpgroup around it.
+template <typename T, int N = 256>
+__device__ __forceinline__ void fill_c_chunk(const float (&d)[N / 2], uint32_t base, int c, float alpha) {
+  constexpr int E = int(sizeof(T)), BOX_COLS = 128 / E, CHUNK = 2 * BOX_COLS;
+  const int t = static_cast<int>(threadIdx.x % 128), lane = t % 32, w = t / 32, g = lane / 4, q = lane % 4;
+  // Shared-space addresses and st.shared: through a generic pointer the compiler emitted generic
+  // stores (ST.E, ncu at a5861b6), which must first resolve the address space.
+#pragma unroll
+  for (int jj = 0; jj < CHUNK / 8; ++jj) {
+    const int j = c * (CHUNK / 8) + jj, col = 8 * jj + 2 * q;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int r = 16 * w + g + 8 * h;
+      const uint32_t p = base + static_cast<uint32_t>(c_chunk_offset<T>(r, col));
+      const float v0 = alpha * d[4 * j + 2 * h], v1 = alpha * d[4 * j + 2 * h + 1];
+      if constexpr (std::is_same_v<T, float>) {
+        st_shared_v2(p, __float_as_uint(v0), __float_as_uint(v1));
+      } else if constexpr (std::is_same_v<T, __half>) {
+        const __half2 x = __floats2half2_rn(v0, v1);
+        st_shared_b32(p, *reinterpret_cast<const uint32_t*>(&x));
+      } else {
+        const __nv_bfloat162 x = __floats2bfloat162_rn(v0, v1);
+        st_shared_b32(p, *reinterpret_cast<const uint32_t*>(&x));
+      }
+    }
+  }
+}
+
 // C[row0 .., col0 ..] = alpha * d for one warpgroup's 64 x N accumulator (N = 256 unless given;
 // layout as in store_acc_64xn) through shared memory and TMA stores. `buf`: 16 KB, 1024-aligned, this
-// warpgroup's own: two boxes of 64 rows x 128 bytes in the 128-byte swizzle (16-byte chunk i of
-// row r sits at chunk i ^ (r % 8): the 8 rows a warp writes at once land in 8 different chunks,
-// no bank conflicts), filled and stored in chunks of 64 rows x 256 bytes (2 for 16-bit C, 4 for
+// warpgroup's own, filled by fill_c_chunk and stored in chunks of 64 rows x 256 bytes (2 for 16-bit C, 4 for
 // float). `map`: C with boxes of 64 rows x 128 bytes; TMA clips the boxes at m, and at n only to
 // the 16-byte chunk holding column n - 1 (the caller keeps such boxes away from padding). Thread
 // t % 128 == 0 issues the stores and owns their bulk groups; the warpgroup syncs on named
@@ -435,36 +552,14 @@ __device__ __forceinline__ void store_acc_64xn(const float (&d)[N / 2], T* __res
 template <typename T, int N = 256>
 __device__ __forceinline__ void store_acc_64x256_tma(const float (&d)[N / 2], unsigned char* buf, const CUtensorMap* map,
                                                      int row0, int col0, float alpha, int bar_id) {
-  constexpr int E = int(sizeof(T)), BOX_COLS = 128 / E, CHUNK = 2 * BOX_COLS, CHUNKS = N / CHUNK;
+  constexpr int BOX_COLS = 128 / int(sizeof(T)), CHUNK = 2 * BOX_COLS, CHUNKS = N / CHUNK;
   static_assert(N % CHUNK == 0, "whole 64 x 256-byte pieces");
-  const int t = static_cast<int>(threadIdx.x % 128), lane = t % 32, w = t / 32, g = lane / 4, q = lane % 4;
-  // Shared-space addresses and st.shared: through a generic pointer the compiler emitted generic
-  // stores (ST.E, ncu at a5861b6), which must first resolve the address space.
-  const uint32_t base = smem_u32(buf);
+  const int t = static_cast<int>(threadIdx.x % 128);
 #pragma unroll
   for (int c = 0; c < CHUNKS; ++c) {
     if (t == 0) bulk_wait<0, true>();  // the previous chunk's stores have read buf
     named_barrier(bar_id, 128);
-#pragma unroll
-    for (int jj = 0; jj < CHUNK / 8; ++jj) {
-      const int j = c * (CHUNK / 8) + jj, col = 8 * jj + 2 * q, byte = (col % BOX_COLS) * E;
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int r = 16 * w + g + 8 * h;
-        const uint32_t p =
-            base + (col / BOX_COLS) * 8192 + r * 128 + ((((byte >> 4) ^ (r & 7)) << 4) | (byte & 15));
-        const float v0 = alpha * d[4 * j + 2 * h], v1 = alpha * d[4 * j + 2 * h + 1];
-        if constexpr (std::is_same_v<T, float>) {
-          st_shared_v2(p, __float_as_uint(v0), __float_as_uint(v1));
-        } else if constexpr (std::is_same_v<T, __half>) {
-          const __half2 x = __floats2half2_rn(v0, v1);
-          st_shared_b32(p, *reinterpret_cast<const uint32_t*>(&x));
-        } else {
-          const __nv_bfloat162 x = __floats2bfloat162_rn(v0, v1);
-          st_shared_b32(p, *reinterpret_cast<const uint32_t*>(&x));
-        }
-      }
-    }
+    fill_c_chunk<T, N>(d, smem_u32(buf), c, alpha);
     fence_proxy_async_shared();
     named_barrier(bar_id, 128);
     if (t == 0) {

@@ -86,7 +86,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     const unsigned char* As = smem + s * STAGE_BYTES;
     const unsigned char* Bs = As + A_BYTES;
     detail::wgmma_fence();
-    detail::wgmma_stage_64x256<T, A_MN, B_MN>(d, As, Bs, wg);
+    detail::wgmma_stage_64xn<T, A_MN, B_MN>(d, As, Bs, wg);
     detail::wgmma_commit();
     detail::wgmma_wait<1>();  // the MMAs of tile kt - 1 have retired: its slot may be refilled
     if (kt > 0) {

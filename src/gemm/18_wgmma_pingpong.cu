@@ -67,7 +67,7 @@ __device__ __forceinline__ void wgmma_128(float (&d)[64], uint64_t da, uint64_t 
 }
 
 // One stage for a consumer's 128 x 128 tile: per k16, rows 0-63 and 64-127 of A (d0, d1) against
-// the 128 columns of B. Layouts as rung 15's (detail::wgmma_stage_64x256): A K-major 128 rows of
+// the 128 columns of B. Layouts as rung 15's (detail::wgmma_stage_64xn): A K-major 128 rows of
 // 128 B, or MN-major boxes of 64 m x BK k-rows (box h = rows 64h..); B K-major 128 rows of 128 B,
 // or MN-major 2 boxes of 64 n x BK k-rows (LBO = one box).
 template <typename T, bool A_MN, bool B_MN>

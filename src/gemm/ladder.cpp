@@ -64,6 +64,11 @@ const std::vector<Rung>& ladder() {
        "rung 17 with a stream-K tail: the last two rounds' tiles split by k evenly over all clusters, partial sums "
        "added by each tile's first cluster (sm_90a); f16 bf16 tf32",
        90, false, nullptr, wgmma_streamk::run_tf32, nullptr, wgmma_streamk::run_f16, wgmma_streamk::run_bf16},
+      {"wgmma_ragged",
+       "rung 17 for ragged shapes: the last tile column multiplied only as wide as it is (wgmma n64/n128), rows "
+       "past m skipped, and C that TMA cannot store written by the producer's idle warps while the next tile runs "
+       "(sm_90a); f16 bf16 tf32",
+       90, false, nullptr, wgmma_ragged::run_tf32, nullptr, wgmma_ragged::run_f16, wgmma_ragged::run_bf16},
   };
   return rungs;
 }

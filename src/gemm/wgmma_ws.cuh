@@ -1,9 +1,10 @@
-// The kernel of rungs 15 (wgmma_ws), 17 (wgmma_tma_store) and 19 (wgmma_streamk), written once: a
-// warp-specialized, persistent, clustered wgmma GEMM (sm_90a). What it does and what bounds it:
-// the header comments of 15_wgmma_ws.cu (TMA_C = false: the consumers store C straight from
-// registers), 17_wgmma_tma_store.cu (TMA_C = true: through shared memory and TMA stores) and
-// 19_wgmma_streamk.cu (SK = true: the last tiles' k split evenly over all clusters). Included by
-// those three files only.
+// The kernel of rungs 15 (wgmma_ws), 17 (wgmma_tma_store), 19 (wgmma_streamk) and 20
+// (wgmma_ragged), written once: a warp-specialized, persistent, clustered wgmma GEMM (sm_90a). What
+// it does and what bounds it: the header comments of 15_wgmma_ws.cu (TMA_C = false: the consumers
+// store C straight from registers), 17_wgmma_tma_store.cu (TMA_C = true: through shared memory and
+// TMA stores), 19_wgmma_streamk.cu (SK = true: the last tiles' k split evenly over all clusters)
+// and 20_wgmma_ragged.cu (EDGE = true: ragged tiles multiplied only as wide as they are, and C that
+// TMA cannot store written by the producer warpgroup's idle warps). Included by those files only.
 #pragma once
 
 #include "detail/check.hpp"
@@ -31,7 +32,8 @@ constexpr int A_BYTES = BM * ROW, B_BYTES = BN * ROW, STAGE_BYTES = A_BYTES + B_
 constexpr int C_BYTES = 16384;  // TMA_C: each consumer's C staging buffer (64 rows x 256 bytes)
 template <bool TMA_C>
 constexpr int smem_bytes() {
-  return STAGES * STAGE_BYTES + (TMA_C ? CONSUMERS * C_BYTES : 0) + 1024 /* alignment */ + 2 * STAGES * 8 /* barriers */;
+  return STAGES * STAGE_BYTES + (TMA_C ? CONSUMERS * C_BYTES : 0) + 1024 /* alignment */ +
+         (2 * STAGES + 2 * CONSUMERS) * 8 /* barriers */;
 }
 constexpr int BAND = 8;  // cluster rows per band of the tile order
 static_assert(smem_bytes<true>() <= 227 * 1024, "fits the 227 KB a Hopper block may have");
@@ -40,6 +42,10 @@ template <typename T>
 constexpr int bk() {  // k per stage: one 128-byte row
   return ROW / int(sizeof(T));
 }
+
+// EDGE (rung 20): the columns of B a tile multiplies, from the columns it has left (n - n0 >= 1):
+// the narrowest of the wgmma widths 64, 128, 256 that holds them.
+__device__ __forceinline__ int edge_width(int cols_left) { return cols_left > 128 ? 256 : cols_left > 64 ? 128 : 64; }
 
 // The tiles of cluster-tile t: the cluster's pair of tile rows (2 * cm, 2 * cm + 1) and column tn.
 __device__ __forceinline__ void cluster_tile(int t, int cluster_rows, int tiles_n, int& cm, int& tn) {
@@ -121,23 +127,38 @@ __device__ __forceinline__ void add_partial(float (&d)[128], const float* slot) 
 }
 
 // A_MN: A stored k x m (ta == T), m-contiguous; B_MN: B stored k x n (tb == N), n-contiguous.
-template <typename T, bool A_MN, bool B_MN, int CL, bool TMA_C, bool SK>
+template <typename T, bool A_MN, bool B_MN, int CL, bool TMA_C, bool SK, bool EDGE>
 __global__ void __launch_bounds__(THREADS, 1)
     wgmma_ws_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                     const __grid_constant__ CUtensorMap map_c, ArgsT<T> a, int tiles_m, int tiles_n, bool c_vec,
                     int64_t tma_cols, StreamK sk) {
+  static_assert(!(SK && EDGE), "rung 20's storer warps walk whole tiles only");
   constexpr int BK = bk<T>();
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = detail::smem_align_1024(smem_raw);
   unsigned char* c_buf = smem + STAGES * STAGE_BYTES;  // TMA_C: the consumers' C buffers
   uint64_t* full = reinterpret_cast<uint64_t*>(c_buf + (TMA_C ? CONSUMERS * C_BYTES : 0));
   uint64_t* empty = full + STAGES;
+  // EDGE: consumer w's C buffer holds a chunk for the storer warp (c_full[w]) / is free again (c_empty[w]).
+  uint64_t* c_full = empty + STAGES;
+  uint64_t* c_empty = c_full + CONSUMERS;
   const int tid = threadIdx.x, wg = tid / 128;
   const uint32_t rank = detail::cluster_rank();
   detail::init_pipeline_barriers(full, empty, STAGES, CONSUMERS * CL);
+  if (EDGE && tid == 0) {
+    for (int w = 0; w < CONSUMERS; ++w) detail::mbar_init(&c_full[w], 1), detail::mbar_init(&c_empty[w], 1);
+    detail::mbar_init_fence();
+  }
   detail::cluster_sync();  // the peer's barriers exist before anyone signals them
   const detail::ClusterWalk walk = detail::cluster_walk(tiles_m, tiles_n, CL);
   const Pieces pieces(sk, walk.first, walk.stride, std::bool_constant<SK>{});
+  constexpr int E = int(sizeof(T)), CHUNK = 256 / E, CHUNKS = BN / CHUNK;  // C's pieces through c_buf
+  // EDGE: consumer w's rows of tile (m0, n0) leave through the storer warp (C unaligned for TMA, or
+  // a last column TMA would overrun; beta == 0 only: the buffer holds C's type, and alpha * AB
+  // rounded to it before adding beta * C would round twice). Rows wholly past m are skipped.
+  auto staged = [&](int m0, int n0, int w) {
+    return EDGE && a.beta == 0.0f && !(TMA_C && n0 + BN <= tma_cols) && m0 + 64 * w < a.m;
+  };
 
   if (wg == 0) {
     detail::setmaxnreg_dec<40>();
@@ -149,6 +170,9 @@ __global__ void __launch_bounds__(THREADS, 1)
         int cm, tn;
         cluster_tile(t, walk.rows, tiles_n, cm, tn);
         const int m0 = (cm * CL + static_cast<int>(rank)) * BM, n0 = tn * BN;
+        // EDGE: only the B columns the tile multiplies (the same in both blocks of the cluster).
+        const int nb = EDGE ? edge_width(static_cast<int>(a.n) - n0) : BN;
+        const int b_bytes = B_MN ? nb / 64 * BK * ROW : (nb > BN / CL ? B_BYTES : B_BYTES / CL);
         for (int kt = kb; kt < ke; ++kt, ++it) {
           const int s = it % STAGES;
           // Use u = it / STAGES of slot s needs use u - 1 released by the consumers of both blocks.
@@ -156,7 +180,7 @@ __global__ void __launch_bounds__(THREADS, 1)
           unsigned char* st = smem + s * STAGE_BYTES;
           uint64_t* bar = &full[s];
           const int k0 = kt * BK;
-          detail::mbar_expect_tx(bar, STAGE_BYTES);  // A (own) + both halves of B
+          detail::mbar_expect_tx(bar, A_BYTES + (EDGE ? b_bytes : B_BYTES));  // A (own) + B from both blocks
           if constexpr (A_MN) {  // boxes of BK k-rows x 64 m
             for (int j = 0; j < BM / 64; ++j) detail::tma_load_2d(st + j * BK * ROW, &map_a, m0 + 64 * j, k0, bar);
           } else {
@@ -166,11 +190,41 @@ __global__ void __launch_bounds__(THREADS, 1)
           constexpr uint16_t all = (1u << CL) - 1;
           if constexpr (B_MN) {  // this block's BN / 64 / CL boxes of BK k-rows x 64 n
             constexpr int per = BN / 64 / CL;
-            for (int j = int(rank) * per; j < int(rank + 1) * per; ++j)
+            for (int j = int(rank) * per; j < int(rank + 1) * per && 64 * j < nb; ++j)
               detail::tma_load_2d_multicast(sb + j * BK * ROW, &map_b, n0 + 64 * j, k0, bar, all);
-          } else {  // this block's BN / CL rows of n, k-contiguous
+          } else if (int(rank) * (BN / CL) < nb) {  // this block's BN / CL rows of n, k-contiguous
             detail::tma_load_2d_multicast(sb + rank * (B_BYTES / CL), &map_b, k0, n0 + int(rank) * (BN / CL), bar, all);
           }
+        }
+      }
+    } else if (EDGE && tid / 32 <= CONSUMERS) {
+      // Storer warp w + 1 writes consumer w's staged chunks to C, a row at a time (lane j: column
+      // j, j + 32, ...: one contiguous run per instruction, whatever C's alignment), while the
+      // consumer goes on with its next tile; the pieces are walked as the consumers walk them.
+      const int w = tid / 32 - 1, lane = tid % 32;
+      const unsigned char* buf = c_buf + w * C_BYTES;
+      unsigned phase = 0;
+      for (int p = 0; p < pieces.count; ++p) {
+        int t, kb, ke;
+        pieces.at(p, walk.first, walk.stride, sk.kt, t, kb, ke);
+        int cm, tn;
+        cluster_tile(t, walk.rows, tiles_n, cm, tn);
+        const int m0 = (cm * CL + static_cast<int>(rank)) * BM, n0 = tn * BN;
+        if (!staged(m0, n0, w)) continue;
+        const int row0 = m0 + 64 * w, rows = min(64, static_cast<int>(a.m) - row0);
+        for (int c = 0; c < CHUNKS; ++c) {  // (chunks past n too: the consumer fills every one)
+          const int col0 = n0 + c * CHUNK, cols = min(CHUNK, static_cast<int>(a.n) - col0);
+          detail::mbar_wait(&c_full[w], phase);
+          phase ^= 1;
+          T* dst = a.C + static_cast<int64_t>(row0) * a.ldc + col0;
+          // (not unrolled: this warpgroup has 40 registers, setmaxnreg_dec above)
+#pragma unroll 1
+          for (int r = 0; r < rows; ++r, dst += a.ldc)
+#pragma unroll 1
+            for (int j = lane; j < cols; j += 32)
+              dst[j] = *reinterpret_cast<const T*>(buf + detail::c_chunk_offset<T>(r, j));
+          __syncwarp();
+          if (lane == 0) detail::mbar_arrive(&c_empty[w]);
         }
       }
     }
@@ -183,30 +237,72 @@ __global__ void __launch_bounds__(THREADS, 1)
     };
     int it = 0;
     float d[128];
+    // EDGE: bit 0: a chunk of c_buf is with the storer warp; bit 1: the parity of its release
+    // (one register: rung 17 already uses all 168 that 384 threads per block allow).
+    unsigned handed = 0;
     for (int p = 0; p < pieces.count; ++p) {
       int t, kb, ke;
       pieces.at(p, walk.first, walk.stride, sk.kt, t, kb, ke);
 #pragma unroll
       for (int i = 0; i < 128; ++i) d[i] = 0.0f;
-      for (int kt = kb; kt < ke; ++kt, ++it) {
-        const int s = it % STAGES;
-        detail::mbar_wait(&full[s], (it / STAGES) & 1);
-        const unsigned char* As = smem + s * STAGE_BYTES;
-        const unsigned char* Bs = As + A_BYTES;
-        detail::wgmma_fence();
-        detail::wgmma_stage_64x256<T, A_MN, B_MN>(d, As, Bs, cw);
-        detail::wgmma_commit();
-        detail::wgmma_wait<1>();  // the MMAs of k tile it - 1 have retired: release its slot
-        if (kt > kb) release((it - 1) % STAGES);
+      // The k loop, multiplying the first N columns of B (N = 0: none; this consumer's rows lie
+      // past m, but it still takes and releases every slot with the other consumers).
+      auto mainloop = [&](auto width) {
+        constexpr int N = decltype(width)::value;
+        for (int kt = kb; kt < ke; ++kt, ++it) {
+          const int s = it % STAGES;
+          detail::mbar_wait(&full[s], (it / STAGES) & 1);
+          if constexpr (N > 0) {
+            const unsigned char* As = smem + s * STAGE_BYTES;
+            const unsigned char* Bs = As + A_BYTES;
+            detail::wgmma_fence();
+            detail::wgmma_stage_64xn<T, A_MN, B_MN, N>(d, As, Bs, cw);
+            detail::wgmma_commit();
+            detail::wgmma_wait<1>();  // the MMAs of k tile it - 1 have retired: release its slot
+          }
+          if (kt > kb) release((it - 1) % STAGES);
+        }
+        if constexpr (N > 0) detail::wgmma_wait<0>();
+        if (ke > kb) release((it - 1) % STAGES);
+      };
+      if constexpr (EDGE) {
+        int cm, tn;
+        cluster_tile(t, walk.rows, tiles_n, cm, tn);
+        const int nb = edge_width(static_cast<int>(a.n) - tn * BN);
+        if ((cm * CL + static_cast<int>(rank)) * BM + 64 * cw >= a.m) mainloop(std::integral_constant<int, 0>{});
+        else if (nb == 64) mainloop(std::integral_constant<int, 64>{});
+        else if (nb == 128) mainloop(std::integral_constant<int, 128>{});
+        else mainloop(std::integral_constant<int, 256>{});
+      } else {
+        mainloop(std::integral_constant<int, 256>{});
       }
-      detail::wgmma_wait<0>();
-      if (ke > kb) release((it - 1) % STAGES);
       auto store_tile = [&] {
         int cm, tn;  // (found only now: fewer registers held beside the accumulators)
         cluster_tile(t, walk.rows, tiles_n, cm, tn);
         const int m0 = (cm * CL + static_cast<int>(rank)) * BM, n0 = tn * BN;
-        if (TMA_C && n0 + BN <= tma_cols) {
-          detail::store_acc_64x256_tma<T>(d, c_buf + cw * C_BYTES, &map_c, m0 + cw * 64, n0, a.alpha, 1 + cw);
+        unsigned char* buf = c_buf + cw * C_BYTES;
+        if (EDGE && (handed & 1)) {  // the storer's last chunk has left the buffer
+          detail::mbar_wait(&c_empty[cw], handed >> 1);
+          handed ^= 3;
+        }
+        if (EDGE && m0 + 64 * cw >= a.m) {
+          // no rows of C here
+        } else if (TMA_C && n0 + BN <= tma_cols) {
+          detail::store_acc_64x256_tma<T>(d, buf, &map_c, m0 + cw * 64, n0, a.alpha, 1 + cw);
+        } else if (staged(m0, n0, cw)) {
+#pragma unroll
+          for (int c = 0; c < CHUNKS; ++c) {
+            if (tid % 128 == 0) detail::bulk_wait<0, true>();  // earlier TMA stores have read buf
+            if (handed & 1) {
+              detail::mbar_wait(&c_empty[cw], handed >> 1);
+              handed ^= 2;
+            }
+            detail::named_barrier(1 + cw, 128);
+            detail::fill_c_chunk<T>(d, detail::smem_u32(buf), c, a.alpha);
+            detail::named_barrier(1 + cw, 128);  // every thread's part is in buf
+            if (tid % 128 == 0) detail::mbar_arrive(&c_full[cw]);
+            handed |= 1;
+          }
         } else {
           detail::store_acc_64xn(d, a.C, a.ldc, m0 + cw * 64, n0, static_cast<int>(a.m), static_cast<int>(a.n),
                                  a.alpha, a.beta, c_vec);
@@ -237,7 +333,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   detail::cluster_sync();  // no block leaves while its peer may still signal or write into it
 }
 
-template <typename T, bool A_MN, bool B_MN, int CL, bool TMA_C, bool SK>
+template <typename T, bool A_MN, bool B_MN, int CL, bool TMA_C, bool SK, bool EDGE>
 void launch(const ArgsT<T>& a, const char* name) {
   constexpr int BK = bk<T>(), E = int(sizeof(T));
   const CUtensorMap ma = A_MN ? detail::make_tensor_map_2d(a.A, detail::tma_type<T>(), E, a.k, a.m, a.lda, BK, 64)
@@ -247,7 +343,7 @@ void launch(const ArgsT<T>& a, const char* name) {
   const int64_t tiles_m = ceil_div(a.m, BM), tiles_n = ceil_div(a.n, BN);
   const int64_t cluster_tiles = ceil_div(tiles_m, CL) * tiles_n;
   if (cluster_tiles > INT32_MAX) throw Unsupported(std::string("rungs: ") + name + ": too many tiles for one launch");
-  auto* kernel = &wgmma_ws_kernel<T, A_MN, B_MN, CL, TMA_C, SK>;
+  auto* kernel = &wgmma_ws_kernel<T, A_MN, B_MN, CL, TMA_C, SK, EDGE>;
   constexpr int SMEM_BYTES = smem_bytes<TMA_C>();
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), SMEM_BYTES);
   const int fit = detail::max_active_clusters(reinterpret_cast<const void*>(kernel), THREADS, SMEM_BYTES, CL, name);
@@ -284,7 +380,7 @@ void launch(const ArgsT<T>& a, const char* name) {
   detail::check_launch(name);
 }
 
-template <bool TMA_C, bool SK = false, typename T>
+template <bool TMA_C, bool SK = false, bool EDGE = false, typename T>
 void run_any(const ArgsT<T>& user, const char* name) {
   detail::require_sm90a(name);
   std::unique_ptr<detail::Scratch> keep_a, keep_b;  // freed on the stream after the kernel
@@ -292,10 +388,10 @@ void run_any(const ArgsT<T>& user, const char* name) {
   detail::dispatch_trans(a.ta, a.tb, [&](auto ta, auto tb) {
     if constexpr (std::is_same_v<T, float>) {
       if constexpr (!decltype(ta)::value && decltype(tb)::value) {  // operands() made it nt
-        launch<T, false, false, CLUSTER, TMA_C, SK>(a, name);
+        launch<T, false, false, CLUSTER, TMA_C, SK, EDGE>(a, name);
       }
     } else {
-      launch<T, decltype(ta)::value, !decltype(tb)::value, CLUSTER, TMA_C, SK>(a, name);
+      launch<T, decltype(ta)::value, !decltype(tb)::value, CLUSTER, TMA_C, SK, EDGE>(a, name);
     }
   });
 }
