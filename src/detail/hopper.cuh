@@ -15,6 +15,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstring>
 
 namespace rungs::detail {
 
@@ -148,6 +149,27 @@ __device__ __forceinline__ void st_shared_v2(uint32_t addr, uint32_t a, uint32_t
 #else
   (void)addr; (void)a; (void)b;
 #endif
+}
+// One element of T (2 or 4 bytes) from a shared-space address (smem_u32).
+template <typename T>
+__device__ __forceinline__ T ld_shared(uint32_t addr) {
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4, "16- or 32-bit elements");
+  T v;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (sizeof(T) == 2) {
+    unsigned short x;
+    asm volatile("ld.shared.u16 %0, [%1];\n" : "=h"(x) : "r"(addr) : "memory");
+    memcpy(&v, &x, 2);
+  } else {
+    uint32_t x;
+    asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(x) : "r"(addr) : "memory");
+    memcpy(&v, &x, 4);
+  }
+#else
+  (void)addr;
+  memset(&v, 0, sizeof(T));
+#endif
+  return v;
 }
 // Ordinary shared-memory writes of this thread become visible to the async proxy (TMA, wgmma).
 __device__ __forceinline__ void fence_proxy_async_shared() {

@@ -197,12 +197,14 @@ __global__ void __launch_bounds__(THREADS, 1)
           }
         }
       }
-    } else if (EDGE && tid / 32 <= CONSUMERS) {
+    } else if (EDGE && tid >= 32 && tid / 32 <= CONSUMERS) {
       // Storer warp w + 1 writes consumer w's staged chunks to C, a row at a time (lane j: column
       // j, j + 32, ...: one contiguous run per instruction, whatever C's alignment), while the
       // consumer goes on with its next tile; the pieces are walked as the consumers walk them.
+      // (Warp 0's other lanes stay out: tid / 32 == 0 gave them w = -1, and on the first run,
+      // with every tile staged (4096 x 4097 x 4096), they took other barriers' phases: a hang.)
       const int w = tid / 32 - 1, lane = tid % 32;
-      const unsigned char* buf = c_buf + w * C_BYTES;
+      const uint32_t buf = detail::smem_u32(c_buf + w * C_BYTES);
       unsigned phase = 0;
       for (int p = 0; p < pieces.count; ++p) {
         int t, kb, ke;
@@ -217,12 +219,19 @@ __global__ void __launch_bounds__(THREADS, 1)
           detail::mbar_wait(&c_full[w], phase);
           phase ^= 1;
           T* dst = a.C + static_cast<int64_t>(row0) * a.ldc + col0;
-          // (not unrolled: this warpgroup has 40 registers, setmaxnreg_dec above)
+          // A row's CHUNK / 32 loads first, then its stores (independent, in flight together); the
+          // rows one at a time (this warpgroup has 40 registers, setmaxnreg_dec above).
+          constexpr int PER = CHUNK / 32;
 #pragma unroll 1
-          for (int r = 0; r < rows; ++r, dst += a.ldc)
-#pragma unroll 1
-            for (int j = lane; j < cols; j += 32)
-              dst[j] = *reinterpret_cast<const T*>(buf + detail::c_chunk_offset<T>(r, j));
+          for (int r = 0; r < rows; ++r, dst += a.ldc) {
+            T v[PER];
+#pragma unroll
+            for (int i = 0; i < PER; ++i)
+              if (lane + 32 * i < cols) v[i] = detail::ld_shared<T>(buf + detail::c_chunk_offset<T>(r, lane + 32 * i));
+#pragma unroll
+            for (int i = 0; i < PER; ++i)
+              if (lane + 32 * i < cols) dst[lane + 32 * i] = v[i];
+          }
           __syncwarp();
           if (lane == 0) detail::mbar_arrive(&c_empty[w]);
         }
