@@ -287,6 +287,8 @@ std::string bench_help() {
         "                       timed with CUDA events on its stream (start, end, rate), and each engine's busy\n"
         "                       time and idle gaps (events cost ~2 us each to issue and the call is not replayed\n"
         "                       from a CUDA graph: the traced call runs a little slower than the timed ones)\n"
+        "  --no-graph           issue every timed call's copies and products as they come (repeated calls on\n"
+        "                       pinned memory otherwise replay a CUDA graph captured from the second one)\n"
         "  Per shape and memory kind: one checked call (C poisoned), then --warmup and --reps calls of the\n"
         "  flow interleaved with the naive flow (cudaMemcpyAsync of A, B (and C when beta != 0), rungs::gemm,\n"
         "  cudaMemcpyAsync of C back, on one stream; device buffers allocated before timing), both on the\n"
@@ -430,6 +432,7 @@ const std::vector<FlagInfo>& flags() {
       {"--first-call", false, bit(Command::bench)},
       {"--plan", true, bit(Command::bench)},
       {"--trace", false, bit(Command::bench)},
+      {"--no-graph", false, bit(Command::bench)},
       {"--help", false, kAll},
   };
   return f;
@@ -729,6 +732,7 @@ Args parse_args(const std::vector<std::string>& argv) {
       } else if (name == "--first-call") a.first_call = true;
       else if (name == "--plan") a.plan = value;
       else if (name == "--trace") a.trace = true;
+      else if (name == "--no-graph") a.no_graph = true;
       continue;
     }
     // A positional argument: the operation.
@@ -744,8 +748,12 @@ Args parse_args(const std::vector<std::string>& argv) {
     positional_seen = true;
   }
 
-  if ((!a.memory.empty() || a.first_call || !a.plan.empty() || a.trace) && a.op != "gemm_host")
-    fail(std::string(a.first_call ? "--first-call" : !a.plan.empty() ? "--plan" : a.trace ? "--trace" : "--memory") +
+  if ((!a.memory.empty() || a.first_call || !a.plan.empty() || a.trace || a.no_graph) && a.op != "gemm_host")
+    fail(std::string(a.first_call       ? "--first-call"
+                     : !a.plan.empty() ? "--plan"
+                     : a.trace         ? "--trace"
+                     : a.no_graph      ? "--no-graph"
+                                       : "--memory") +
          " applies to rungs bench gemm_host only");
   if (a.trace && a.format != Format::table) fail("--trace prints a timeline after the table: use --format table");
   if (a.command == Command::tune) {

@@ -398,9 +398,10 @@ host::Plan parse_plan(const std::string& t) {
 }
 
 int cmd_bench_host(const Args& a, const std::string& argv0, std::ostream& out, std::ostream& err) {
-  if (!a.plan.empty()) {
+  if (!a.plan.empty() || a.no_graph) {
     host::Tuning t;
-    t.plan = parse_plan(a.plan);
+    if (!a.plan.empty()) t.plan = parse_plan(a.plan);
+    t.graph = !a.no_graph;
     host::set_tuning(t);
   }
   if (a.first_call) return first_call(a, out);

@@ -39,7 +39,12 @@ std::string auto_variant(Trans, Trans, int64_t m, int64_t n, int64_t k, int sm, 
   //    Rungs 18 (0.80x) and 19 (0.88x at 4096^3, level at 8192^3) are not chosen.
   //  - f16/bf16 rows not 16-byte aligned (odd ld): cuBLAS falls off its fast kernels (bf16
   //    4095x4097x4093: 158 TFLOP/s); rungs 15/17 copy the operands aligned and run TMA: 2.6x
-  //    cuBLAS there (415-419 TFLOP/s), measured only there: from 2^35 multiply-adds up.
+  //    cuBLAS there (415-419 TFLOP/s). Rung 20 (wgmma_ragged: the last tile column as narrow
+  //    as it is, C handed to storer warps instead of 2-byte stores from the consumers) beats
+  //    rung 17 there (seventh session, 0577b80): bf16 0.275 vs 0.330 ms (3.14x cuBLAS), f16 0.281
+  //    vs 0.333, and 4096x4097x4096 bf16 0.246 vs 0.302 (4.4x cuBLAS). Measured only at these
+  //    sizes: from 2^35 multiply-adds up. (Rows aligned but n ragged, 4096x4104x4096: cuBLAS
+  //    0.181 ms, rung 20 0.204, rung 17 0.220: cuBLAS stays.)
   //  - tf32: cuBLAS (rungs 15/17 0.61-0.88x: the rounding copies of A and B).
   //  - tf32x3: wgmma_x3 (rung 16), 104.7 / 96.0 TFLOP/s at 4096^3 / 8192^3 against wmma's 11.2 /
   //    11.3, normwise error 3.1e-7 (cuBLAS sgemm 1.1e-6); it runs any shape (its split copies are
@@ -49,7 +54,7 @@ std::string auto_variant(Trans, Trans, int64_t m, int64_t n, int64_t k, int sm, 
   if (math == Math::tf32x3) return hopper ? "wgmma_x3" : "wmma";
   if (type != GemmType::f32 || math == Math::tf32) {
     const bool half = type != GemmType::f32;
-    if (hopper && half && !rows_aligned && work >= 34359738368.0) return "wgmma_tma_store";  // 2^35
+    if (hopper && half && !rows_aligned && work >= 34359738368.0) return "wgmma_ragged";  // 2^35
     if (hopper && half && work >= 549755813888.0) return "wgmma_tma_store";                  // 2^39
     if (sm == 90) return "cublas";
     return sm >= 80 ? (type == GemmType::f32 ? "wmma" : "mma_sync") : "cublas";

@@ -139,14 +139,18 @@ __global__ void __launch_bounds__(THREADS, 1)
   unsigned char* c_buf = smem + STAGES * STAGE_BYTES;  // TMA_C: the consumers' C buffers
   uint64_t* full = reinterpret_cast<uint64_t*>(c_buf + (TMA_C ? CONSUMERS * C_BYTES : 0));
   uint64_t* empty = full + STAGES;
-  // EDGE: consumer w's C buffer holds a chunk for the storer warp (c_full[w]) / is free again (c_empty[w]).
+  // EDGE: consumer w's C buffer holds a chunk for the storer warp (c_full[w], an arrival from each of
+  // the consumer's 128 threads after its own writes) / is free again (c_empty[w], one from each of
+  // the storer's 32 lanes after its own reads). Every writer and reader arrives itself: a named
+  // barrier and one thread's arrival orders the others too, but racecheck (which follows mbarrier
+  // arrivals, not their chaining with bar.sync) reported each such write as a RAW hazard.
   uint64_t* c_full = empty + STAGES;
   uint64_t* c_empty = c_full + CONSUMERS;
   const int tid = threadIdx.x, wg = tid / 128;
   const uint32_t rank = detail::cluster_rank();
   detail::init_pipeline_barriers(full, empty, STAGES, CONSUMERS * CL);
   if (EDGE && tid == 0) {
-    for (int w = 0; w < CONSUMERS; ++w) detail::mbar_init(&c_full[w], 1), detail::mbar_init(&c_empty[w], 1);
+    for (int w = 0; w < CONSUMERS; ++w) detail::mbar_init(&c_full[w], 128), detail::mbar_init(&c_empty[w], 32);
     detail::mbar_init_fence();
   }
   detail::cluster_sync();  // the peer's barriers exist before anyone signals them
@@ -232,8 +236,7 @@ __global__ void __launch_bounds__(THREADS, 1)
             for (int i = 0; i < PER; ++i)
               if (lane + 32 * i < cols) dst[lane + 32 * i] = v[i];
           }
-          __syncwarp();
-          if (lane == 0) detail::mbar_arrive(&c_empty[w]);
+          detail::mbar_arrive(&c_empty[w]);  // this lane's reads of buf are done
         }
       }
     }
@@ -306,10 +309,9 @@ __global__ void __launch_bounds__(THREADS, 1)
               detail::mbar_wait(&c_empty[cw], handed >> 1);
               handed ^= 2;
             }
-            detail::named_barrier(1 + cw, 128);
+            detail::named_barrier(1 + cw, 128);  // (thread 0's bulk_wait: earlier TMA stores)
             detail::fill_c_chunk<T>(d, detail::smem_u32(buf), c, a.alpha);
-            detail::named_barrier(1 + cw, 128);  // every thread's part is in buf
-            if (tid % 128 == 0) detail::mbar_arrive(&c_full[cw]);
+            detail::mbar_arrive(&c_full[cw]);  // this thread's part is in buf
             handed |= 1;
           }
         } else {

@@ -741,7 +741,7 @@ void gemm_host_impl(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float a
 
   // Repeated identical calls on pinned memory: the second captures a graph, later ones replay it.
   std::string key;
-  if (!a.staged && !b.staged && !c.staged && jobs.size() == 1 && tune.fail_at_step < 0 && !tune.trace) {
+  if (tune.graph && !a.staged && !b.staged && !c.staged && jobs.size() == 1 && tune.fail_at_step < 0 && !tune.trace) {
     std::ostringstream os;
     os << int(ta) << int(tb) << ' ' << m << ' ' << n << ' ' << k << ' ' << lda << ' ' << ldb << ' ' << ldc << ' '
        << A << ' ' << B << ' ' << C << ' ' << std::hexfloat << alpha << ' ' << beta << ' ' << opts.variant << ' '

@@ -368,6 +368,10 @@ TEST(CliArgs, BenchGemmHost) {
   EXPECT_NE(parse_error({"bench", "gemv", "--plan", "4x4"}).find("--plan applies to rungs bench gemm_host"),
             std::string::npos);
   EXPECT_TRUE(parse_args({"bench", "gemm_host", "--trace"}).trace);
+  EXPECT_TRUE(parse_args({"bench", "gemm_host", "--no-graph"}).no_graph);
+  EXPECT_FALSE(parse_args({"bench", "gemm_host"}).no_graph);
+  EXPECT_NE(parse_error({"bench", "reduce", "--no-graph"}).find("--no-graph applies to rungs bench gemm_host"),
+            std::string::npos);
   const host::Plan p = parse_plan("8x1:k2/0.5:r2");
   EXPECT_EQ(p.row_panels, 8);
   EXPECT_EQ(p.col_panels, 1);
