@@ -531,36 +531,64 @@ __device__ __forceinline__ int c_chunk_offset(int r, int col) {
   return (col / BOX_COLS) * 8192 + r * 128 + ((((byte >> 4) ^ (r & 7)) << 4) | (byte & 15));
 }
 
-// Chunk c (columns c * CHUNK .. of a warpgroup's 64 x N accumulator, CHUNK = 256 bytes of T per
-// row) into shared memory at `base` (1024-aligned, 16 KB): alpha applied, converted to T, as two
-// boxes of 64 rows x 128 bytes in the 128-byte swizzle (16-byte chunk i of row r at chunk
-// i ^ (r % 8): the 8 rows a warp writes at once land in 8 different chunks, no bank conflicts).
-// Accumulator layout as in store_acc_64xn. The caller syncs the warpgroup around it.
-template <typename T, int N = 256>
-__device__ __forceinline__ void fill_c_chunk(const float (&d)[N / 2], uint32_t base, int c, float alpha) {
+// This thread's element pairs of chunk c (columns c * CHUNK .. of a warpgroup's 64 x N
+// accumulator, CHUNK = 256 bytes of T per row): f(j, h, offset) for accumulator pair d[4j + 2h],
+// d[4j + 2h + 1] (row 16w + g + 8h, columns 8j + 2q and + 1, layout as in store_acc_64xn) and its
+// byte offset in the chunk's buffer: two boxes of 64 rows x 128 bytes in the 128-byte swizzle
+// (16-byte chunk i of row r at chunk i ^ (r % 8): the 8 rows a warp writes at once land in 8
+// different chunks, no bank conflicts).
+template <typename T, typename F>
+__device__ __forceinline__ void for_chunk_pairs(int c, F&& f) {
   constexpr int E = int(sizeof(T)), BOX_COLS = 128 / E, CHUNK = 2 * BOX_COLS;
   const int t = static_cast<int>(threadIdx.x % 128), lane = t % 32, w = t / 32, g = lane / 4, q = lane % 4;
-  // Shared-space addresses and st.shared: through a generic pointer the compiler emitted generic
-  // stores (ST.E, ncu at a5861b6), which must first resolve the address space.
 #pragma unroll
   for (int jj = 0; jj < CHUNK / 8; ++jj) {
     const int j = c * (CHUNK / 8) + jj, col = 8 * jj + 2 * q;
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int r = 16 * w + g + 8 * h;
-      const uint32_t p = base + static_cast<uint32_t>(c_chunk_offset<T>(r, col));
-      const float v0 = alpha * d[4 * j + 2 * h], v1 = alpha * d[4 * j + 2 * h + 1];
-      if constexpr (std::is_same_v<T, float>) {
-        st_shared_v2(p, __float_as_uint(v0), __float_as_uint(v1));
-      } else if constexpr (std::is_same_v<T, __half>) {
-        const __half2 x = __floats2half2_rn(v0, v1);
-        st_shared_b32(p, *reinterpret_cast<const uint32_t*>(&x));
-      } else {
-        const __nv_bfloat162 x = __floats2bfloat162_rn(v0, v1);
-        st_shared_b32(p, *reinterpret_cast<const uint32_t*>(&x));
-      }
-    }
+    for (int h = 0; h < 2; ++h) f(j, h, c_chunk_offset<T>(16 * w + g + 8 * h, col));
   }
+}
+
+// Two floats as one word of two 16-bit elements of T (round to nearest), the first in the low half.
+template <typename T>
+__device__ __forceinline__ uint32_t pack2(float v0, float v1) {
+  static_assert(sizeof(T) == 2, "16-bit T");
+  if constexpr (std::is_same_v<T, __half>) {
+    const __half2 x = __floats2half2_rn(v0, v1);
+    return *reinterpret_cast<const uint32_t*>(&x);
+  } else {
+    const __nv_bfloat162 x = __floats2bfloat162_rn(v0, v1);
+    return *reinterpret_cast<const uint32_t*>(&x);
+  }
+}
+
+// Chunk c of a warpgroup's 64 x N accumulator into shared memory at `base` (1024-aligned, 16 KB):
+// alpha applied, converted to T, laid out as for_chunk_pairs says. The caller syncs the
+// warpgroup around it.
+template <typename T, int N = 256>
+__device__ __forceinline__ void fill_c_chunk(const float (&d)[N / 2], uint32_t base, int c, float alpha) {
+  // Shared-space addresses and st.shared: through a generic pointer the compiler emitted generic
+  // stores (ST.E, ncu at a5861b6), which must first resolve the address space.
+  for_chunk_pairs<T>(c, [&](int j, int h, int offset) {
+    const uint32_t p = base + static_cast<uint32_t>(offset);
+    const float v0 = alpha * d[4 * j + 2 * h], v1 = alpha * d[4 * j + 2 * h + 1];
+    if constexpr (std::is_same_v<T, float>) st_shared_v2(p, __float_as_uint(v0), __float_as_uint(v1));
+    else st_shared_b32(p, pack2<T>(v0, v1));
+  });
+}
+
+// A warpgroup's 64 x N accumulator as C's 16-bit type, alpha applied: word 2j + h holds
+// d[4j + 2h] and d[4j + 2h + 1] (rung 21 keeps these while the next tile's MMAs run).
+template <typename T, int N = 256>
+__device__ __forceinline__ void pack_acc(const float (&d)[N / 2], uint32_t (&w)[N / 4], float alpha) {
+#pragma unroll
+  for (int i = 0; i < N / 4; ++i) w[i] = pack2<T>(alpha * d[2 * i], alpha * d[2 * i + 1]);
+}
+
+// Chunk C of packed words (pack_acc) into shared memory at `base`, as fill_c_chunk lays it out.
+template <typename T, int C, int N = 256>
+__device__ __forceinline__ void fill_c_chunk_packed(const uint32_t (&w)[N / 4], uint32_t base) {
+  for_chunk_pairs<T>(C, [&](int j, int h, int offset) { st_shared_b32(base + static_cast<uint32_t>(offset), w[2 * j + h]); });
 }
 
 // C[row0 .., col0 ..] = alpha * d for one warpgroup's 64 x N accumulator (N = 256 unless given;
@@ -571,6 +599,16 @@ __device__ __forceinline__ void fill_c_chunk(const float (&d)[N / 2], uint32_t b
 // t % 128 == 0 issues the stores and owns their bulk groups; the warpgroup syncs on named
 // barrier `bar_id`. The stores are left in flight: the next call waits for their reads of `buf`,
 // the block waits for all of them (bulk_wait<0, false>) before it exits.
+// One chunk of C (64 rows x 256 bytes at `buf`, as fill_c_chunk lays it out) to C[row0 .., col0 ..]:
+// two TMA box stores in one bulk group of the calling thread.
+template <typename T>
+__device__ __forceinline__ void tma_store_c_chunk(const CUtensorMap* map, const unsigned char* buf, int row0, int col0) {
+  constexpr int BOX_COLS = 128 / int(sizeof(T));
+  tma_store_2d(map, buf, col0, row0);
+  tma_store_2d(map, buf + 8192, col0 + BOX_COLS, row0);
+  bulk_commit();
+}
+
 template <typename T, int N = 256>
 __device__ __forceinline__ void store_acc_64x256_tma(const float (&d)[N / 2], unsigned char* buf, const CUtensorMap* map,
                                                      int row0, int col0, float alpha, int bar_id) {
@@ -584,11 +622,7 @@ __device__ __forceinline__ void store_acc_64x256_tma(const float (&d)[N / 2], un
     fill_c_chunk<T, N>(d, smem_u32(buf), c, alpha);
     fence_proxy_async_shared();
     named_barrier(bar_id, 128);
-    if (t == 0) {
-      tma_store_2d(map, buf, col0 + c * CHUNK, row0);
-      tma_store_2d(map, buf + 8192, col0 + c * CHUNK + BOX_COLS, row0);
-      bulk_commit();
-    }
+    if (t == 0) tma_store_c_chunk<T>(map, buf, row0, col0 + c * CHUNK);
   }
 }
 
