@@ -69,6 +69,10 @@ const std::vector<Rung>& ladder() {
        "past m skipped, and C that TMA cannot store written by the producer's idle warps while the next tile runs "
        "(sm_90a); f16 bf16 tf32",
        90, false, nullptr, wgmma_ragged::run_tf32, nullptr, wgmma_ragged::run_f16, wgmma_ragged::run_bf16},
+      {"wgmma_overlap",
+       "rung 17 with each tile's epilogue under the next tile's MMAs: C packed to 16 bits in registers, its "
+       "shared-memory fill and TMA stores issued after the next tile's first two k tiles' MMAs (sm_90a); f16 bf16",
+       90, false, nullptr, nullptr, nullptr, wgmma_overlap::run_f16, wgmma_overlap::run_bf16},
   };
   return rungs;
 }

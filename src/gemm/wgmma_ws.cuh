@@ -4,7 +4,9 @@
 // store C straight from registers), 17_wgmma_tma_store.cu (TMA_C = true: through shared memory and
 // TMA stores), 19_wgmma_streamk.cu (SK = true: the last tiles' k split evenly over all clusters)
 // and 20_wgmma_ragged.cu (EDGE = true: ragged tiles multiplied only as wide as they are, and C that
-// TMA cannot store written by the producer warpgroup's idle warps). Included by those files only.
+// TMA cannot store written by the producer warpgroup's idle warps) and 21_wgmma_overlap.cu (OVL =
+// true: each tile's C packed to 16 bits in registers, its shared-memory fill and TMA stores done
+// under the next tile's first MMAs). Included by those files only.
 #pragma once
 
 #include "detail/check.hpp"
@@ -127,12 +129,13 @@ __device__ __forceinline__ void add_partial(float (&d)[128], const float* slot) 
 }
 
 // A_MN: A stored k x m (ta == T), m-contiguous; B_MN: B stored k x n (tb == N), n-contiguous.
-template <typename T, bool A_MN, bool B_MN, int CL, bool TMA_C, bool SK, bool EDGE>
+template <typename T, bool A_MN, bool B_MN, int CL, bool TMA_C, bool SK, bool EDGE, bool OVL>
 __global__ void __launch_bounds__(THREADS, 1)
     wgmma_ws_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                     const __grid_constant__ CUtensorMap map_c, ArgsT<T> a, int tiles_m, int tiles_n, bool c_vec,
                     int64_t tma_cols, StreamK sk) {
   static_assert(!(SK && EDGE), "rung 20's storer warps walk whole tiles only");
+  static_assert(!OVL || (TMA_C && !SK && !EDGE && sizeof(T) == 2), "rung 21: rung 17's epilogue, 16-bit C");
   constexpr int BK = bk<T>();
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = detail::smem_align_1024(smem_raw);
@@ -252,6 +255,21 @@ __global__ void __launch_bounds__(THREADS, 1)
     // EDGE: bit 0: a chunk of c_buf is with the storer warp; bit 1: the parity of its release
     // (one register: rung 17 already uses all 168 that 384 threads per block allow).
     unsigned handed = 0;
+    // OVL: the last tile's C, alpha applied, two 16-bit elements a word (detail::pack_acc), still to
+    // go out through c_buf and TMA at (pend_row, pend_col) while this tile's first MMAs run
+    // (pend_row < 0: nothing pending). Its two chunks go in k tiles kb and kb + 1.
+    uint32_t pk[OVL ? 64 : 1];
+    int pend_row = -1, pend_col = 0;
+    auto emit = [&](auto chunk) {  // chunk c of pk into c_buf, then out by TMA
+      constexpr int c = decltype(chunk)::value, CHUNK = 256 / int(sizeof(T));
+      unsigned char* buf = c_buf + cw * C_BYTES;
+      if (tid % 128 == 0) detail::bulk_wait<0, true>();  // the previous chunk's stores have read buf
+      detail::named_barrier(1 + cw, 128);
+      if constexpr (OVL) detail::fill_c_chunk_packed<T, c>(pk, detail::smem_u32(buf));
+      detail::fence_proxy_async_shared();
+      detail::named_barrier(1 + cw, 128);
+      if (tid % 128 == 0) detail::tma_store_c_chunk<T>(&map_c, buf, pend_row, pend_col + c * CHUNK);
+    };
     for (int p = 0; p < pieces.count; ++p) {
       int t, kb, ke;
       pieces.at(p, walk.first, walk.stride, sk.kt, t, kb, ke);
@@ -270,6 +288,10 @@ __global__ void __launch_bounds__(THREADS, 1)
             detail::wgmma_fence();
             detail::wgmma_stage_64xn<T, A_MN, B_MN, N>(d, As, Bs, cw);
             detail::wgmma_commit();
+            if constexpr (OVL) {  // the last tile's C, a chunk per k tile, while these MMAs run
+              if (pend_row >= 0 && kt == kb) emit(std::integral_constant<int, 0>{});
+              if (pend_row >= 0 && kt == kb + 1) emit(std::integral_constant<int, 1>{});
+            }
             detail::wgmma_wait<1>();  // the MMAs of k tile it - 1 have retired: release its slot
           }
           if (kt > kb) release((it - 1) % STAGES);
@@ -288,6 +310,11 @@ __global__ void __launch_bounds__(THREADS, 1)
       } else {
         mainloop(std::integral_constant<int, 256>{});
       }
+      if constexpr (OVL) {  // what a tile of fewer than 2 k tiles left of the last tile's C
+        if (pend_row >= 0 && ke - kb < 1) emit(std::integral_constant<int, 0>{});
+        if (pend_row >= 0 && ke - kb < 2) emit(std::integral_constant<int, 1>{});
+        pend_row = -1;
+      }
       auto store_tile = [&] {
         int cm, tn;  // (found only now: fewer registers held beside the accumulators)
         cluster_tile(t, walk.rows, tiles_n, cm, tn);
@@ -299,6 +326,9 @@ __global__ void __launch_bounds__(THREADS, 1)
         }
         if (EDGE && m0 + 64 * cw >= a.m) {
           // no rows of C here
+        } else if (OVL && n0 + BN <= tma_cols) {  // out under the next tile's MMAs (or after the last)
+          if constexpr (OVL) detail::pack_acc<T>(d, pk, a.alpha);
+          pend_row = m0 + cw * 64, pend_col = n0;
         } else if (TMA_C && n0 + BN <= tma_cols) {
           detail::store_acc_64x256_tma<T>(d, buf, &map_c, m0 + cw * 64, n0, a.alpha, 1 + cw);
         } else if (staged(m0, n0, cw)) {
@@ -339,12 +369,15 @@ __global__ void __launch_bounds__(THREADS, 1)
         store_tile();
       }
     }
+    if constexpr (OVL) {  // the last tile's C
+      if (pend_row >= 0) emit(std::integral_constant<int, 0>{}), emit(std::integral_constant<int, 1>{});
+    }
     if (TMA_C && tid % 128 == 0) detail::bulk_wait<0, false>();  // this consumer's C stores are done
   }
   detail::cluster_sync();  // no block leaves while its peer may still signal or write into it
 }
 
-template <typename T, bool A_MN, bool B_MN, int CL, bool TMA_C, bool SK, bool EDGE>
+template <typename T, bool A_MN, bool B_MN, int CL, bool TMA_C, bool SK, bool EDGE, bool OVL>
 void launch(const ArgsT<T>& a, const char* name) {
   constexpr int BK = bk<T>(), E = int(sizeof(T));
   const CUtensorMap ma = A_MN ? detail::make_tensor_map_2d(a.A, detail::tma_type<T>(), E, a.k, a.m, a.lda, BK, 64)
@@ -354,7 +387,7 @@ void launch(const ArgsT<T>& a, const char* name) {
   const int64_t tiles_m = ceil_div(a.m, BM), tiles_n = ceil_div(a.n, BN);
   const int64_t cluster_tiles = ceil_div(tiles_m, CL) * tiles_n;
   if (cluster_tiles > INT32_MAX) throw Unsupported(std::string("rungs: ") + name + ": too many tiles for one launch");
-  auto* kernel = &wgmma_ws_kernel<T, A_MN, B_MN, CL, TMA_C, SK, EDGE>;
+  auto* kernel = &wgmma_ws_kernel<T, A_MN, B_MN, CL, TMA_C, SK, EDGE, OVL>;
   constexpr int SMEM_BYTES = smem_bytes<TMA_C>();
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), SMEM_BYTES);
   const int fit = detail::max_active_clusters(reinterpret_cast<const void*>(kernel), THREADS, SMEM_BYTES, CL, name);
@@ -391,7 +424,7 @@ void launch(const ArgsT<T>& a, const char* name) {
   detail::check_launch(name);
 }
 
-template <bool TMA_C, bool SK = false, bool EDGE = false, typename T>
+template <bool TMA_C, bool SK = false, bool EDGE = false, bool OVL = false, typename T>
 void run_any(const ArgsT<T>& user, const char* name) {
   detail::require_sm90a(name);
   std::unique_ptr<detail::Scratch> keep_a, keep_b;  // freed on the stream after the kernel
@@ -399,10 +432,10 @@ void run_any(const ArgsT<T>& user, const char* name) {
   detail::dispatch_trans(a.ta, a.tb, [&](auto ta, auto tb) {
     if constexpr (std::is_same_v<T, float>) {
       if constexpr (!decltype(ta)::value && decltype(tb)::value) {  // operands() made it nt
-        launch<T, false, false, CLUSTER, TMA_C, SK, EDGE>(a, name);
+        launch<T, false, false, CLUSTER, TMA_C, SK, EDGE, false>(a, name);
       }
     } else {
-      launch<T, decltype(ta)::value, !decltype(tb)::value, CLUSTER, TMA_C, SK, EDGE>(a, name);
+      launch<T, decltype(ta)::value, !decltype(tb)::value, CLUSTER, TMA_C, SK, EDGE, OVL>(a, name);
     }
   });
 }

@@ -1,0 +1,28 @@
+// Rung 21, wgmma_overlap: rung 17 (warp-specialized, persistent, clustered wgmma with the TMA-store
+// epilogue, sm_90a) whose epilogue runs under the next tile's MMAs; f16 and bf16.
+// Adds over 17 wgmma_tma_store: after a tile's last MMA each consumer only converts its 64 x 256
+// accumulator to C's 16-bit type in registers (alpha applied, 64 words: detail::pack_acc) and goes
+// straight on to the next tile. The shared-memory fill and the TMA stores of those words happen
+// inside the next tile's mainloop, one 64 x 128 chunk after issuing the MMAs of each of its first
+// two k tiles, while the tensor cores work on them (after the last tile, at the end). Rung 17's two
+// consumers finish a tile together, so in its epilogue (two fills of 16 KB, each behind the
+// previous chunk's TMA read of the buffer) the tensor cores have nothing to do.
+// Why: ncu's stall sampling of rung 17 at 4096^3 bf16 (cac4f83, docs/gemm_tc.md): 59 % of all warp
+// samples in the consumers' mainloop and 4 % in their epilogue, i.e. ~6 % of a consumer's time with
+// no MMAs in flight; rung 17 is 0.98-0.99x cuBLAS there, 0.94-0.96x at 2048^3, level at 8192^3.
+// Cost: 64 more registers per consumer thread while the MMAs run (d[128] + 64 words, within the
+// 232 of setmaxnreg; no spills), and the fill's shared-memory writes beside the wgmma operand
+// reads (rung 17's busiest unit is the shared-memory pipe, 88 % at 4096^3): +32 KB per tile against
+// ~3 MB of operand traffic. tf32 (fp32 C, 128 words) does not fit beside the accumulators: rung 21
+// does f16 and bf16 only.
+// Prediction (before its first run; H100, bf16): 4096^3 from 0.98-0.99x to 1.02-1.04x cuBLAS
+// (3.88 tiles per block, each losing ~2-3 % of its MMA time to the epilogue today); 8192^3 +1-2 %
+// (twice the MMAs per tile); 2048^3 unchanged (one tile per block: nothing to hide it under).
+#include "gemm/wgmma_ws.cuh"
+
+namespace rungs::sgemm::wgmma_overlap {
+
+void run_f16(const ArgsH& a) { ws_kernel::run_any<true, false, false, true>(a, "wgmma_overlap"); }
+void run_bf16(const ArgsBF& a) { ws_kernel::run_any<true, false, false, true>(a, "wgmma_overlap"); }
+
+}  // namespace rungs::sgemm::wgmma_overlap
