@@ -18,6 +18,16 @@
 // Prediction (before its first run; H100, bf16): 4096^3 from 0.98-0.99x to 1.02-1.04x cuBLAS
 // (3.88 tiles per block, each losing ~2-3 % of its MMA time to the epilogue today); 8192^3 +1-2 %
 // (twice the MMAs per tile); 2048^3 unchanged (one tile per block: nothing to hide it under).
+// Measured (H100, 67889a9, same run as rung 17): a miss. Right at its first run (50 GemmTc tests
+// with rung 20's, memcheck and racecheck clean), but no faster: bf16 0.0296 / 0.1775 / 1.366 ms at
+// 2048 / 4096 / 8192^3 against rung 17's 0.0291 / 0.1762 / 1.356, f16 0.0305 / 0.1806 / 1.479 against
+// 0.0298 / 0.1797 / 1.417 (0.3-1 % slower; 8192 f16 within that row's 9 % spread).
+// Why, as far as the numbers go: the shared-memory account of docs/gemm_tc.md puts rung 17 at the
+// SM's 128 bytes per cycle (wgmma reading B 64 and A 16, TMA writing 48) and ncu names that pipe its
+// busiest unit (88 %). Then the epilogue costs its bytes (a 32 KB fill and the TMA store's 32 KB read
+// per consumer and tile, ~1.6 % of a 4096^3 tile's ~8 MB), not its time: moved under the MMAs it
+// takes the same share of the pipe from them. Kept on the ladder as that lesson; `auto` never picks it.
+// Bound now: the shared-memory pipe, as rung 17.
 #include "gemm/wgmma_ws.cuh"
 
 namespace rungs::sgemm::wgmma_overlap {
