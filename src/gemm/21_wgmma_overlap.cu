@@ -22,12 +22,17 @@
 // with rung 20's, memcheck and racecheck clean), but no faster: bf16 0.0296 / 0.1775 / 1.366 ms at
 // 2048 / 4096 / 8192^3 against rung 17's 0.0291 / 0.1762 / 1.356, f16 0.0305 / 0.1806 / 1.479 against
 // 0.0298 / 0.1797 / 1.417 (0.3-1 % slower; 8192 f16 within that row's 9 % spread).
-// Why, as far as the numbers go: the shared-memory account of docs/gemm_tc.md puts rung 17 at the
-// SM's 128 bytes per cycle (wgmma reading B 64 and A 16, TMA writing 48) and ncu names that pipe its
-// busiest unit (88 %). Then the epilogue costs its bytes (a 32 KB fill and the TMA store's 32 KB read
-// per consumer and tile, ~1.6 % of a 4096^3 tile's ~8 MB), not its time: moved under the MMAs it
-// takes the same share of the pipe from them. Kept on the ladder as that lesson; `auto` never picks it.
-// Bound now: the shared-memory pipe, as rung 17.
+// ncu (4096^3 bf16, one launch each, a897517): 290,402 elapsed cycles per SM for rung 17 and
+// 291,824 for rung 21; the busiest pipe of both is the one ncu calls "Shared" (88.1 % / 87.7 %), which
+// it says executes FP64 and tensor operations and is dominated by its tensor sub-pipeline: the tensor
+// cores are busy 88 % of the time in both. The MMA work is 254 thousand cycles per SM on average (512
+// tiles of 65.5 thousand over 132 SMs) and 262 thousand on the SMs that run 4 tiles, so ~28 thousand
+// cycles per SM (~7 thousand per tile) are not MMAs, and taking the epilogue off the tensor cores'
+// path left them where they were: they are not the epilogue (whose stall samples overlapped MMAs
+// still in flight). Where they are is not yet found (candidates: the two blocks of a cluster waiting
+// on each other's slot releases, since B is multicast into both; the kernel's start and end).
+// Kept on the ladder as the measured miss; `auto` never picks it.
+// Bound now: as rung 17, the tensor pipe at 88 % of elapsed cycles, the rest not yet located.
 #include "gemm/wgmma_ws.cuh"
 
 namespace rungs::sgemm::wgmma_overlap {
