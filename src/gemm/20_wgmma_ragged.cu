@@ -22,6 +22,16 @@
 // (C's 2-byte scattered stores, ~0.06 ms, hidden; B's copy ~0.02 stays), 4095 x 4097 x 4093 ~0.25
 // (A's copy too): 1.4x the 4096^3 time, not yet the 1.1x of issue 5's bar (that needs the copies
 // gone). Square multiples of 256: the same as rung 17 (the same kernel, one more branch per tile).
+// Measured (H100, seventh session): the first run hung where C is staged (its storer branch also took
+// warp 0's lanes 1-31, as consumer -1: fixed in ee217e8); then all its GemmTc tests passed and the
+// sanitizers are clean (every writer and reader of the hand-over arrives on its mbarrier itself, so
+// racecheck can follow it). bf16 at 0577b80 (rung 17 / cuBLAS in the same run): 4096 x 4104 x 4096
+// 0.204 ms (0.220 / 0.181), 4096 x 4097 x 4096 0.246 (0.302 / 1.091), 4095 x 4097 x 4093 0.275 (0.330
+// / 0.870; f16 0.281, tf32 0.522 against 0.563): ~10 % over each prediction, 1.16 / 1.40 / 1.57x its
+// own 4096^3 (0.1755, 1 % behind rung 17's 0.1741 there). `auto` takes it for large f16/bf16 problems
+// with unaligned rows. Bound now: the copies of unaligned A and B (~0.02 ms each at 4096), the narrow
+// last column still a full round of the other tiles' length (0.029 ms at 4104 for 8 columns), and on
+// aligned ragged shapes cuBLAS (1.05x its 4096^3 at 4104 against our 1.16x).
 #include "gemm/wgmma_ws.cuh"
 
 namespace rungs::sgemm::wgmma_ragged {
