@@ -609,21 +609,30 @@ __device__ __forceinline__ void tma_store_c_chunk(const CUtensorMap* map, const 
   bulk_commit();
 }
 
+// One chunk of C out through `buf` (this warpgroup's 16 KB buffer): wait until the previous
+// chunk's TMA stores have read buf, fill(shared address of buf) by every thread, make the writes
+// visible to TMA, then thread t % 128 == 0 stores the chunk to C[row0 .., col0 ..]. The warpgroup
+// syncs on named barrier `bar_id`.
+template <typename T, typename Fill>
+__device__ __forceinline__ void send_c_chunk(unsigned char* buf, const CUtensorMap* map, int row0, int col0, int bar_id,
+                                             Fill&& fill) {
+  const int t = static_cast<int>(threadIdx.x % 128);
+  if (t == 0) bulk_wait<0, true>();  // the previous chunk's stores have read buf
+  named_barrier(bar_id, 128);
+  fill(smem_u32(buf));
+  fence_proxy_async_shared();
+  named_barrier(bar_id, 128);
+  if (t == 0) tma_store_c_chunk<T>(map, buf, row0, col0);
+}
+
 template <typename T, int N = 256>
 __device__ __forceinline__ void store_acc_64x256_tma(const float (&d)[N / 2], unsigned char* buf, const CUtensorMap* map,
                                                      int row0, int col0, float alpha, int bar_id) {
   constexpr int BOX_COLS = 128 / int(sizeof(T)), CHUNK = 2 * BOX_COLS, CHUNKS = N / CHUNK;
   static_assert(N % CHUNK == 0, "whole 64 x 256-byte pieces");
-  const int t = static_cast<int>(threadIdx.x % 128);
 #pragma unroll
-  for (int c = 0; c < CHUNKS; ++c) {
-    if (t == 0) bulk_wait<0, true>();  // the previous chunk's stores have read buf
-    named_barrier(bar_id, 128);
-    fill_c_chunk<T, N>(d, smem_u32(buf), c, alpha);
-    fence_proxy_async_shared();
-    named_barrier(bar_id, 128);
-    if (t == 0) tma_store_c_chunk<T>(map, buf, row0, col0 + c * CHUNK);
-  }
+  for (int c = 0; c < CHUNKS; ++c)
+    send_c_chunk<T>(buf, map, row0, col0 + c * CHUNK, bar_id, [&](uint32_t b) { fill_c_chunk<T, N>(d, b, c, alpha); });
 }
 
 }  // namespace rungs::detail

@@ -253,7 +253,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     int it = 0;
     float d[128];
     // EDGE: bit 0: a chunk of c_buf is with the storer warp; bit 1: the parity of its release
-    // (one register: rung 17 already uses all 168 that 384 threads per block allow).
+    // (one register beside the accumulators).
     unsigned handed = 0;
     // OVL: the last tile's C, alpha applied, two 16-bit elements a word (detail::pack_acc), still to
     // go out through c_buf and TMA at (pend_row, pend_col) while this tile's first MMAs run
@@ -262,13 +262,9 @@ __global__ void __launch_bounds__(THREADS, 1)
     int pend_row = -1, pend_col = 0;
     auto emit = [&](auto chunk) {  // chunk c of pk into c_buf, then out by TMA
       constexpr int c = decltype(chunk)::value, CHUNK = 256 / int(sizeof(T));
-      unsigned char* buf = c_buf + cw * C_BYTES;
-      if (tid % 128 == 0) detail::bulk_wait<0, true>();  // the previous chunk's stores have read buf
-      detail::named_barrier(1 + cw, 128);
-      if constexpr (OVL) detail::fill_c_chunk_packed<T, c>(pk, detail::smem_u32(buf));
-      detail::fence_proxy_async_shared();
-      detail::named_barrier(1 + cw, 128);
-      if (tid % 128 == 0) detail::tma_store_c_chunk<T>(&map_c, buf, pend_row, pend_col + c * CHUNK);
+      detail::send_c_chunk<T>(c_buf + cw * C_BYTES, &map_c, pend_row, pend_col + c * CHUNK, 1 + cw, [&](uint32_t b) {
+        if constexpr (OVL) detail::fill_c_chunk_packed<T, c>(pk, b);
+      });
     };
     for (int p = 0; p < pieces.count; ++p) {
       int t, kb, ke;
