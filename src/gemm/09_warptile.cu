@@ -64,10 +64,17 @@ using detail::GemmParams;
 // (LM = WM/TM, LN = WN/TN, LM * LN = 32). Sub-tile i of a lane covers warp rows
 // i*4*LM + lane_row*4 .. +3, so one LDS.128 per sub-tile reads LM (or LN) distinct,
 // contiguous float4s that the other lanes of the warp share by broadcast: one wavefront each.
-template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int MIN_BLOCKS_, int RS_ = 0>
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int MIN_BLOCKS_, int RS_ = 0,
+          int KU_ = BK_>
 struct Tile {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, TM = TM_, TN = TN_;
   static constexpr int STAGES = STAGES_, MIN_BLOCKS = MIN_BLOCKS_;
+  // KU: k steps unrolled together. KU == BK unrolls the whole k-tile (16 x 134 instructions,
+  // ~34 KB of SASS at 16x8 per lane: more than the instruction cache keeps, so warps stall on
+  // fetch); KU < BK runs the k-tile as a loop whose body is KU steps (the last KU peeled for the
+  // barrier), ~17 KB at KU = 4, the size of cuBLAS's BK = 8 body.
+  static constexpr int KU = KU_;
+  static_assert(KU % 2 == 0 && BK % KU == 0, "whole groups of k steps, even for the register double buffer");
   // RS: which k-contiguous operands go through registers (RegTileLoader: LDG.128 along k,
   // transposing STS.32) instead of 4-byte cp.async (TileLoader<.., true>): 0 none, 1 A when B is
   // x-contiguous (NN only), 3 every k-contiguous one, 4 the only k-contiguous one (none in TT).
@@ -179,6 +186,12 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS) warptile_kernel(con
     for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
 
   float fa[2][TM], fb[2][TN];  // register double buffer: fragments of k+1 load while k multiplies
+  auto fma_step = [&](int buf) {
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+      for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(fa[buf][i], fb[buf][j], acc[i][j]);
+  };
   int read_stage = 0, write_stage = S - 1;
   const float* as = As;
   const float* bs = Bs;
@@ -196,8 +209,23 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS) warptile_kernel(con
     detail::cp_async_commit();
     write_stage = write_stage + 1 == S ? 0 : write_stage + 1;
 
+    if constexpr (T::KU < BK) {
+      // k = 0 .. BK-KU-1: a loop over groups of KU steps (not unrolled), its body one group.
+#pragma unroll 1
+      for (int g = 0; g < BK / T::KU - 1; ++g) {
+        const float* ag = as + g * T::KU * SLDA;
+        const float* bg = bs + g * T::KU * SLDB;
 #pragma unroll
-    for (int k = 0; k < BK; ++k) {
+        for (int u = 0; u < T::KU; ++u) {
+          load_frags(fa[(u + 1) % 2], fb[(u + 1) % 2], ag, bg, u + 1);
+          fma_step(u % 2);
+        }
+      }
+    }
+    // The last KU steps (all BK when KU == BK), unrolled: the barrier and the next tile's first
+    // fragments go under the FFMAs of k = BK-1.
+#pragma unroll
+    for (int k = BK - T::KU; k < BK; ++k) {
       if (k == BK - 1) {
         if (kt + 1 < kt_count) {  // block-uniform
           if constexpr (A_RS || B_RS) {
@@ -216,10 +244,7 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS) warptile_kernel(con
       } else {
         load_frags(fa[(k + 1) % 2], fb[(k + 1) % 2], as, bs, k + 1);
       }
-#pragma unroll
-      for (int i = 0; i < TM; ++i)
-#pragma unroll
-        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(fa[k % 2][i], fb[k % 2][j], acc[i][j]);
+      fma_step(k % 2);
     }
   }
   detail::cp_async_wait<0>();  // only empty groups can remain; leave nothing in flight
@@ -266,7 +291,7 @@ void launch_any(const Args& a) {
 }
 
 // The compiled configurations: BM, BN, BK, WM, WN, TM, TN, STAGES, min blocks per SM[, RS].
-// Fourteen x 4 transposes = 56 kernels: ~60 s of one core (nvcc, sm_90a); every one at <= 128
+// Twenty x 4 transposes = 80 kernels: ~85 s of one core (nvcc, sm_90a); every one at <= 128
 // (2+ blocks/SM) or 255 (1 block/SM) registers without spills (-warn-spills is an error).
 using Big = Tile<128, 128, 16, 32, 64, 8, 8, 3, 2>;    // 256 thr, <= 128 regs: 2 blocks/SM
 using Deep = Tile<128, 128, 32, 32, 64, 8, 8, 3, 2>;   // Big with half the per-tile overhead, 2x smem
@@ -285,6 +310,15 @@ using CubWRs = Tile<128, 256, 8, 64, 64, 16, 8, 3, 1, 3>;
 using WideRs = Tile<128, 256, 16, 64, 64, 16, 8, 3, 1, 3>;
 using BigRs = Tile<128, 128, 16, 32, 64, 8, 8, 3, 2, 4>;  // NN: A, NT: B (128 regs)
 using MidRs = Tile<64, 128, 16, 32, 64, 8, 8, 3, 4, 1>;   // NN only: B's 16 would spill
+// The k-tile as a loop of 4-step groups (_u4): a body the instruction cache keeps (ncu at 4096^3,
+// 128x256x16 fully unrolled: 6.3 % of the main loop's stall samples "no instruction", cuBLAS 0.6 %).
+// BK = 32 costs no more code then, and halves the barriers and copy issue per FFMA.
+using WideU = Tile<128, 256, 16, 64, 64, 16, 8, 3, 1, 0, 4>;
+using Wide32U = Tile<128, 256, 32, 64, 64, 16, 8, 3, 1, 0, 4>;
+using Wide4U = Tile<128, 256, 16, 64, 64, 16, 8, 4, 1, 0, 4>;
+using BigU = Tile<128, 128, 16, 32, 64, 8, 8, 3, 2, 0, 4>;
+using MidU = Tile<64, 128, 16, 32, 64, 8, 8, 3, 4, 0, 4>;
+using WideU2 = Tile<128, 256, 16, 64, 64, 16, 8, 3, 1, 0, 2>;
 
 struct Config {
   const char* name;
@@ -292,7 +326,7 @@ struct Config {
   void (*run)(const Args&);
 };
 
-// Names: BMxBNxBK_wWMxWN_tTMxTN_sSTAGES. Indices are what `rungs tune gemm` reports.
+// Names: BMxBNxBK_wWMxWN_tTMxTN_sSTAGES[_rs*][_uKU]. Indices are what `rungs tune gemm` reports.
 const Config kConfigs[] = {
     {"128x128x16_w32x64_t8x8_s3", 128, 128, launch_any<Big>},
     {"128x128x32_w32x64_t8x8_s3", 128, 128, launch_any<Deep>},
@@ -308,6 +342,12 @@ const Config kConfigs[] = {
     {"128x256x16_w64x64_t16x8_s3_rs", 128, 256, launch_any<WideRs>},
     {"128x128x16_w32x64_t8x8_s3_rs1", 128, 128, launch_any<BigRs>},
     {"64x128x16_w32x64_t8x8_s3_rsa", 64, 128, launch_any<MidRs>},
+    {"128x256x16_w64x64_t16x8_s3_u4", 128, 256, launch_any<WideU>},
+    {"128x256x32_w64x64_t16x8_s3_u4", 128, 256, launch_any<Wide32U>},
+    {"128x256x16_w64x64_t16x8_s4_u4", 128, 256, launch_any<Wide4U>},
+    {"128x128x16_w32x64_t8x8_s3_u4", 128, 128, launch_any<BigU>},
+    {"64x128x16_w32x64_t8x8_s3_u4", 64, 128, launch_any<MidU>},
+    {"128x256x16_w64x64_t16x8_s3_u2", 128, 256, launch_any<WideU2>},
 };
 constexpr size_t kNumConfigs = sizeof(kConfigs) / sizeof(kConfigs[0]);
 
