@@ -29,7 +29,7 @@ on() { [[ " $LADDERS " == *" $1 "* ]]; }
 ctest_re="" memcheck_f="" racecheck_f=""
 add() { local v=$1 x=$2; [ -z "${!v}" ] && printf -v "$v" '%s' "$x" || printf -v "$v" '%s' "${!v}$3$x"; }
 if on gemm; then
-  add memcheck_f 'Ladder/GemmRung.OddShapes*:Ladder/GemmRung.Padded*:Ladder/GemmRung.Misaligned*:Ladder/GemmRung.EmptyProduct*:TestTheTest.*' ':'
+  add memcheck_f 'Ladder/GemmRung.OddShapes*:Ladder/GemmRung.Padded*:Ladder/GemmRung.Misaligned*:Ladder/GemmRung.EmptyProduct*:TestTheTest.*:WarptileConfigs.*' ':'
   add racecheck_f 'Ladder/GemmRung.OddShapes*:Ladder/GemmRung.Misaligned*' ':'
   # The tensor-core kinds (tests/gpu/test_gemm_tc.cpp).
   add memcheck_f 'Ladder/GemmTc.OddShapes*:Ladder/GemmTc.Padded*:Ladder/GemmTc.Misaligned*:Ladder/GemmTc.EmptyProduct*' ':'

@@ -49,6 +49,7 @@
 #include "detail/gemm_tile.cuh"
 #include "gemm/gemm_rung.hpp"
 
+#include <algorithm>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -108,9 +109,18 @@ struct Tile {
   }
 };
 
+// Split-K (small problems: fewer tiles than the SMs hold blocks): blockIdx.y = z multiplies
+// k in [z * k_len, min(k, (z + 1) * k_len)) and writes its raw partial product to ws[z] (m x n,
+// row stride n); reduce_splits then forms C = alpha * (ws[0] + ws[1] + ...) + beta * C in that
+// order. ws == nullptr: no split, the block finishes C itself.
+struct SplitK {
+  float* ws = nullptr;
+  int k_len = 0;
+};
+
 // A_KC / B_KC: operand stored k-contiguous (A with ta == N, B with tb == T); see gemm_pipeline.cuh.
 template <class T, bool A_KC, bool B_KC>
-__global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS) warptile_kernel(const GemmParams p) {
+__global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS) warptile_kernel(const GemmParams p, const SplitK sk) {
   constexpr int BM = T::BM, BN = T::BN, BK = T::BK, TM = T::TM, TN = T::TN, S = T::STAGES;
   constexpr int NT = T::THREADS;
   constexpr int SLDA = detail::smem_stride<BM, A_KC>(), SLDB = detail::smem_stride<BN, B_KC>();
@@ -130,16 +140,24 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS) warptile_kernel(con
   const int m0 = tm * BM, n0 = tn * BN;
   const int m_left = p.m - m0, n_left = p.n - n0;  // >= 1
   const int tid = static_cast<int>(threadIdx.x);
-  const int kt_count = (p.k - 1) / BK + 1;
+  // This block's k range: all of k, or split z's (k_len is a multiple of BK, so the float4
+  // alignment of the loaders' k offsets is the same as at k = 0).
+  const int z = static_cast<int>(blockIdx.y);
+  const int k_begin = sk.ws ? z * sk.k_len : 0;
+  const int k_size = sk.ws ? min(sk.k_len, p.k - k_begin) : p.k;  // >= 1
+  const int kt_count = (k_size - 1) / BK + 1;
 
   LoadA load_a;
   LoadB load_b;
-  load_a.init(detail::panel_base<A_KC>(p.A, p.lda, m0), p.lda, m_left, p.a_vec, tid);
-  load_b.init(detail::panel_base<B_KC>(p.B, p.ldb, n0), p.ldb, n_left, p.b_vec, tid);
+  // Element (k_begin, x0) of each operand, in stored terms.
+  const float* a_base = detail::panel_base<A_KC>(p.A, p.lda, m0) + (A_KC ? k_begin : k_begin * p.lda);
+  const float* b_base = detail::panel_base<B_KC>(p.B, p.ldb, n0) + (B_KC ? k_begin : k_begin * p.ldb);
+  load_a.init(a_base, p.lda, m_left, p.a_vec, tid);
+  load_b.init(b_base, p.ldb, n_left, p.b_vec, tid);
   // Starts k-tile kt (the loaders step through the tiles in order) towards `stage`: cp.async
   // operands are copied there, register-staged ones fetched into registers ...
   auto load_tile = [&](int stage, int kt) {
-    const int k_left = p.k - kt * BK;
+    const int k_left = k_size - kt * BK;
     if constexpr (A_RS) load_a.fetch(p.lda, k_left);
     else load_a.load(As + stage * A_STAGE, p.lda, k_left, p.A);
     if constexpr (B_RS) load_b.fetch(p.ldb, k_left);
@@ -249,7 +267,12 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS) warptile_kernel(con
   }
   detail::cp_async_wait<0>();  // only empty groups can remain; leave nothing in flight
 
-  // Epilogue: row i*4*LM + r of the lane's sub-tiles, 4 consecutive columns per store.
+  // Epilogue: row i*4*LM + r of the lane's sub-tiles, 4 consecutive columns per store; a split
+  // writes its raw partial sums into its slice of the workspace instead.
+  float* const out = sk.ws ? sk.ws + static_cast<int64_t>(z) * p.m * p.n : p.C;
+  const int64_t ld_out = sk.ws ? p.n : p.ldc;
+  const float alpha = sk.ws ? 1.0f : p.alpha, beta = sk.ws ? 0.0f : p.beta;
+  const bool vec_out = sk.ws ? p.n % 4 == 0 : p.c_vec;
 #pragma unroll
   for (int i = 0; i < T::SUB_M; ++i)
 #pragma unroll
@@ -259,16 +282,30 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS) warptile_kernel(con
 #pragma unroll
       for (int j = 0; j < T::SUB_N; ++j) {
         const int col = b_off + j * 4 * T::LN;
-        detail::store_c4(p.C, p.ldc, static_cast<int64_t>(m0) + row, static_cast<int64_t>(n0) + col, n_left - col,
-                         &acc[i * 4 + r][j * 4], p.alpha, p.beta, p.c_vec);
+        detail::store_c4(out, ld_out, static_cast<int64_t>(m0) + row, static_cast<int64_t>(n0) + col, n_left - col,
+                         &acc[i * 4 + r][j * 4], alpha, beta, vec_out);
       }
     }
 }
 
+// C = alpha * (ws[0] + ... + ws[splits-1]) + beta * C (C not read when beta == 0), summed in split
+// order: one thread per element of C, consecutive threads along a row.
+__global__ void reduce_splits(const float* __restrict__ ws, int splits, int64_t m, int64_t n, float alpha, float beta,
+                              float* __restrict__ C, int64_t ldc) {
+  const int64_t mn = m * n;
+  for (int64_t e = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; e < mn;
+       e += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    float s = ws[e];
+    for (int z = 1; z < splits; ++z) s += ws[z * mn + e];
+    detail::epilogue_store(C, ldc, e / n, e % n, s, alpha, beta);
+  }
+}
+
 template <class T, bool A_KC, bool B_KC>
-void launch(const Args& a) {
+void launch(const Args& a, const SplitK& sk, int splits) {
   const int64_t tiles_m = detail::ceil_div(a.m, T::BM), tiles_n = detail::ceil_div(a.n, T::BN);
-  const dim3 grid = detail::tile_grid(tiles_m, tiles_n, "warptile");
+  dim3 grid = detail::tile_grid(tiles_m, tiles_n, "warptile");
+  grid.y = static_cast<unsigned>(splits);
   constexpr int smem = T::template smem_bytes<A_KC, B_KC>();
   static_assert(smem <= 227 * 1024, "fits one SM's shared memory");
   auto* kernel = &warptile_kernel<T, A_KC, B_KC>;
@@ -277,21 +314,46 @@ void launch(const Args& a) {
   // The register-staged loader reads k-contiguous operands as float4s along k when aligned.
   if (T::template rs_a<A_KC, B_KC>()) prm.a_vec = detail::float4_ok(a.A, a.lda);
   if (T::template rs_b<A_KC, B_KC>()) prm.b_vec = detail::float4_ok(a.B, a.ldb);
-  kernel<<<grid, T::THREADS, smem, a.stream>>>(prm);
+  kernel<<<grid, T::THREADS, smem, a.stream>>>(prm, sk);
   detail::check_launch("warptile");
 }
 
+// Runs configuration T with k cut into `splits` pieces (1: none). The workspace of a split
+// product (splits x m x n floats) is stream-ordered memory, allocated and freed on a.stream, so
+// concurrent calls on other streams or threads never share it.
 template <class T>
-void launch_any(const Args& a) {
+void launch_any(const Args& a, int splits) {
+  splits = std::max(1, std::min<int>(splits, static_cast<int>(detail::ceil_div(a.k, T::BK))));
+  SplitK sk;
+  if (splits > 1) {
+    sk.k_len = static_cast<int>(detail::ceil_div(detail::ceil_div(a.k, splits), T::BK) * T::BK);
+    splits = static_cast<int>(detail::ceil_div(a.k, sk.k_len));  // every split gets >= 1 k
+  }
+  if (splits > 1) {
+    const size_t bytes = static_cast<size_t>(splits) * static_cast<size_t>(a.m) * static_cast<size_t>(a.n) * sizeof(float);
+    RUNGS_CUDA(cudaMallocAsync(reinterpret_cast<void**>(&sk.ws), bytes, a.stream));
+  }
   const bool a_kc = a.ta == Trans::N, b_kc = a.tb == Trans::T;
-  if (a_kc && b_kc) launch<T, true, true>(a);
-  else if (a_kc) launch<T, true, false>(a);
-  else if (b_kc) launch<T, false, true>(a);
-  else launch<T, false, false>(a);
+  try {
+    if (a_kc && b_kc) launch<T, true, true>(a, sk, splits);
+    else if (a_kc) launch<T, true, false>(a, sk, splits);
+    else if (b_kc) launch<T, false, true>(a, sk, splits);
+    else launch<T, false, false>(a, sk, splits);
+    if (splits > 1) {
+      const int64_t mn = a.m * a.n;
+      const int blocks = static_cast<int>(std::min<int64_t>(detail::ceil_div(mn, 256), 8 * detail::sm_count()));
+      reduce_splits<<<blocks, 256, 0, a.stream>>>(sk.ws, splits, a.m, a.n, a.alpha, a.beta, a.C, a.ldc);
+      detail::check_launch("warptile split-K reduction");
+    }
+  } catch (...) {
+    if (sk.ws) cudaFreeAsync(sk.ws, a.stream);
+    throw;
+  }
+  if (sk.ws) RUNGS_CUDA(cudaFreeAsync(sk.ws, a.stream));
 }
 
 // The compiled configurations: BM, BN, BK, WM, WN, TM, TN, STAGES, min blocks per SM[, RS].
-// Twenty x 4 transposes = 80 kernels: ~85 s of one core (nvcc, sm_90a); every one at <= 128
+// Eighteen x 4 transposes = 72 kernels: ~80 s of one core (nvcc, sm_90a); every one at <= 128
 // (2+ blocks/SM) or 255 (1 block/SM) registers without spills (-warn-spills is an error).
 using Big = Tile<128, 128, 16, 32, 64, 8, 8, 3, 2>;    // 256 thr, <= 128 regs: 2 blocks/SM
 using Deep = Tile<128, 128, 32, 32, 64, 8, 8, 3, 2>;   // Big with half the per-tile overhead, 2x smem
@@ -315,39 +377,47 @@ using MidRs = Tile<64, 128, 16, 32, 64, 8, 8, 3, 4, 1>;   // NN only: B's 16 wou
 // BK = 32 costs no more code then, and halves the barriers and copy issue per FFMA.
 using WideU = Tile<128, 256, 16, 64, 64, 16, 8, 3, 1, 0, 4>;
 using Wide32U = Tile<128, 256, 32, 64, 64, 16, 8, 3, 1, 0, 4>;
-using Wide4U = Tile<128, 256, 16, 64, 64, 16, 8, 4, 1, 0, 4>;
-using BigU = Tile<128, 128, 16, 32, 64, 8, 8, 3, 2, 0, 4>;
 using MidU = Tile<64, 128, 16, 32, 64, 8, 8, 3, 4, 0, 4>;
 using WideU2 = Tile<128, 256, 16, 64, 64, 16, 8, 3, 1, 0, 2>;
 
 struct Config {
   const char* name;
   int bm, bn;
-  void (*run)(const Args&);
+  int min_blocks;  // blocks per SM the configuration is built for
+  int splits;      // k cut into this many pieces (1: none)
+  void (*run)(const Args&, int splits);
 };
+template <class T>
+constexpr Config config(const char* name, int splits = 1) {
+  return {name, T::BM, T::BN, T::MIN_BLOCKS, splits, launch_any<T>};
+}
 
-// Names: BMxBNxBK_wWMxWN_tTMxTN_sSTAGES[_rs*][_uKU]. Indices are what `rungs tune gemm` reports.
+// Names: BMxBNxBK_wWMxWN_tTMxTN_sSTAGES[_rs*][_uKU][_kSPLITS]. Indices are what `rungs tune gemm`
+// reports. The split-K entries (_k2, _k4) reuse a compiled configuration.
 const Config kConfigs[] = {
-    {"128x128x16_w32x64_t8x8_s3", 128, 128, launch_any<Big>},
-    {"128x128x32_w32x64_t8x8_s3", 128, 128, launch_any<Deep>},
-    {"128x256x16_w64x64_t16x8_s3", 128, 256, launch_any<Wide>},
-    {"256x128x16_w64x64_t16x8_s3", 256, 128, launch_any<Tall>},
-    {"64x128x16_w32x64_t8x8_s3", 64, 128, launch_any<Mid>},
-    {"64x64x16_w32x32_t8x4_s3", 64, 64, launch_any<Small>},
-    {"256x128x8_w64x64_t16x8_s3", 256, 128, launch_any<Cub>},
-    {"128x256x8_w64x64_t16x8_s3", 128, 256, launch_any<CubW>},
-    {"128x256x16_w64x64_t16x8_s4", 128, 256, launch_any<Wide4>},
-    {"256x128x8_w64x64_t16x8_s3_rs", 256, 128, launch_any<CubRs>},
-    {"128x256x8_w64x64_t16x8_s3_rs", 128, 256, launch_any<CubWRs>},
-    {"128x256x16_w64x64_t16x8_s3_rs", 128, 256, launch_any<WideRs>},
-    {"128x128x16_w32x64_t8x8_s3_rs1", 128, 128, launch_any<BigRs>},
-    {"64x128x16_w32x64_t8x8_s3_rsa", 64, 128, launch_any<MidRs>},
-    {"128x256x16_w64x64_t16x8_s3_u4", 128, 256, launch_any<WideU>},
-    {"128x256x32_w64x64_t16x8_s3_u4", 128, 256, launch_any<Wide32U>},
-    {"128x256x16_w64x64_t16x8_s4_u4", 128, 256, launch_any<Wide4U>},
-    {"128x128x16_w32x64_t8x8_s3_u4", 128, 128, launch_any<BigU>},
-    {"64x128x16_w32x64_t8x8_s3_u4", 64, 128, launch_any<MidU>},
-    {"128x256x16_w64x64_t16x8_s3_u2", 128, 256, launch_any<WideU2>},
+    config<Big>("128x128x16_w32x64_t8x8_s3"),
+    config<Deep>("128x128x32_w32x64_t8x8_s3"),
+    config<Wide>("128x256x16_w64x64_t16x8_s3"),
+    config<Tall>("256x128x16_w64x64_t16x8_s3"),
+    config<Mid>("64x128x16_w32x64_t8x8_s3"),
+    config<Small>("64x64x16_w32x32_t8x4_s3"),
+    config<Cub>("256x128x8_w64x64_t16x8_s3"),
+    config<CubW>("128x256x8_w64x64_t16x8_s3"),
+    config<Wide4>("128x256x16_w64x64_t16x8_s4"),
+    config<CubRs>("256x128x8_w64x64_t16x8_s3_rs"),
+    config<CubWRs>("128x256x8_w64x64_t16x8_s3_rs"),
+    config<WideRs>("128x256x16_w64x64_t16x8_s3_rs"),
+    config<BigRs>("128x128x16_w32x64_t8x8_s3_rs1"),
+    config<MidRs>("64x128x16_w32x64_t8x8_s3_rsa"),
+    config<WideU>("128x256x16_w64x64_t16x8_s3_u4"),
+    config<Wide32U>("128x256x32_w64x64_t16x8_s3_u4"),
+    config<MidU>("64x128x16_w32x64_t8x8_s3_u4"),
+    config<WideU2>("128x256x16_w64x64_t16x8_s3_u2"),
+    config<Mid>("64x128x16_w32x64_t8x8_s3_k2", 2),
+    config<Mid>("64x128x16_w32x64_t8x8_s3_k4", 4),
+    config<MidU>("64x128x16_w32x64_t8x8_s3_u4_k2", 2),
+    config<MidU>("64x128x16_w32x64_t8x8_s3_u4_k4", 4),
+    config<Small>("64x64x16_w32x32_t8x4_s3_k4", 4),
 };
 constexpr size_t kNumConfigs = sizeof(kConfigs) / sizeof(kConfigs[0]);
 
@@ -359,7 +429,10 @@ constexpr size_t kNumConfigs = sizeof(kConfigs) / sizeof(kConfigs[0]);
 // The first row whose config cuts the problem into at least min_tiles_per_sm tiles per SM wins
 // (the last row always does): 128x256 from 2048^2 (128 tiles for 132 SMs, one block per SM
 // anyway), 64x128 from ~1024^2 (128 tiles), 64x64 below. Configs 6+ (cuBLAS's 256x128x8 shape,
-// 4 stages, register-staged loaders) are candidates for the tuner, not yet in the table.
+// 4 stages, register-staged loaders, the looped k-tiles) are candidates for the tuner.
+// Split-K (split_for): where the picked configuration's tiles fill at most half of the SMs' block
+// slots (1024^2 at 64x128: 128 tiles of 4 warps for 132 SMs x 4 slots, one warp per scheduler),
+// k is cut so that each slot gets a block, up to 4 pieces of at least 256 k each.
 struct Pick {
   size_t config;
   double min_tiles_per_sm;
@@ -369,6 +442,17 @@ constexpr Pick kPicks[] = {
     {4, 0.9},  // 64x128x16: ~1000^2 .. 2000^2
     {5, 0.0},  // 64x64x16: everything smaller
 };
+constexpr int kMaxSplits = 4;
+constexpr int64_t kMinSplitK = 256;
+
+int split_for(const Config& c, const Args& a, int sms) {
+  const double tiles = static_cast<double>(detail::ceil_div(a.m, c.bm)) * detail::ceil_div(a.n, c.bn);
+  const double slots = static_cast<double>(sms) * c.min_blocks;
+  if (2 * tiles > slots) return 1;
+  const double by_slots = slots / tiles;
+  const int64_t by_k = a.k / kMinSplitK;
+  return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>({kMaxSplits, static_cast<int64_t>(by_slots), by_k})));
+}
 
 }  // namespace
 
@@ -380,7 +464,7 @@ std::vector<std::string> configs() {
 
 void run_config(size_t index, const Args& a) {
   if (index >= kNumConfigs) detail::unsupported("warptile", "no configuration " + std::to_string(index));
-  kConfigs[index].run(a);
+  kConfigs[index].run(a, kConfigs[index].splits);
 }
 
 void run(const Args& a) {
@@ -388,12 +472,11 @@ void run(const Args& a) {
   for (const Pick& pick : kPicks) {
     const Config& c = kConfigs[pick.config];
     const double tiles = static_cast<double>(detail::ceil_div(a.m, c.bm)) * detail::ceil_div(a.n, c.bn);
-    if (tiles >= pick.min_tiles_per_sm * sms) {
-      c.run(a);
+    if (tiles >= pick.min_tiles_per_sm * sms || &pick == &kPicks[sizeof(kPicks) / sizeof(kPicks[0]) - 1]) {
+      c.run(a, split_for(c, a, sms));
       return;
     }
   }
-  kConfigs[kPicks[sizeof(kPicks) / sizeof(kPicks[0]) - 1].config].run(a);  // not reached: last row is 0
 }
 
 }  // namespace rungs::sgemm::warptile
