@@ -10,7 +10,11 @@
 //    under them: no LDS latency is exposed, even with a single block per SM;
 //  - a block swizzle (bands of 8 tile rows) so resident blocks share A and B panels in L2;
 //  - a float4 epilogue when C allows it (float4_ok), scalar and masked otherwise;
-//  - tile configurations chosen per shape (table below; `rungs tune gemm` measures them all).
+//  - tile configurations chosen per shape (table below; `rungs tune gemm` measures them all);
+//  - split-K where the tiles leave SM block slots empty (1024^3: 128 tiles of 64x128 for 132 SMs x
+//    4 slots, one warp per scheduler): k cut into up to 4 pieces, partial products in a
+//    stream-ordered workspace, summed in split order by a second kernel (reduce_splits);
+//  - optionally the k-tile as a loop of KU-step groups instead of fully unrolled (configs _u4).
 // Shared-memory pipeline as rung 08 (STAGES-deep cp.async ring, one barrier per k-tile, the
 // k-contiguous operand transposed by 4-byte copies; see detail/gemm_pipeline.cuh), with BK = 16
 // so the per-tile fixed cost (barrier, wait, stage rotation, copy issue) is spread over 1024
@@ -31,10 +35,14 @@
 // 255 registers, so one block (8 warps) per SM. Small problems (1024^2 is only 64 tiles of
 // 128x128 for 132 SMs) take 64x128 or 64x64 tiles to occupy every SM.
 // Measured (H100 SXM, NN): 128x256x16 47.3 TFLOP/s at 4096^3, 45.3 at 2048^3, 48.0 at 8192^3
-// (0.91-0.93 of cuBLAS); 64x128x16 29.2 at 1024^3 (0.88). ncu (128x128x16 at 4096): issue slots
-// 78% busy, IPC 3.24, FFMA 87% of issued instructions -- the rest (copies, addressing, barrier)
-// and the issue stalls of 4 warps per scheduler are the gap to cuBLAS's SIMT kernel (256x128x8,
-// 8 warps of 64x64, 16x8 per thread, 3 stages, 87% issue busy, IPC 3.60).
+// (0.91-0.93 of cuBLAS); at 1024^3 64x128x16 29.2 (0.88), with the 4-step loop and split 4 33.3
+// (0.96-0.99: split-K was predicted 1.15x and gave 1.12x over no split).
+// ncu at 4096^3 (eighth session, docs/gemm.md): 128x256x16 issues on 77 % of cycles (IPC 3.22,
+// FFMA 91.7 % of the main loop's instructions) where cuBLAS's SIMT kernel (256x128x8, 8 warps of
+// 64x64, 16x8 per thread, 3 stages, 254 registers) issues on 87 % (IPC 3.60, FFMA 88.7 %): we
+// issue fewer instructions per FFMA but stall more ("dispatch" 8.5 % of samples against 4.7 %,
+// "no instruction" 6.3 against 0.6, "wait" 4.2 against ~0). The 4-step loop (_u4) cut "no
+// instruction" to 2.0 %, "dispatch" grew to 10.7 % and the issue rate did not move (47.0-47.3).
 // The transposed copy of the k-contiguous operand costs 4-8% (tn 47.2 vs nn 45.4 vs nt 43.3 at
 // 4096, 128x128x16). Candidates for the tuner against both (configs 6+):
 //  - cuBLAS's shape 256x128x8 (and 128x256x8): half the smem per stage, 2x the barriers per FFMA;
@@ -426,6 +434,9 @@ constexpr size_t kNumConfigs = sizeof(kConfigs) / sizeof(kConfigs[0]);
 //           64x128x16 46.3, 64x64x16 38.7 TFLOP/s (cuBLAS 51.7-52.0);
 //   2048^3: 128x256x16 45.3 (0.91 of cuBLAS); 8192^3: 128x256x16 48.0 (0.93);
 //   1024^3: 64x128x16 29.2 (0.88 of cuBLAS's 33).
+//   Eighth session (H100, tune at 7a97a94): 1024^3 64x128x16 0.0725 ms (0.88x), _u4 0.0716
+//   (0.90x), _k4 0.0669 (0.96x), _u4_k4 0.0646 (0.99x; cuBLAS 0.064); 2048^3 _u4 44.2 against
+//   64x128x16 43.5 and 128x256x16 45.7 TFLOP/s (0.91x).
 // The first row whose config cuts the problem into at least min_tiles_per_sm tiles per SM wins
 // (the last row always does): 128x256 from 2048^2 (128 tiles for 132 SMs, one block per SM
 // anyway), 64x128 from ~1024^2 (128 tiles), 64x64 below. Configs 6+ (cuBLAS's 256x128x8 shape,
@@ -438,9 +449,9 @@ struct Pick {
   double min_tiles_per_sm;
 };
 constexpr Pick kPicks[] = {
-    {2, 0.9},  // 128x256x16: ~2000^2 and up
-    {4, 0.9},  // 64x128x16: ~1000^2 .. 2000^2
-    {5, 0.0},  // 64x64x16: everything smaller
+    {2, 0.9},   // 128x256x16: ~2000^2 and up
+    {16, 0.9},  // 64x128x16, k-tile looped in 4-step groups: ~1000^2 .. 2000^2 (split 4 at 1024^3)
+    {5, 0.0},   // 64x64x16: everything smaller
 };
 constexpr int kMaxSplits = 4;
 constexpr int64_t kMinSplitK = 256;
