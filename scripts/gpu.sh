@@ -11,6 +11,7 @@
 #   RUNGS_TEST_TIMEOUT=300            seconds one test may run before ctest stops it (a hung kernel)
 #   RUNGS_GIT_COMMIT=<sha>            the commit to record (default: git rev-parse in this tree)
 #   RUNGS_SANITIZE_FILTER=<gtest filter>  sanitize these tests only (memcheck and racecheck)
+#   RUNGS_MEMCHECK_FILTER, RUNGS_RACECHECK_FILTER  the same for one tool (before RUNGS_SANITIZE_FILTER)
 #   RUNGS_BENCH_ARGS="<args>[;<args>...]" bench: `rungs bench <args>` per item instead of the main job
 # On an H100 everything takes longer than one 10-minute device call (the gemm racecheck alone runs
 # ~10 minutes: blocktile_2d's OddShapes take 3); split it, e.g. `scripts/gpu.sh build test sanitize`
@@ -29,7 +30,7 @@ on() { [[ " $LADDERS " == *" $1 "* ]]; }
 ctest_re="" memcheck_f="" racecheck_f=""
 add() { local v=$1 x=$2; [ -z "${!v}" ] && printf -v "$v" '%s' "$x" || printf -v "$v" '%s' "${!v}$3$x"; }
 if on gemm; then
-  add memcheck_f 'Ladder/GemmRung.OddShapes*:Ladder/GemmRung.Padded*:Ladder/GemmRung.Misaligned*:Ladder/GemmRung.EmptyProduct*:TestTheTest.*:WarptileConfigs.*' ':'
+  add memcheck_f 'Ladder/GemmRung.OddShapes*:Ladder/GemmRung.Padded*:Ladder/GemmRung.Misaligned*:Ladder/GemmRung.EmptyProduct*:TestTheTest.*:Warptile/WarptileConfig.*' ':'
   add racecheck_f 'Ladder/GemmRung.OddShapes*:Ladder/GemmRung.Misaligned*' ':'
   # The tensor-core kinds (tests/gpu/test_gemm_tc.cpp).
   add memcheck_f 'Ladder/GemmTc.OddShapes*:Ladder/GemmTc.Padded*:Ladder/GemmTc.Misaligned*:Ladder/GemmTc.EmptyProduct*' ':'
@@ -50,7 +51,7 @@ fi
 on gemm_host || add ctest_re 'GemmHost' '|'
 on gemv || add ctest_re 'GemvRung|GemvDeterminism' '|'
 on reduce || add ctest_re 'ReduceRung|ReduceConcurrency|ReduceAuto' '|'
-on gemm || add ctest_re 'GemmRung|GemmTc|GemmAccuracy|TestTheTest\.' '|'
+on gemm || add ctest_re 'GemmRung|GemmTc|GemmAccuracy|WarptileConfig|TestTheTest\.' '|'
 log() { echo "=== $* ($(date +%T))"; }
 
 log "device"
@@ -93,8 +94,8 @@ if has sanitize; then
       >"$OUT/$tool.log" 2>&1 || status=1
     tail -4 "$OUT/$tool.log"; grep -m5 -E "Invalid|hazard|ERROR SUMMARY" "$OUT/$tool.log"
   }
-  sanitize memcheck "${RUNGS_SANITIZE_FILTER:-$memcheck_f}" --leak-check full
-  sanitize racecheck "${RUNGS_SANITIZE_FILTER:-$racecheck_f}" --racecheck-report hazard
+  sanitize memcheck "${RUNGS_MEMCHECK_FILTER:-${RUNGS_SANITIZE_FILTER:-$memcheck_f}}" --leak-check full
+  sanitize racecheck "${RUNGS_RACECHECK_FILTER:-${RUNGS_SANITIZE_FILTER:-$racecheck_f}}" --racecheck-report hazard
   unset RUNGS_TEST_MAX_MNK
 fi
 

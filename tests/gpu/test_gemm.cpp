@@ -215,34 +215,44 @@ INSTANTIATE_TEST_SUITE_P(Ladder, GemmRung, ::testing::ValuesIn(variant_names_wit
 // Every tile configuration of rung 09 (the tuner's candidates: looped k-tiles, register-staged
 // loaders, split-K), not only those its choice table picks, on shapes that are multiples of no
 // tile, every transpose, alpha and beta != 0 (so a split's partial sums must be added once each).
-TEST(WarptileConfigs, EveryConfigurationOddShapes) {
-  RUNGS_REQUIRE_GPU();
-  const std::vector<std::string> names = sgemm::warptile::configs();
-  ASSERT_FALSE(names.empty());
-  const int64_t shapes[][3] = {{127, 129, 65}, {200, 264, 777}, {1, 77, 1025}};
-  uint64_t seed = 900;
-  for (size_t i = 0; i < names.size(); ++i)
-    for (Trans ta : kT)
-      for (Trans tb : kT)
-        for (const auto& sh : shapes) {
-          check::GemmShape s;
-          s.ta = ta, s.tb = tb, s.m = sh[0], s.n = sh[1], s.k = sh[2], s.alpha = 0.75f, s.beta = -1.5f;
-          s = check::normalized(s);
-          const check::GemmData d = check::make_gemm_data(s, ++seed);
-          DeviceFloats A(d.A.size()), B(d.B.size()), C(d.C0.size());
-          A.upload(d.A);
-          B.upload(d.B);
-          C.upload(d.C0);
-          sgemm::Args a{s.ta, s.tb, s.m, s.n, s.k, s.alpha, A.data(), s.lda, B.data(), s.ldb, s.beta, C.data(), s.ldc,
-                        nullptr};
-          sgemm::warptile::run_config(i, a);
-          ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize()) << names[i];
-          const std::vector<float> out = C.download();
-          const check::GemmErrors err = check::compare_gemm(s, check::gemm_reference(s, d), out.data());
-          EXPECT_TRUE(err.pass) << names[i] << " " << check::describe(s) << ": " << err.reason << " (normwise "
-                                << err.normwise << ")";
-        }
+// One test per configuration, named after it, so the sanitizers can pick some.
+class WarptileConfig : public ::testing::TestWithParam<size_t> {
+ protected:
+  void SetUp() override { RUNGS_REQUIRE_GPU(); }
+};
+
+TEST_P(WarptileConfig, OddShapesAllTransposes) {
+  const size_t cfg = GetParam();
+  const std::string name = sgemm::warptile::configs().at(cfg);
+  const int64_t shapes[][3] = {{127, 129, 65}, {1, 77, 1025}, {200, 264, 777}};
+  uint64_t seed = 900 + 100 * cfg;
+  for (Trans ta : kT)
+    for (Trans tb : kT)
+      for (const auto& sh : shapes) {
+        check::GemmShape s;
+        s.ta = ta, s.tb = tb, s.m = sh[0], s.n = sh[1], s.k = sh[2], s.alpha = 0.75f, s.beta = -1.5f;
+        s = check::normalized(s);
+        if (exceeds_test_limit(static_cast<double>(s.m) * s.n * s.k)) continue;
+        const check::GemmData d = check::make_gemm_data(s, ++seed);
+        DeviceFloats A(d.A.size()), B(d.B.size()), C(d.C0.size());
+        A.upload(d.A);
+        B.upload(d.B);
+        C.upload(d.C0);
+        sgemm::Args a{s.ta, s.tb, s.m, s.n, s.k, s.alpha, A.data(), s.lda, B.data(), s.ldb, s.beta, C.data(), s.ldc,
+                      nullptr};
+        sgemm::warptile::run_config(cfg, a);
+        ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize()) << name;
+        const std::vector<float> out = C.download();
+        const check::GemmErrors err = check::compare_gemm(s, check::gemm_reference(s, d), out.data());
+        EXPECT_TRUE(err.pass) << name << " " << check::describe(s) << ": " << err.reason << " (normwise "
+                              << err.normwise << ")";
+      }
 }
+
+INSTANTIATE_TEST_SUITE_P(Warptile, WarptileConfig, ::testing::Range<size_t>(0, sgemm::warptile::configs().size()),
+                         [](const ::testing::TestParamInfo<size_t>& i) {
+                           return sgemm::warptile::configs().at(i.param);
+                         });
 
 TEST(GemmAccuracy, KahanBeatsPlainFp32AtLargeK) {
   RUNGS_REQUIRE_GPU();
