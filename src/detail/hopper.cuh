@@ -15,6 +15,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 
 namespace rungs::detail {
@@ -43,8 +44,50 @@ __device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
 #endif
 }
 // Blocks until the phase with this parity has completed.
+// RUNGS_HANG_DEBUG (cmake -DRUNGS_HANG_DEBUG=ON, a debugging build only): a wait that lasts ~1 s
+// records who waited where (lane 0 of each warp, up to 64 records) and gives up, and every wait
+// after that gives up at once, so a deadlocked kernel ends (with a wrong result) instead of
+// hanging; hang_report, launched after the kernel on its stream, prints the records. No printf in
+// the waiting kernel itself: a call there would serialize its wgmma pipeline and change the timing.
+#if defined(RUNGS_HANG_DEBUG)
+static __device__ unsigned hang_log[64][4];
+static __device__ unsigned hang_count;
+static __device__ volatile unsigned hang_abort;
+static __global__ void hang_report() {
+  const unsigned n = hang_count < 64 ? hang_count : 64;
+  for (unsigned i = 0; i < n; ++i)
+    printf("rungs hang: block %u rank %u thread %u waited on the mbarrier at shared 0x%x for parity %u\n",
+           hang_log[i][0], hang_log[i][1] >> 16, hang_log[i][1] & 0xFFFF, hang_log[i][2], hang_log[i][3]);
+  if (hang_count) printf("rungs hang: %u waits gave up\n", hang_count);
+  hang_count = 0, hang_abort = 0;
+}
+#endif
 __device__ __forceinline__ void mbar_wait(uint64_t* bar, unsigned parity) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(RUNGS_HANG_DEBUG)
+  const long long start = clock64();
+  for (;;) {
+    uint32_t ok;
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(ok)
+        : "r"(smem_u32(bar)), "r"(parity)
+        : "memory");
+    if (ok || hang_abort) break;
+    if (clock64() - start > 2000000000ll) {
+      if (threadIdx.x % 32 == 0) {
+        uint32_t rank;
+        asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+        const unsigned i = atomicAdd(&hang_count, 1u);
+        if (i < 64) {
+          hang_log[i][0] = blockIdx.x, hang_log[i][1] = rank << 16 | threadIdx.x;
+          hang_log[i][2] = smem_u32(bar), hang_log[i][3] = parity;
+        }
+      }
+      hang_abort = 1;
+      break;
+    }
+  }
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile(
       "{\n.reg .pred done;\nWAIT_%=:\n"
       "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"

@@ -418,6 +418,9 @@ void launch(const ArgsT<T>& a, const char* name) {
   RUNGS_CUDA(cudaLaunchKernelEx(&l.cfg, kernel, ma, mb, mc, a, static_cast<int>(tiles_m), static_cast<int>(tiles_n),
                                 c_vec, tma_cols, sk));
   detail::check_launch(name);
+#if defined(RUNGS_HANG_DEBUG)
+  detail::hang_report<<<1, 1, 0, a.stream>>>();
+#endif
 }
 
 template <bool TMA_C, bool SK = false, bool EDGE = false, bool OVL = false, typename T>
