@@ -180,11 +180,6 @@ __global__ void __launch_bounds__(THREADS, 1)
         // EDGE: only the B columns the tile multiplies (the same in both blocks of the cluster).
         const int nb = EDGE ? edge_width(static_cast<int>(a.n) - n0) : BN;
         const int b_bytes = B_MN ? nb / 64 * BK * ROW : (nb > BN / CL ? B_BYTES : B_BYTES / CL);
-        // EDGE: a block whose 128 rows all lie past m (the second block of a cluster in the last
-        // tile row) loads no A: its consumers issue no MMAs, and a TMA box wholly outside the
-        // tensor is what the hang below came with. (2100 x 2052 x 200 tf32 nt with beta != 0 hung in
-        // about 1 launch in 30: consumers of both blocks waiting for that row's first stage.)
-        const bool a_rows = !EDGE || m0 < a.m;
         for (int kt = kb; kt < ke; ++kt, ++it) {
           const int s = it % STAGES;
           // Use u = it / STAGES of slot s needs use u - 1 released by the consumers of both blocks.
@@ -192,10 +187,8 @@ __global__ void __launch_bounds__(THREADS, 1)
           unsigned char* st = smem + s * STAGE_BYTES;
           uint64_t* bar = &full[s];
           const int k0 = kt * BK;
-          detail::mbar_expect_tx(bar, (a_rows ? A_BYTES : 0) + (EDGE ? b_bytes : B_BYTES));  // A (own) + B from both blocks
-          if (!a_rows) {
-            // no A
-          } else if constexpr (A_MN) {  // boxes of BK k-rows x 64 m
+          detail::mbar_expect_tx(bar, A_BYTES + (EDGE ? b_bytes : B_BYTES));  // A (own) + B from both blocks
+          if constexpr (A_MN) {  // boxes of BK k-rows x 64 m
             for (int j = 0; j < BM / 64; ++j) detail::tma_load_2d(st + j * BK * ROW, &map_a, m0 + 64 * j, k0, bar);
           } else {
             detail::tma_load_2d(st, &map_a, k0, m0, bar);
