@@ -299,8 +299,13 @@ __global__ void __launch_bounds__(THREADS, 1)
         int cm, tn;
         cluster_tile(t, walk.rows, tiles_n, cm, tn);
         const int nb = edge_width(static_cast<int>(a.n) - tn * BN);
-        if ((cm * CL + static_cast<int>(rank)) * BM + 64 * cw >= a.m) mainloop(std::integral_constant<int, 0>{});
-        else if (nb == 64) mainloop(std::integral_constant<int, 64>{});
+        // A consumer whose rows all lie past m multiplies too, 64 columns wide, and stores nothing:
+        // with no MMAs at all (mainloop<0>, which only takes and releases the stages) rung 20 hung
+        // in about 1 launch in 30 at 2100 x 2052 x 200 tf32 nt with beta != 0 (eighth session:
+        // every stuck waiter was such a consumer, or its block's, at the first stage of the last
+        // tile row; rung 17, whose consumers always multiply, never hung there). The cause is not
+        // understood; this keeps each consumer's pace through the stages that of rung 17's.
+        if (nb == 64 || (cm * CL + static_cast<int>(rank)) * BM + 64 * cw >= a.m) mainloop(std::integral_constant<int, 64>{});
         else if (nb == 128) mainloop(std::integral_constant<int, 128>{});
         else mainloop(std::integral_constant<int, 256>{});
       } else {
