@@ -55,9 +55,11 @@
 #include "detail/check.hpp"
 #include "detail/gemm_pipeline.cuh"
 #include "detail/gemm_tile.cuh"
+#include "detail/scratch.hpp"
 #include "gemm/gemm_rung.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -327,7 +329,7 @@ void launch(const Args& a, const SplitK& sk, int splits) {
 }
 
 // Runs configuration T with k cut into `splits` pieces (1: none). The workspace of a split
-// product (splits x m x n floats) is stream-ordered memory, allocated and freed on a.stream, so
+// product (splits x m x n floats) is the library's stream-ordered scratch (detail::Scratch), so
 // concurrent calls on other streams or threads never share it.
 template <class T>
 void launch_any(const Args& a, int splits) {
@@ -337,27 +339,23 @@ void launch_any(const Args& a, int splits) {
     sk.k_len = static_cast<int>(detail::ceil_div(detail::ceil_div(a.k, splits), T::BK) * T::BK);
     splits = static_cast<int>(detail::ceil_div(a.k, sk.k_len));  // every split gets >= 1 k
   }
+  std::unique_ptr<detail::Scratch> ws;  // freed on the stream after the reduction
   if (splits > 1) {
-    const size_t bytes = static_cast<size_t>(splits) * static_cast<size_t>(a.m) * static_cast<size_t>(a.n) * sizeof(float);
-    RUNGS_CUDA(cudaMallocAsync(reinterpret_cast<void**>(&sk.ws), bytes, a.stream));
+    ws = std::make_unique<detail::Scratch>(
+        static_cast<size_t>(splits) * static_cast<size_t>(a.m) * static_cast<size_t>(a.n) * sizeof(float), a.stream);
+    sk.ws = ws->as<float>();
   }
   const bool a_kc = a.ta == Trans::N, b_kc = a.tb == Trans::T;
-  try {
-    if (a_kc && b_kc) launch<T, true, true>(a, sk, splits);
-    else if (a_kc) launch<T, true, false>(a, sk, splits);
-    else if (b_kc) launch<T, false, true>(a, sk, splits);
-    else launch<T, false, false>(a, sk, splits);
-    if (splits > 1) {
-      const int64_t mn = a.m * a.n;
-      const int blocks = static_cast<int>(std::min<int64_t>(detail::ceil_div(mn, 256), 8 * detail::sm_count()));
-      reduce_splits<<<blocks, 256, 0, a.stream>>>(sk.ws, splits, a.m, a.n, a.alpha, a.beta, a.C, a.ldc);
-      detail::check_launch("warptile split-K reduction");
-    }
-  } catch (...) {
-    if (sk.ws) cudaFreeAsync(sk.ws, a.stream);
-    throw;
+  if (a_kc && b_kc) launch<T, true, true>(a, sk, splits);
+  else if (a_kc) launch<T, true, false>(a, sk, splits);
+  else if (b_kc) launch<T, false, true>(a, sk, splits);
+  else launch<T, false, false>(a, sk, splits);
+  if (splits > 1) {
+    const int64_t mn = a.m * a.n;
+    const int blocks = static_cast<int>(std::min<int64_t>(detail::ceil_div(mn, 256), 8 * detail::sm_count()));
+    reduce_splits<<<blocks, 256, 0, a.stream>>>(sk.ws, splits, a.m, a.n, a.alpha, a.beta, a.C, a.ldc);
+    detail::check_launch("warptile split-K reduction");
   }
-  if (sk.ws) RUNGS_CUDA(cudaFreeAsync(sk.ws, a.stream));
 }
 
 // The compiled configurations: BM, BN, BK, WM, WN, TM, TN, STAGES, min blocks per SM[, RS].
