@@ -8,17 +8,14 @@ source scripts/experiments/lib.sh  # OUT, log, build_gpu
 build_gpu rungs_cli rungs_gpu_tests
 IFS=',' read -ra filters <<<"${TESTS:-}"
 for f in "${filters[@]}"; do
-  hangs=0 fails=0
   for i in $(seq "${REPEAT:-20}"); do
-    t0=$(date +%s.%N)
+    t0=$(date +%s%N)
     timeout "${LIMIT:-30}" build-gpu/tests/rungs_gpu_tests --gtest_filter="$f" >"$OUT/last.log" 2>&1
     rc=$?
-    t=$(echo "$(date +%s.%N) - $t0" | bc)
-    [ $rc -eq 124 ] && { hangs=$((hangs + 1)); cp "$OUT/last.log" "$OUT/hang_$hangs.log"; }
-    [ $rc -ne 0 ] && [ $rc -ne 124 ] && fails=$((fails + 1))
-    printf '%s run %d rc %d %.1f s\n' "$f" "$i" "$rc" "$t"
-  done | tee -a "$OUT/probe.txt" | awk '{print}' | tail -3
-  grep -c "rc 124" "$OUT/probe.txt" | sed "s|^|$f: runs that hung so far (all filters): |"
+    [ $rc -eq 124 ] && cp "$OUT/last.log" "$OUT/hang_$(grep -c "rc 124" "$OUT/probe.txt" 2>/dev/null).log"
+    printf '%s run %d rc %d %d ms\n' "$f" "$i" "$rc" $((($(date +%s%N) - t0) / 1000000)) | tee -a "$OUT/probe.txt"
+  done | tail -3
+  echo "$f: $(grep -c "^$f run .* rc 124" "$OUT/probe.txt") of ${REPEAT:-20} runs hung (rc 124 = timeout)"
 done
 IFS=';' read -ra benches <<<"${BENCH:-}"
 for b in "${benches[@]}"; do

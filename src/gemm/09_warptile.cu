@@ -454,8 +454,7 @@ constexpr Pick kPicks[] = {
 constexpr int kMaxSplits = 4;
 constexpr int64_t kMinSplitK = 256;
 
-int split_for(const Config& c, const Args& a, int sms) {
-  const double tiles = static_cast<double>(detail::ceil_div(a.m, c.bm)) * detail::ceil_div(a.n, c.bn);
+int split_for(const Config& c, double tiles, const Args& a, int sms) {
   const double slots = static_cast<double>(sms) * c.min_blocks;
   if (2 * tiles > slots) return 1;
   const double by_slots = slots / tiles;
@@ -482,7 +481,7 @@ void run(const Args& a) {
     const Config& c = kConfigs[pick.config];
     const double tiles = static_cast<double>(detail::ceil_div(a.m, c.bm)) * detail::ceil_div(a.n, c.bn);
     if (tiles >= pick.min_tiles_per_sm * sms || &pick == &kPicks[sizeof(kPicks) / sizeof(kPicks[0]) - 1]) {
-      c.run(a, split_for(c, a, sms));
+      c.run(a, split_for(c, tiles, a, sms));
       return;
     }
   }

@@ -271,28 +271,25 @@ __global__ void __launch_bounds__(THREADS, 1)
       pieces.at(p, walk.first, walk.stride, sk.kt, t, kb, ke);
 #pragma unroll
       for (int i = 0; i < 128; ++i) d[i] = 0.0f;
-      // The k loop, multiplying the first N columns of B (N = 0: none; this consumer's rows lie
-      // past m, but it still takes and releases every slot with the other consumers).
+      // The k loop, multiplying the first N columns of B.
       auto mainloop = [&](auto width) {
         constexpr int N = decltype(width)::value;
         for (int kt = kb; kt < ke; ++kt, ++it) {
           const int s = it % STAGES;
           detail::mbar_wait(&full[s], (it / STAGES) & 1);
-          if constexpr (N > 0) {
-            const unsigned char* As = smem + s * STAGE_BYTES;
-            const unsigned char* Bs = As + A_BYTES;
-            detail::wgmma_fence();
-            detail::wgmma_stage_64xn<T, A_MN, B_MN, N>(d, As, Bs, cw);
-            detail::wgmma_commit();
-            if constexpr (OVL) {  // the last tile's C, a chunk per k tile, while these MMAs run
-              if (pend_row >= 0 && kt == kb) emit(std::integral_constant<int, 0>{});
-              if (pend_row >= 0 && kt == kb + 1) emit(std::integral_constant<int, 1>{});
-            }
-            detail::wgmma_wait<1>();  // the MMAs of k tile it - 1 have retired: release its slot
+          const unsigned char* As = smem + s * STAGE_BYTES;
+          const unsigned char* Bs = As + A_BYTES;
+          detail::wgmma_fence();
+          detail::wgmma_stage_64xn<T, A_MN, B_MN, N>(d, As, Bs, cw);
+          detail::wgmma_commit();
+          if constexpr (OVL) {  // the last tile's C, a chunk per k tile, while these MMAs run
+            if (pend_row >= 0 && kt == kb) emit(std::integral_constant<int, 0>{});
+            if (pend_row >= 0 && kt == kb + 1) emit(std::integral_constant<int, 1>{});
           }
+          detail::wgmma_wait<1>();  // the MMAs of k tile it - 1 have retired: release its slot
           if (kt > kb) release((it - 1) % STAGES);
         }
-        if constexpr (N > 0) detail::wgmma_wait<0>();
+        detail::wgmma_wait<0>();
         if (ke > kb) release((it - 1) % STAGES);
       };
       if constexpr (EDGE) {
