@@ -297,7 +297,8 @@ __global__ void __launch_bounds__(THREADS, 1)
         cluster_tile(t, walk.rows, tiles_n, cm, tn);
         const int nb = edge_width(static_cast<int>(a.n) - tn * BN);
         // A consumer whose rows all lie past m multiplies too, 64 columns wide, and stores nothing:
-        // with no MMAs at all (mainloop<0>, which only takes and releases the stages) rung 20 hung
+        // with no MMAs at all (a mainloop that only took and released the stages, until the
+        // eighth session) rung 20 hung
         // in about 1 launch in 30 at 2100 x 2052 x 200 tf32 nt with beta != 0 (eighth session:
         // every stuck waiter was such a consumer, or its block's, at the first stage of the last
         // tile row; rung 17, whose consumers always multiply, never hung there). The cause is not
