@@ -76,7 +76,7 @@ using detail::GemmParams;
 // i*4*LM + lane_row*4 .. +3, so one LDS.128 per sub-tile reads LM (or LN) distinct,
 // contiguous float4s that the other lanes of the warp share by broadcast: one wavefront each.
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int MIN_BLOCKS_, int RS_ = 0,
-          int KU_ = BK_>
+          int KU_ = BK_, int ORDER_ = 0>
 struct Tile {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, TM = TM_, TN = TN_;
   static constexpr int STAGES = STAGES_, MIN_BLOCKS = MIN_BLOCKS_;
@@ -85,6 +85,11 @@ struct Tile {
   // fetch); KU < BK runs the k-tile as a loop whose body is KU steps (the last KU peeled for the
   // barrier), ~17 KB at KU = 4, the size of cuBLAS's BK = 8 body.
   static constexpr int KU = KU_;
+  // ORDER: the FFMAs of one k step in source order, 0 row by row (acc[i][0..TN-1] with a[i]),
+  // 1 in 2 x 2 blocks walked as a serpentine (cuBLAS's SASS order: each block's two a and two b
+  // values, an even and an odd register, can stay in the operand reuse caches). ptxas reorders
+  // either (docs/gemm.md, "register reads"); configs _o1 measure what is left of the difference.
+  static constexpr int ORDER = ORDER_;
   static_assert(KU % 2 == 0 && BK % KU == 0, "whole groups of k steps, even for the register double buffer");
   // RS: which k-contiguous operands go through registers (RegTileLoader: LDG.128 along k,
   // transposing STS.32) instead of 4-byte cp.async (TileLoader<.., true>): 0 none, 1 A when B is
@@ -215,10 +220,40 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS) warptile_kernel(con
 
   float fa[2][TM], fb[2][TN];  // register double buffer: fragments of k+1 load while k multiplies
   auto fma_step = [&](int buf) {
+    if constexpr (T::ORDER == 0) {
 #pragma unroll
-    for (int i = 0; i < TM; ++i)
+      for (int i = 0; i < TM; ++i)
 #pragma unroll
-      for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(fa[buf][i], fb[buf][j], acc[i][j]);
+        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(fa[buf][i], fb[buf][j], acc[i][j]);
+    } else if constexpr (T::ORDER == 1) {
+#pragma unroll
+      for (int p2 = 0; p2 < TM / 2; ++p2)
+#pragma unroll
+        for (int jj = 0; jj < TN / 2; ++jj) {
+          const int q2 = p2 % 2 == 0 ? jj : TN / 2 - 1 - jj;  // serpentine over column pairs
+#pragma unroll
+          for (int di = 0; di < 2; ++di)
+#pragma unroll
+            for (int dj = 0; dj < 2; ++dj) {
+              const int i = 2 * p2 + di, j = 2 * q2 + dj;
+              acc[i][j] = fmaf(fa[buf][i], fb[buf][j], acc[i][j]);
+            }
+        }
+    } else {
+#pragma unroll
+      for (int q2 = 0; q2 < TN / 2; ++q2)
+#pragma unroll
+        for (int ii = 0; ii < TM / 2; ++ii) {
+          const int p2 = q2 % 2 == 0 ? ii : TM / 2 - 1 - ii;  // serpentine over row pairs
+#pragma unroll
+          for (int dj = 0; dj < 2; ++dj)
+#pragma unroll
+            for (int di = 0; di < 2; ++di) {
+              const int i = 2 * p2 + di, j = 2 * q2 + dj;
+              acc[i][j] = fmaf(fa[buf][i], fb[buf][j], acc[i][j]);
+            }
+        }
+    }
   };
   int read_stage = 0, write_stage = S - 1;
   const float* as = As;
@@ -359,7 +394,7 @@ void launch_any(const Args& a, int splits) {
 }
 
 // The compiled configurations: BM, BN, BK, WM, WN, TM, TN, STAGES, min blocks per SM[, RS].
-// Eighteen x 4 transposes = 72 kernels: ~80 s of one core (nvcc, sm_90a); every one at <= 128
+// 26 x 4 transposes = 104 kernels: ~60 s of one core (nvcc, sm_90a); every one at <= 128
 // (2+ blocks/SM) or 255 (1 block/SM) registers without spills (-warn-spills is an error).
 using Big = Tile<128, 128, 16, 32, 64, 8, 8, 3, 2>;    // 256 thr, <= 128 regs: 2 blocks/SM
 using Deep = Tile<128, 128, 32, 32, 64, 8, 8, 3, 2>;   // Big with half the per-tile overhead, 2x smem
@@ -385,6 +420,17 @@ using WideU = Tile<128, 256, 16, 64, 64, 16, 8, 3, 1, 0, 4>;
 using Wide32U = Tile<128, 256, 32, 64, 64, 16, 8, 3, 1, 0, 4>;
 using MidU = Tile<64, 128, 16, 32, 64, 8, 8, 3, 4, 0, 4>;
 using WideU2 = Tile<128, 256, 16, 64, 64, 16, 8, 3, 1, 0, 2>;
+// The FFMAs of a k step in 2 x 2 serpentine order (_o1; _o2 walks the column pairs first): fewer
+// register-file reads per FFMA where ptxas keeps the order (docs/gemm.md, "register reads"). It
+// pays in the looped k-tiles (3 % at 4096^3) and costs the fully unrolled one 3 %.
+using WideO = Tile<128, 256, 16, 64, 64, 16, 8, 3, 1, 0, 16, 1>;
+using WideUO = Tile<128, 256, 16, 64, 64, 16, 8, 3, 1, 0, 4, 1>;
+using Wide32UO = Tile<128, 256, 32, 64, 64, 16, 8, 3, 1, 0, 4, 1>;
+using Wide32UO4 = Tile<128, 256, 32, 64, 64, 16, 8, 4, 1, 0, 4, 1>;
+using Wide32UO2 = Tile<128, 256, 32, 64, 64, 16, 8, 3, 1, 0, 4, 2>;
+using Wide64UO = Tile<128, 256, 64, 64, 64, 16, 8, 2, 1, 0, 4, 1>;
+using Tall32UO = Tile<256, 128, 32, 64, 64, 16, 8, 3, 1, 0, 4, 1>;
+using MidUO = Tile<64, 128, 16, 32, 64, 8, 8, 3, 4, 0, 4, 1>;
 
 struct Config {
   const char* name;
@@ -419,47 +465,68 @@ const Config kConfigs[] = {
     config<Wide32U>("128x256x32_w64x64_t16x8_s3_u4"),
     config<MidU>("64x128x16_w32x64_t8x8_s3_u4"),
     config<WideU2>("128x256x16_w64x64_t16x8_s3_u2"),
+    config<WideO>("128x256x16_w64x64_t16x8_s3_o1"),
+    config<WideUO>("128x256x16_w64x64_t16x8_s3_u4_o1"),
+    config<Wide32UO>("128x256x32_w64x64_t16x8_s3_u4_o1"),
+    config<Wide32UO4>("128x256x32_w64x64_t16x8_s4_u4_o1"),
+    config<Wide32UO2>("128x256x32_w64x64_t16x8_s3_u4_o2"),
+    config<Wide64UO>("128x256x64_w64x64_t16x8_s2_u4_o1"),
+    config<Tall32UO>("256x128x32_w64x64_t16x8_s3_u4_o1"),
+    config<MidUO>("64x128x16_w32x64_t8x8_s3_u4_o1"),
     config<Mid>("64x128x16_w32x64_t8x8_s3_k2", 2),
     config<Mid>("64x128x16_w32x64_t8x8_s3_k4", 4),
     config<MidU>("64x128x16_w32x64_t8x8_s3_u4_k2", 2),
     config<MidU>("64x128x16_w32x64_t8x8_s3_u4_k4", 4),
     config<Small>("64x64x16_w32x32_t8x4_s3_k4", 4),
+    config<MidUO>("64x128x16_w32x64_t8x8_s3_u4_o1_k4", 4),
 };
 constexpr size_t kNumConfigs = sizeof(kConfigs) / sizeof(kConfigs[0]);
 
-// Choice table, from `rungs tune gemm` on H100 SXM (median of 20, L2 flushed, NN, configs 0-5):
-//   4096^3: 128x128x16 45.8, 128x128x32 46.3, 128x256x16 47.3 (best), 256x128x16 45.1,
+// Choice table, from `rungs tune gemm` on H100 SXM (median of 20-30, L2 flushed):
+//   4096^3: 128x128x16 45.8, 128x128x32 46.3, 128x256x16 47.3, 256x128x16 45.1,
 //           64x128x16 46.3, 64x64x16 38.7 TFLOP/s (cuBLAS 51.7-52.0);
 //   2048^3: 128x256x16 45.3 (0.91 of cuBLAS); 8192^3: 128x256x16 48.0 (0.93);
 //   1024^3: 64x128x16 29.2 (0.88 of cuBLAS's 33).
 //   Eighth session (H100, tune at 7a97a94): 1024^3 64x128x16 0.0725 ms (0.88x), _u4 0.0716
 //   (0.90x), _k4 0.0669 (0.96x), _u4_k4 0.0646 (0.99x; cuBLAS 0.064); 2048^3 _u4 44.2 against
 //   64x128x16 43.5 and 128x256x16 45.7 TFLOP/s (0.91x).
+//   Ninth session (H100, the _o1 configs; docs/gemm.md): NN 2048 / 4096 / 8192^3 128x256x16
+//   0.378 / 2.898 / 22.91 ms, 128x256x32_u4_o1 0.367 / 2.818 / 22.54, 128x256x64_s2_u4_o1 0.368 /
+//   2.806 / 22.40 (0.93 / 0.94 / 0.95x cuBLAS); with B stored n x k (NT, TT) 256x128x32_u4_o1 is
+//   first: TT 4096^3 2.809 against 3.037 for 128x256x32_u4_o1 and 3.262 for 128x256x16 (the
+//   operand copied with 4-byte transposing cp.async gets the tile's short side). 64x128x16_u4_o1
+//   split 4: 1024^3 0.0644 ms (0.99x), 1536^3 0.193 (0.99x; unsplit 0.226, split 2 0.204).
 // The first row whose config cuts the problem into at least min_tiles_per_sm tiles per SM wins
-// (the last row always does): 128x256 from 2048^2 (128 tiles for 132 SMs, one block per SM
-// anyway), 64x128 from ~1024^2 (128 tiles), 64x64 below. Configs 6+ (cuBLAS's 256x128x8 shape,
-// 4 stages, register-staged loaders, the looped k-tiles) are candidates for the tuner.
-// Split-K (split_for): where the picked configuration's tiles fill at most half of the SMs' block
-// slots (1024^2 at 64x128: 128 tiles of 4 warps for 132 SMs x 4 slots, one warp per scheduler),
-// k is cut so that each slot gets a block, up to 4 pieces of at least 256 k each.
+// (the last row always does); b_kc names the configuration used when B is stored n x k.
+// Split-K (split_for): where the picked configuration's tiles fill at most 60 % of the SMs' block
+// slots (1024^2 at 64x128: 128 tiles of 4 warps for 132 SMs x 4 slots; 1536^2: 288), k is cut
+// into up to 4 pieces of at least 256 k each (2048^2 at 64x128, 97 % of the slots: split 2 and 4
+// measured 6-11 % slower than none).
 struct Pick {
-  size_t config;
+  const char* config;
+  const char* b_kc;
   double min_tiles_per_sm;
 };
 constexpr Pick kPicks[] = {
-    {2, 0.9},   // 128x256x16: ~2000^2 and up
-    {16, 0.9},  // 64x128x16, k-tile looped in 4-step groups: ~1000^2 .. 2000^2 (split 4 at 1024^3)
-    {5, 0.0},   // 64x64x16: everything smaller
+    {"128x256x64_w64x64_t16x8_s2_u4_o1", "256x128x32_w64x64_t16x8_s3_u4_o1", 2.0},  // ~2900^2 and up
+    {"128x256x32_w64x64_t16x8_s3_u4_o1", "256x128x32_w64x64_t16x8_s3_u4_o1", 0.9},  // ~2000^2 and up
+    {"64x128x16_w32x64_t8x8_s3_u4_o1", "64x128x16_w32x64_t8x8_s3_u4_o1", 0.9},      // ~1000^2 .. 2000^2
+    {"64x64x16_w32x32_t8x4_s3", "64x64x16_w32x32_t8x4_s3", 0.0},                    // everything smaller
 };
 constexpr int kMaxSplits = 4;
 constexpr int64_t kMinSplitK = 256;
+constexpr double kSplitBelow = 0.6;  // of the block slots
+
+const Config& config_named(const char* name) {
+  for (const auto& c : kConfigs)
+    if (std::string(c.name) == name) return c;
+  detail::unsupported("warptile", std::string("no configuration ") + name);  // a typo in kPicks
+}
 
 int split_for(const Config& c, double tiles, const Args& a, int sms) {
   const double slots = static_cast<double>(sms) * c.min_blocks;
-  if (2 * tiles > slots) return 1;
-  const double by_slots = slots / tiles;
-  const int64_t by_k = a.k / kMinSplitK;
-  return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>({kMaxSplits, static_cast<int64_t>(by_slots), by_k})));
+  if (tiles > kSplitBelow * slots) return 1;
+  return static_cast<int>(std::clamp<int64_t>(a.k / kMinSplitK, 1, kMaxSplits));
 }
 
 }  // namespace
@@ -477,8 +544,9 @@ void run_config(size_t index, const Args& a) {
 
 void run(const Args& a) {
   const int sms = detail::sm_count();
+  const bool b_kc = a.tb == Trans::T;
   for (const Pick& pick : kPicks) {
-    const Config& c = kConfigs[pick.config];
+    const Config& c = config_named(b_kc ? pick.b_kc : pick.config);
     const double tiles = static_cast<double>(detail::ceil_div(a.m, c.bm)) * detail::ceil_div(a.n, c.bn);
     if (tiles >= pick.min_tiles_per_sm * sms || &pick == &kPicks[sizeof(kPicks) / sizeof(kPicks[0]) - 1]) {
       c.run(a, split_for(c, tiles, a, sms));
