@@ -14,7 +14,9 @@
 //  - split-K where the tiles leave SM block slots empty (1024^3: 128 tiles of 64x128 for 132 SMs x
 //    4 slots, one warp per scheduler): k cut into up to 4 pieces, partial products in a
 //    stream-ordered workspace, summed in split order by a second kernel (reduce_splits);
-//  - optionally the k-tile as a loop of KU-step groups instead of fully unrolled (configs _u4).
+//  - optionally the k-tile as a loop of KU-step groups instead of fully unrolled (configs _u4),
+//    and the FFMAs of a k step in 2 x 2 blocks walked as a serpentine (configs _o1): both a and
+//    b values can stay in the operand reuse caches, so fewer register-file reads per FFMA.
 // Shared-memory pipeline as rung 08 (STAGES-deep cp.async ring, one barrier per k-tile, the
 // k-contiguous operand transposed by 4-byte copies; see detail/gemm_pipeline.cuh), with BK = 16
 // so the per-tile fixed cost (barrier, wait, stage rotation, copy issue) is spread over 1024
@@ -37,6 +39,10 @@
 // Measured (H100 SXM, NN): 128x256x16 47.3 TFLOP/s at 4096^3, 45.3 at 2048^3, 48.0 at 8192^3
 // (0.91-0.93 of cuBLAS); at 1024^3 64x128x16 29.2 (0.88), with the 4-step loop and split 4 33.3
 // (0.96-0.99: split-K was predicted 1.15x and gave 1.12x over no split).
+// Ninth session (docs/gemm.md, "register reads"): the looped k-tiles with the 2 x 2 FFMA order
+// (ptxas keeps part of it: 2.2 register-file reads per FFMA, cuBLAS 1.66) run 3 % faster than
+// without it; 128x256x64 s2 _u4_o1 48.6 TFLOP/s at 4096^3, 49.1 at 8192^3, 128x256x32 _u4_o1 46.5
+// at 2048^3 (0.94 / 0.95 / 0.93x cuBLAS), 64x128x16 _u4_o1 split 4 0.99x at 1024^3 and 1536^3.
 // ncu at 4096^3 (eighth session, docs/gemm.md): 128x256x16 issues on 77 % of cycles (IPC 3.22,
 // FFMA 91.7 % of the main loop's instructions) where cuBLAS's SIMT kernel (256x128x8, 8 warps of
 // 64x64, 16x8 per thread, 3 stages, 254 registers) issues on 87 % (IPC 3.60, FFMA 88.7 %): we
