@@ -93,9 +93,11 @@ struct Tile {
   static constexpr int KU = KU_;
   // ORDER: the FFMAs of one k step in source order, 0 row by row (acc[i][0..TN-1] with a[i]),
   // 1 in 2 x 2 blocks walked as a serpentine (cuBLAS's SASS order: each block's two a and two b
-  // values, an even and an odd register, can stay in the operand reuse caches). ptxas reorders
-  // either (docs/gemm.md, "register reads"); configs _o1 measure what is left of the difference.
+  // values, an even and an odd register, can stay in the operand reuse caches), 2 the same with
+  // the column pairs outer. ptxas reorders any of them (docs/gemm.md, "register reads"); configs
+  // _o1 / _o2 measure what is left of the difference.
   static constexpr int ORDER = ORDER_;
+  static_assert(ORDER >= 0 && ORDER <= 2, "row by row, or 2 x 2 blocks with rows or columns outer");
   static_assert(KU % 2 == 0 && BK % KU == 0, "whole groups of k steps, even for the register double buffer");
   // RS: which k-contiguous operands go through registers (RegTileLoader: LDG.128 along k,
   // transposing STS.32) instead of 4-byte cp.async (TileLoader<.., true>): 0 none, 1 A when B is
@@ -231,33 +233,22 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS) warptile_kernel(con
       for (int i = 0; i < TM; ++i)
 #pragma unroll
         for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(fa[buf][i], fb[buf][j], acc[i][j]);
-    } else if constexpr (T::ORDER == 1) {
-#pragma unroll
-      for (int p2 = 0; p2 < TM / 2; ++p2)
-#pragma unroll
-        for (int jj = 0; jj < TN / 2; ++jj) {
-          const int q2 = p2 % 2 == 0 ? jj : TN / 2 - 1 - jj;  // serpentine over column pairs
-#pragma unroll
-          for (int di = 0; di < 2; ++di)
-#pragma unroll
-            for (int dj = 0; dj < 2; ++dj) {
-              const int i = 2 * p2 + di, j = 2 * q2 + dj;
-              acc[i][j] = fmaf(fa[buf][i], fb[buf][j], acc[i][j]);
-            }
-        }
     } else {
+      // 2 x 2 blocks walked as a serpentine: ORDER 1 over the column pairs of each row pair,
+      // ORDER 2 over the row pairs of each column pair.
+      constexpr bool rows_outer = T::ORDER == 1;
+      constexpr int OUTER = rows_outer ? TM / 2 : TN / 2, INNER = rows_outer ? TN / 2 : TM / 2;
 #pragma unroll
-      for (int q2 = 0; q2 < TN / 2; ++q2)
+      for (int o = 0; o < OUTER; ++o)
 #pragma unroll
-        for (int ii = 0; ii < TM / 2; ++ii) {
-          const int p2 = q2 % 2 == 0 ? ii : TM / 2 - 1 - ii;  // serpentine over row pairs
+        for (int in = 0; in < INNER; ++in) {
+          const int w = o % 2 == 0 ? in : INNER - 1 - in;
+          const int p2 = rows_outer ? o : w, q2 = rows_outer ? w : o;
 #pragma unroll
-          for (int dj = 0; dj < 2; ++dj)
-#pragma unroll
-            for (int di = 0; di < 2; ++di) {
-              const int i = 2 * p2 + di, j = 2 * q2 + dj;
-              acc[i][j] = fmaf(fa[buf][i], fb[buf][j], acc[i][j]);
-            }
+          for (int d = 0; d < 4; ++d) {
+            const int i = 2 * p2 + (rows_outer ? d / 2 : d % 2), j = 2 * q2 + (rows_outer ? d % 2 : d / 2);
+            acc[i][j] = fmaf(fa[buf][i], fb[buf][j], acc[i][j]);
+          }
         }
     }
   };
