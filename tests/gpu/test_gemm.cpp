@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <limits>
 #include <thread>
 
@@ -22,10 +23,14 @@ struct Outcome {
   std::vector<float> C;  // the whole stored C after the call
 };
 
+// The multiplication under test: C = alpha op(A) op(B) + beta C for shape s, device pointers,
+// queued on `stream`.
+using GemmCall = std::function<void(const check::GemmShape& s, const float* A, const float* B, float* C,
+                                    cudaStream_t stream)>;
+
 // One call on fresh random data: C is poisoned with NaN when beta == 0 (an unwritten element
 // fails), otherwise it holds C0 with NaN in the ld padding (a write there is caught).
-Outcome run_case(const std::string& variant, check::GemmShape s, uint64_t seed, size_t misalign = 0,
-                 cudaStream_t stream = nullptr) {
+Outcome run_call(check::GemmShape s, uint64_t seed, size_t misalign, cudaStream_t stream, const GemmCall& call) {
   s = check::normalized(s);
   Outcome o;
   if (exceeds_test_limit(static_cast<double>(s.m) * s.n * s.k)) {
@@ -37,11 +42,8 @@ Outcome run_case(const std::string& variant, check::GemmShape s, uint64_t seed, 
   A.upload(d.A);
   B.upload(d.B);
   if (s.beta == 0.0f) C.poison(); else C.upload(d.C0);
-  Options opts;
-  opts.variant = variant;
-  opts.stream = stream;
   try {
-    gemm(s.ta, s.tb, s.m, s.n, s.k, s.alpha, A.data(), s.lda, B.data(), s.ldb, s.beta, C.data(), s.ldc, opts);
+    call(s, A.data(), B.data(), C.data(), stream);
   } catch (const Unsupported& e) {
     o.skipped = true;
     o.skip_reason = e.what();
@@ -54,6 +56,18 @@ Outcome run_case(const std::string& variant, check::GemmShape s, uint64_t seed, 
   // The padding of C (columns n..ldc) must be untouched: it held NaN before the call.
   EXPECT_EQ(check::padding_written(s, o.C.data()), 0) << "wrote into the ld padding of C";
   return o;
+}
+
+// run_call through the public API with Options::variant = variant.
+Outcome run_case(const std::string& variant, const check::GemmShape& shape, uint64_t seed, size_t misalign = 0,
+                 cudaStream_t stream = nullptr) {
+  return run_call(shape, seed, misalign, stream,
+                  [&](const check::GemmShape& s, const float* A, const float* B, float* C, cudaStream_t st) {
+                    Options opts;
+                    opts.variant = variant;
+                    opts.stream = st;
+                    gemm(s.ta, s.tb, s.m, s.n, s.k, s.alpha, A, s.lda, B, s.ldb, s.beta, C, s.ldc, opts);
+                  });
 }
 
 #define EXPECT_CASE_PASSES(variant, shape, ...)                                                   \
@@ -210,8 +224,6 @@ TEST_P(GemmRung, ConcurrentStreamsAndThreads) {
 INSTANTIATE_TEST_SUITE_P(Ladder, GemmRung, ::testing::ValuesIn(variant_names_with_auto(Op::gemm)),
                          [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
 
-// Article 003's point: compensated summation beats plain fp32 at large k. Positive data
-// (no cancellation) makes the plain sum's error grow with k. Both errors are reported.
 // Every tile configuration of rung 09 (the tuner's candidates: looped k-tiles, register-staged
 // loaders, split-K), not only those its choice table picks, on shapes that are multiples of no
 // tile, every transpose, alpha and beta != 0 (so a split's partial sums must be added once each).
@@ -225,27 +237,20 @@ TEST_P(WarptileConfig, OddShapesAllTransposes) {
   const size_t cfg = GetParam();
   const std::string name = sgemm::warptile::configs().at(cfg);
   const int64_t shapes[][3] = {{127, 129, 65}, {1, 77, 1025}, {200, 264, 777}};
+  const GemmCall call = [&](const check::GemmShape& s, const float* A, const float* B, float* C, cudaStream_t st) {
+    sgemm::warptile::run_config(cfg, {s.ta, s.tb, s.m, s.n, s.k, s.alpha, A, s.lda, B, s.ldb, s.beta, C, s.ldc, st});
+  };
   uint64_t seed = 900 + 100 * cfg;
   for (Trans ta : kT)
     for (Trans tb : kT)
       for (const auto& sh : shapes) {
         check::GemmShape s;
         s.ta = ta, s.tb = tb, s.m = sh[0], s.n = sh[1], s.k = sh[2], s.alpha = 0.75f, s.beta = -1.5f;
-        s = check::normalized(s);
-        if (exceeds_test_limit(static_cast<double>(s.m) * s.n * s.k)) continue;
-        const check::GemmData d = check::make_gemm_data(s, ++seed);
-        DeviceFloats A(d.A.size()), B(d.B.size()), C(d.C0.size());
-        A.upload(d.A);
-        B.upload(d.B);
-        C.upload(d.C0);
-        sgemm::Args a{s.ta, s.tb, s.m, s.n, s.k, s.alpha, A.data(), s.lda, B.data(), s.ldb, s.beta, C.data(), s.ldc,
-                      nullptr};
-        sgemm::warptile::run_config(cfg, a);
-        ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize()) << name;
-        const std::vector<float> out = C.download();
-        const check::GemmErrors err = check::compare_gemm(s, check::gemm_reference(s, d), out.data());
-        EXPECT_TRUE(err.pass) << name << " " << check::describe(s) << ": " << err.reason << " (normwise "
-                              << err.normwise << ")";
+        const Outcome o = run_call(s, ++seed, 0, nullptr, call);
+        ASSERT_FALSE(o.skipped) << name << ": " << o.skip_reason;
+        if (o.filtered) continue;
+        EXPECT_TRUE(o.err.pass) << name << " " << check::describe(check::normalized(s)) << ": " << o.err.reason
+                                << " (normwise " << o.err.normwise << ")";
       }
 }
 
@@ -254,6 +259,8 @@ INSTANTIATE_TEST_SUITE_P(Warptile, WarptileConfig, ::testing::Range<size_t>(0, s
                            return sgemm::warptile::configs().at(i.param);
                          });
 
+// Article 003's point: compensated summation beats plain fp32 at large k. Positive data
+// (no cancellation) makes the plain sum's error grow with k. Both errors are reported.
 TEST(GemmAccuracy, KahanBeatsPlainFp32AtLargeK) {
   RUNGS_REQUIRE_GPU();
   check::GemmShape s;
