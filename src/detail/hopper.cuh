@@ -382,6 +382,21 @@ __device__ __forceinline__ void wgmma_256_tf32(float (&d)[128], uint64_t da, uin
   __trap();
 #endif
 }
+// tf32 with A from registers (a: this thread's A fragment, rows 16w + g (+ 8), k q (+ 4), see
+// load_a_frags_mn_tf32): the form for an operand stored m/n-contiguous, which the K-major-only
+// shared-memory form cannot read.
+__device__ __forceinline__ void wgmma_256_tf32_rs(float (&d)[128], const uint32_t (&a)[4], uint64_t db) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 " RUNGS_WGMMA_D128 ", {%128, %129, %130, %131}, %132, p, 1, 1;\n}\n"
+      : RUNGS_WGMMA_D128_OUT
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db));
+#else
+  (void)d; (void)a; (void)db;
+  __trap();
+#endif
+}
 #undef RUNGS_WGMMA_D128
 #undef RUNGS_WGMMA_D128_OUT
 
@@ -442,6 +457,20 @@ __device__ __forceinline__ void wgmma_128_tf32(float (&d)[R], uint64_t da, uint6
   __trap();
 #endif
 }
+template <int R>
+__device__ __forceinline__ void wgmma_128_tf32_rs(float (&d)[R], const uint32_t (&a)[4], uint64_t db) {
+  static_assert(R >= 64, "64 accumulator registers");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 " RUNGS_WGMMA_D64 ", {%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"
+      : RUNGS_WGMMA_D64_OUT
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db));
+#else
+  (void)d; (void)a; (void)db;
+  __trap();
+#endif
+}
 #undef RUNGS_WGMMA_D64
 #undef RUNGS_WGMMA_D64_OUT
 
@@ -492,6 +521,20 @@ __device__ __forceinline__ void wgmma_64_tf32(float (&d)[R], uint64_t da, uint64
       : "l"(da), "l"(db));
 #else
   (void)d; (void)da; (void)db;
+  __trap();
+#endif
+}
+template <int R>
+__device__ __forceinline__ void wgmma_64_tf32_rs(float (&d)[R], const uint32_t (&a)[4], uint64_t db) {
+  static_assert(R >= 32, "32 accumulator registers");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 " RUNGS_WGMMA_D32 ", {%32, %33, %34, %35}, %36, p, 1, 1;\n}\n"
+      : RUNGS_WGMMA_D32_OUT
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db));
+#else
+  (void)d; (void)a; (void)db;
   __trap();
 #endif
 }
@@ -547,6 +590,39 @@ __device__ __forceinline__ void wgmma_stage_64xn(float (&d)[128], const unsigned
   }
 }
 
+// tf32 with A from registers, for an A stored MN-major (a stage of it: boxes of BK = 32 k-rows x
+// 32 m-elements, 128-byte swizzle, this warpgroup's 64 rows in boxes 2 half and 2 half + 1).
+// a[4 kk + e]: this thread's fragment of k8 step kk, element e at row 16w + g + 8(e % 2), k 8kk + q
+// + 4(e / 2) (warp w, lane 4g + q: the m16n8k8 tf32 A layout, a warp per 16 rows). Shared-memory
+// reads: 2-way bank conflicts (rows g and g + 4 land in the same 16-byte chunk for k q and q ^ 1),
+// 16 per thread per stage against the 1024 tensor-core cycles of the stage's four m64n256k8.
+__device__ __forceinline__ void load_a_frags_mn_tf32(uint32_t (&a)[16], const unsigned char* As, int half) {
+  const int t = static_cast<int>(threadIdx.x % 128), lane = t % 32, w = t / 32, g = lane / 4, q = lane % 4;
+  const uint32_t box = smem_u32(As) + static_cast<uint32_t>((2 * half + w / 2) * 4096);
+#pragma unroll
+  for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int row = 16 * (w % 2) + g + 8 * (e % 2), k = 8 * kk + q + 4 * (e / 2);
+      a[4 * kk + e] = ld_shared<uint32_t>(box + static_cast<uint32_t>(k * 128 + ((((row >> 2) ^ (k & 7)) << 4) | ((row & 3) << 2))));
+    }
+}
+
+// One stage as wgmma_stage_64xn, tf32 with A from registers (load_a_frags_mn_tf32) and B K-major.
+// `a` must stay untouched until the wgmma group issued here has retired.
+template <int N = 256>
+__device__ __forceinline__ void wgmma_stage_64xn_rs(float (&d)[128], const uint32_t (&a)[16], const unsigned char* Bs) {
+  static_assert(N == 256 || N == 128 || N == 64, "n256, n128 or n64");
+#pragma unroll
+  for (int kk = 0; kk < 4; ++kk) {
+    const uint32_t (&f)[4] = *reinterpret_cast<const uint32_t(*)[4]>(&a[4 * kk]);
+    const uint64_t db = smem_desc(Bs + kk * 8 * 4, 16, 1024);
+    if constexpr (N == 256) wgmma_256_tf32_rs(d, f, db);
+    else if constexpr (N == 128) wgmma_128_tf32_rs(d, f, db);
+    else wgmma_64_tf32_rs(d, f, db);
+  }
+}
+
 // C[row0 .., col0 ..] = alpha * d + beta * C for one warpgroup's 64 x N accumulator (N = 256 unless
 // given; thread
 // tid % 128 of it), masked to m x n. Accumulator d[4j + e] of warp w, lane = 4g + q:
@@ -562,6 +638,23 @@ __device__ __forceinline__ void store_acc_64xn(const float (&d)[N / 2], T* __res
     for (int h = 0; h < 2; ++h) {
       const int r = row0 + 16 * w + g + 8 * h, c = col0 + 8 * j + 2 * q;
       if (r < m && c < n) store_c_pair(C, ldc, r, c, d[4 * j + 2 * h], d[4 * j + 2 * h + 1], alpha, beta, c + 1 < n, vec);
+    }
+}
+
+// The same for an accumulator of C's transpose (the rung swapped A and B: d holds C^T's rows
+// row0 .., i.e. C's columns): element (r, c) of d goes to C[col0 + c][row0 + r], masked to
+// C^T's m x n. A warp's store covers 8 consecutive columns of C in each of 4 rows: 32-byte runs.
+template <typename T, int N = 256>
+__device__ __forceinline__ void store_acc_64xn_t(const float (&d)[N / 2], T* __restrict__ C, int64_t ldc, int row0,
+                                                   int col0, int m, int n, float alpha, float beta) {
+  const int t = static_cast<int>(threadIdx.x % 128), lane = t % 32, w = t / 32, g = lane / 4, q = lane % 4;
+  constexpr int J = N / 8;
+#pragma unroll J
+  for (int j = 0; j < J; ++j)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int r = row0 + 16 * w + g + 8 * (e / 2), c = col0 + 8 * j + 2 * q + e % 2;
+      if (r < m && c < n) store_c(C, ldc, c, r, d[4 * j + e], alpha, beta);
     }
 }
 
@@ -620,6 +713,26 @@ __device__ __forceinline__ void fill_c_chunk(const float (&d)[N / 2], uint32_t b
   });
 }
 
+// Chunk c of a warpgroup's 64 x N accumulator of C's transpose into shared memory at `base`, as C
+// (float): accumulator columns c * 64 .. c * 64 + 63 become 64 rows of C, its 64 rows C's columns,
+// in two boxes of 64 rows x 32 floats (C columns row0 .. + 31 and + 32 .. + 63) in the 128-byte
+// swizzle, so that tma_store_c_chunk<float> stores it at C[col0 + 64c ..][row0 ..]. A warp's
+// 4-byte stores hit 4 rows (columns 2q) x 8 consecutive floats: the swizzle spreads them over all
+// 32 banks.
+template <int N = 256>
+__device__ __forceinline__ void fill_c_chunk_t(const float (&d)[N / 2], uint32_t base, int c, float alpha) {
+  const int t = static_cast<int>(threadIdx.x % 128), lane = t % 32, w = t / 32, g = lane / 4, q = lane % 4;
+#pragma unroll
+  for (int jj = 0; jj < 8; ++jj) {
+    const int j = c * 8 + jj;
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int r = 16 * w + g + 8 * (e / 2), col = 8 * jj + 2 * q + e % 2;
+      st_shared_b32(base + static_cast<uint32_t>(c_chunk_offset<float>(col, r)), __float_as_uint(alpha * d[4 * j + e]));
+    }
+  }
+}
+
 // A warpgroup's 64 x N accumulator as C's 16-bit type, alpha applied: word 2j + h holds
 // d[4j + 2h] and d[4j + 2h + 1] (rung 21 keeps these while the next tile's MMAs run).
 template <typename T, int N = 256>
@@ -676,6 +789,17 @@ __device__ __forceinline__ void store_acc_64x256_tma(const float (&d)[N / 2], un
 #pragma unroll
   for (int c = 0; c < CHUNKS; ++c)
     send_c_chunk<T>(buf, map, row0, col0 + c * CHUNK, bar_id, [&](uint32_t b) { fill_c_chunk<T, N>(d, b, c, alpha); });
+}
+
+// C^T's 64 x N accumulator (float; see fill_c_chunk_t) out through `buf` and TMA stores: chunk c
+// (accumulator columns 64c ..) to C rows col0 + 64c .., columns row0 .. row0 + 63. As
+// store_acc_64x256_tma otherwise; `map`: C with boxes of 64 rows x 32 floats.
+template <int N = 256>
+__device__ __forceinline__ void store_acc_64x256_tma_t(const float (&d)[N / 2], unsigned char* buf, const CUtensorMap* map,
+                                                       int row0, int col0, float alpha, int bar_id) {
+#pragma unroll
+  for (int c = 0; c < N / 64; ++c)
+    send_c_chunk<float>(buf, map, col0 + 64 * c, row0, bar_id, [&](uint32_t b) { fill_c_chunk_t<N>(d, b, c, alpha); });
 }
 
 }  // namespace rungs::detail

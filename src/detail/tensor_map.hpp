@@ -29,6 +29,17 @@ CUtensorMapDataType tma_type() {
   else return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
 }
 
+// The tensor map element type of an operand T that a tensor-core rung multiplies: tma_type<T>(),
+// except float (tf32 math), whose TMA loads round each element to tf32 (to nearest) on its way into
+// shared memory (CU_TENSOR_MAP_DATA_TYPE_TFLOAT32). tf32 wgmma reads fp32 bits truncated to tf32
+// (up to twice the error of rounding, measured 1.3e-3 on a 1x1x1 product), so this is what makes a
+// k-contiguous float operand usable in place, without a rounding copy.
+template <typename T>
+CUtensorMapDataType tma_operand_type() {
+  if constexpr (std::is_same_v<T, float>) return CU_TENSOR_MAP_DATA_TYPE_TFLOAT32;
+  else return tma_type<T>();
+}
+
 // True when the library carries sm_90a code (CMAKE_CUDA_ARCHITECTURES names 90a).
 bool built_for_sm90a();
 

@@ -9,8 +9,9 @@
 // epilogue stores straight from the accumulators, masked, two elements at a time where aligned.
 // Fallback inside the rung (slower, same answer; `variants` says so): TMA needs 16-byte aligned
 // bases and ld * sizeof(T) % 16 == 0, so other f16/bf16 cases run rung 13. tf32 wgmma has no
-// transpose and reads fp32 bits truncated to tf32, so float operands are first copied k-contiguous
-// and rounded to tf32 (gemm/pack.hpp: one read and write of A and B per call).
+// transpose and reads fp32 bits truncated to tf32: float operands stored m/n-contiguous are first
+// copied k-contiguous (gemm/pack.hpp: one read and write of that operand per call), and the TMA
+// loads round every element to tf32 (detail::tma_operand_type).
 // Bound now: one thread both waits on the "empty" barrier and issues TMA, so warpgroup 0 stalls
 // when a refill is late; no persistent grid (a tail wave at most sizes), no cluster multicast
 // (every block fetches its own A and B panels from L2). Prediction: 60-75 % of the dense peak,
@@ -107,10 +108,10 @@ __global__ void __launch_bounds__(THREADS, 1)
 template <typename T, bool A_MN, bool B_MN>
 void launch_tma(const ArgsT<T>& a) {
   constexpr int BK = bk<T>(), E = int(sizeof(T));
-  const CUtensorMap ma = A_MN ? detail::make_tensor_map_2d(a.A, detail::tma_type<T>(), E, a.k, a.m, a.lda, BK, 64)
-                              : detail::make_tensor_map_2d(a.A, detail::tma_type<T>(), E, a.m, a.k, a.lda, BM, BK);
-  const CUtensorMap mb = B_MN ? detail::make_tensor_map_2d(a.B, detail::tma_type<T>(), E, a.k, a.n, a.ldb, BK, 64)
-                              : detail::make_tensor_map_2d(a.B, detail::tma_type<T>(), E, a.n, a.k, a.ldb, BN, BK);
+  const CUtensorMap ma = A_MN ? detail::make_tensor_map_2d(a.A, detail::tma_operand_type<T>(), E, a.k, a.m, a.lda, BK, 64)
+                              : detail::make_tensor_map_2d(a.A, detail::tma_operand_type<T>(), E, a.m, a.k, a.lda, BM, BK);
+  const CUtensorMap mb = B_MN ? detail::make_tensor_map_2d(a.B, detail::tma_operand_type<T>(), E, a.k, a.n, a.ldb, BK, 64)
+                              : detail::make_tensor_map_2d(a.B, detail::tma_operand_type<T>(), E, a.n, a.k, a.ldb, BN, BK);
   const int64_t tiles_m = ceil_div(a.m, BM), tiles_n = ceil_div(a.n, BN);
   const dim3 grid = detail::tile_grid(tiles_m, tiles_n, "wgmma");
   const bool c_vec = reinterpret_cast<uintptr_t>(a.C) % (2 * E) == 0 && a.ldc % 2 == 0;
@@ -137,7 +138,7 @@ void run_bf16(const ArgsBF& a) { run16(a, mma_sync::run_bf16); }
 void run_tf32(const Args& user) {
   detail::require_sm90a("wgmma");
   std::unique_ptr<detail::Scratch> keep_a, keep_b;  // freed on the stream after the kernel
-  const Args a = pack::operands(user, keep_a, keep_b);  // k-contiguous, rounded to tf32
+  const Args a = pack::operands(user, keep_a, keep_b);  // k-contiguous
   launch_tma<float, false, false>(a);
 }
 

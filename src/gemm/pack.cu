@@ -11,8 +11,8 @@ namespace rungs::sgemm::pack {
 
 namespace {
 
-// The value stored for x: x itself, x rounded to tf32 (round), or (lo != nullptr, float only) the
-// 3xTF32 split: hi = tf32(x) goes to dst, lo = tf32(x - hi) to the same place in lo.
+// The value stored for x: x itself, or (lo != nullptr, float only) the 3xTF32 split: hi = tf32(x)
+// goes to dst, lo = tf32(x - hi) to the same place in lo.
 template <typename T>
 __device__ __forceinline__ T maybe_tf32(T x, bool round) {
   if constexpr (std::is_same_v<T, float>) return round ? detail::to_tf32(x) : x;
@@ -29,7 +29,7 @@ __device__ __forceinline__ T lo_part(T x, T hi) {
 // a stride.
 template <typename T>
 __global__ void copy_rows_kernel(const T* __restrict__ src, int64_t ld_src, int64_t rows, int64_t cols,
-                                 T* __restrict__ dst, int64_t ld_dst, bool round, T* __restrict__ lo) {
+                                 T* __restrict__ dst, int64_t ld_dst, T* __restrict__ lo) {
   constexpr int V = 16 / int(sizeof(T));
   const int64_t c0 = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) * V;
   if (c0 >= cols) return;
@@ -44,14 +44,14 @@ __global__ void copy_rows_kernel(const T* __restrict__ src, int64_t ld_src, int6
 #pragma unroll
       for (int i = 0; i < V; ++i) {
         const T x = s[i];
-        v.e[i] = maybe_tf32(x, round || lo);
+        v.e[i] = maybe_tf32(x, lo != nullptr);
         w.e[i] = lo_part(x, v.e[i]);
       }
       *reinterpret_cast<uint4*>(dst + o) = v.u;
       if (lo) *reinterpret_cast<uint4*>(lo + o) = w.u;
     } else {
       for (int64_t i = 0; c0 + i < cols; ++i) {
-        const T x = s[i], hi = maybe_tf32(x, round || lo);
+        const T x = s[i], hi = maybe_tf32(x, lo != nullptr);
         dst[o + i] = hi;
         if (lo) lo[o + i] = lo_part(x, hi);
       }
@@ -62,7 +62,7 @@ __global__ void copy_rows_kernel(const T* __restrict__ src, int64_t ld_src, int6
 // 32 x 32 tiles through shared memory (one padding column: no bank conflicts).
 template <typename T>
 __global__ void copy_transposed_kernel(const T* __restrict__ src, int64_t ld_src, int64_t rows, int64_t cols,
-                                       T* __restrict__ dst, int64_t ld_dst, bool round, T* __restrict__ lo) {
+                                       T* __restrict__ dst, int64_t ld_dst, T* __restrict__ lo) {
   __shared__ T tile[32][33];
   const int64_t r0 = static_cast<int64_t>(blockIdx.y) * 32, c0 = static_cast<int64_t>(blockIdx.x) * 32;
   for (int i = threadIdx.y; i < 32; i += blockDim.y) {
@@ -73,7 +73,7 @@ __global__ void copy_transposed_kernel(const T* __restrict__ src, int64_t ld_src
   for (int i = threadIdx.y; i < 32; i += blockDim.y) {
     const int64_t c = c0 + i, r = r0 + threadIdx.x;  // dst row c, column r
     if (r < rows && c < cols) {
-      const T x = tile[threadIdx.x][i], hi = maybe_tf32(x, round || lo);
+      const T x = tile[threadIdx.x][i], hi = maybe_tf32(x, lo != nullptr);
       dst[c * ld_dst + r] = hi;
       if (lo) lo[c * ld_dst + r] = lo_part(x, hi);
     }
@@ -93,26 +93,26 @@ bool tma_ok(const void* p, int64_t ld, int elem) {
 
 template <typename T>
 void copy_rows(const T* src, int64_t ld_src, int64_t rows, int64_t cols, T* dst, int64_t ld_dst,
-               cudaStream_t stream, bool round_tf32, T* lo) {
+               cudaStream_t stream, T* lo) {
   if (rows == 0 || cols == 0) return;
   constexpr int V = 16 / int(sizeof(T)), THREADS = 256;
   const int64_t bx = (cols + int64_t(V) * THREADS - 1) / (int64_t(V) * THREADS);
   if (bx > INT32_MAX) throw Unsupported("rungs: operand rows too long to pack (" + std::to_string(cols) + ")");
   const dim3 grid(static_cast<unsigned>(bx), static_cast<unsigned>(std::min<int64_t>(rows, 65535)));
-  copy_rows_kernel<T><<<grid, THREADS, 0, stream>>>(src, ld_src, rows, cols, dst, ld_dst, round_tf32, lo);
+  copy_rows_kernel<T><<<grid, THREADS, 0, stream>>>(src, ld_src, rows, cols, dst, ld_dst, lo);
   detail::check_launch("pack");
 }
 
 template <typename T>
 void copy_transposed(const T* src, int64_t ld_src, int64_t rows, int64_t cols, T* dst, int64_t ld_dst,
-                     cudaStream_t stream, bool round_tf32, T* lo) {
+                     cudaStream_t stream, T* lo) {
   if (rows == 0 || cols == 0) return;
   const int64_t bx = (cols + 31) / 32, by = (rows + 31) / 32;
   if (bx > INT32_MAX || by > 65535)
     throw Unsupported("rungs: operand too large to transpose-pack (" + std::to_string(rows) + " x " +
                       std::to_string(cols) + ")");
   copy_transposed_kernel<T><<<dim3(static_cast<unsigned>(bx), static_cast<unsigned>(by)), dim3(32, 8), 0, stream>>>(
-      src, ld_src, rows, cols, dst, ld_dst, round_tf32, lo);
+      src, ld_src, rows, cols, dst, ld_dst, lo);
   detail::check_launch("pack");
 }
 
@@ -121,30 +121,32 @@ namespace {
 // One operand stored rows x cols with stride ld: replaced by a copy in `keep` with an aligned
 // stride, transposed (to cols x rows) when `transpose`, copied as is when `copy`, else left alone.
 template <typename T>
-void prepare(const T*& p, int64_t& ld, int64_t rows, int64_t cols, bool transpose, bool copy, bool round,
+void prepare(const T*& p, int64_t& ld, int64_t rows, int64_t cols, bool transpose, bool copy,
              std::unique_ptr<detail::Scratch>& keep, cudaStream_t stream) {
   if (!transpose && !copy) return;
   constexpr int E = int(sizeof(T));
   const int64_t out_rows = transpose ? cols : rows, out_ld = aligned_ld(transpose ? rows : cols, E);
   keep = std::make_unique<detail::Scratch>(size_t(out_rows) * out_ld * E, stream);
-  if (transpose) copy_transposed(p, ld, rows, cols, keep->as<T>(), out_ld, stream, round);
-  else copy_rows(p, ld, rows, cols, keep->as<T>(), out_ld, stream, round);
+  if (transpose) copy_transposed(p, ld, rows, cols, keep->as<T>(), out_ld, stream);
+  else copy_rows(p, ld, rows, cols, keep->as<T>(), out_ld, stream);
   p = keep->as<T>(), ld = out_ld;
 }
 
 }  // namespace
 
 template <typename T>
-ArgsT<T> operands(ArgsT<T> a, std::unique_ptr<detail::Scratch>& keep_a, std::unique_ptr<detail::Scratch>& keep_b) {
+ArgsT<T> operands(ArgsT<T> a, std::unique_ptr<detail::Scratch>& keep_a, std::unique_ptr<detail::Scratch>& keep_b,
+                  bool one_mn) {
   constexpr int E = int(sizeof(T));
-  constexpr bool tf32 = std::is_same_v<T, float>;  // copied always: k-contiguous and rounded
+  constexpr bool tf32 = std::is_same_v<T, float>;
   const bool at = a.ta == Trans::T, bt = a.tb == Trans::T;
+  // tf32: which operands are made k-contiguous (transposed), see the header.
+  const bool move_a = tf32 && at && (!one_mn || !bt), move_b = tf32 && !bt && !one_mn;
   // A stored m x k (N) or k x m (T); B stored k x n (N) or n x k (T).
-  prepare(a.A, a.lda, at ? a.k : a.m, at ? a.m : a.k, tf32 && at, tf32 || !tma_ok(a.A, a.lda, E), tf32, keep_a,
-          a.stream);
-  prepare(a.B, a.ldb, bt ? a.n : a.k, bt ? a.k : a.n, tf32 && !bt, tf32 || !tma_ok(a.B, a.ldb, E), tf32, keep_b,
-          a.stream);
-  if (tf32) a.ta = Trans::N, a.tb = Trans::T;
+  prepare(a.A, a.lda, at ? a.k : a.m, at ? a.m : a.k, move_a, !tma_ok(a.A, a.lda, E), keep_a, a.stream);
+  prepare(a.B, a.ldb, bt ? a.n : a.k, bt ? a.k : a.n, move_b, !tma_ok(a.B, a.ldb, E), keep_b, a.stream);
+  if (move_a) a.ta = Trans::N;
+  if (move_b) a.tb = Trans::T;
   return a;
 }
 
@@ -160,20 +162,20 @@ Split3 split_operands(const Args& a, std::unique_ptr<detail::Scratch>& keep_a,
   float* bh = keep_b->as<float>();
   out.A_hi = ah, out.A_lo = ah + a_part, out.B_hi = bh, out.B_lo = bh + b_part;
   if (a.ta == Trans::N)  // A stored m x k: rows as they are
-    copy_rows(a.A, a.lda, a.m, a.k, ah, out.lda, a.stream, true, ah + a_part);
+    copy_rows(a.A, a.lda, a.m, a.k, ah, out.lda, a.stream, ah + a_part);
   else  // A stored k x m
-    copy_transposed(a.A, a.lda, a.k, a.m, ah, out.lda, a.stream, true, ah + a_part);
+    copy_transposed(a.A, a.lda, a.k, a.m, ah, out.lda, a.stream, ah + a_part);
   if (a.tb == Trans::T)  // B stored n x k
-    copy_rows(a.B, a.ldb, a.n, a.k, bh, out.ldb, a.stream, true, bh + b_part);
+    copy_rows(a.B, a.ldb, a.n, a.k, bh, out.ldb, a.stream, bh + b_part);
   else  // B stored k x n
-    copy_transposed(a.B, a.ldb, a.k, a.n, bh, out.ldb, a.stream, true, bh + b_part);
+    copy_transposed(a.B, a.ldb, a.k, a.n, bh, out.ldb, a.stream, bh + b_part);
   return out;
 }
 
 #define RUNGS_PACK(T)                                                                                     \
-  template void copy_rows<T>(const T*, int64_t, int64_t, int64_t, T*, int64_t, cudaStream_t, bool, T*);     \
-  template void copy_transposed<T>(const T*, int64_t, int64_t, int64_t, T*, int64_t, cudaStream_t, bool, T*); \
-  template ArgsT<T> operands<T>(ArgsT<T>, std::unique_ptr<detail::Scratch>&, std::unique_ptr<detail::Scratch>&);
+  template void copy_rows<T>(const T*, int64_t, int64_t, int64_t, T*, int64_t, cudaStream_t, T*);           \
+  template void copy_transposed<T>(const T*, int64_t, int64_t, int64_t, T*, int64_t, cudaStream_t, T*);       \
+  template ArgsT<T> operands<T>(ArgsT<T>, std::unique_ptr<detail::Scratch>&, std::unique_ptr<detail::Scratch>&, bool);
 RUNGS_PACK(float)
 RUNGS_PACK(__half)
 RUNGS_PACK(__nv_bfloat16)

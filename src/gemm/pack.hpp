@@ -25,25 +25,27 @@ int64_t aligned_ld(int64_t cols, int elem);
 bool tma_ok(const void* p, int64_t ld, int elem);
 
 // dst (rows x cols, stride ld_dst) = src (rows x cols, stride ld_src), on `stream`.
-// round_tf32 (float only): each element rounded to tf32 (to nearest, as cvt.rna.tf32.f32).
 template <typename T>
 void copy_rows(const T* src, int64_t ld_src, int64_t rows, int64_t cols, T* dst, int64_t ld_dst,
-               cudaStream_t stream, bool round_tf32 = false, T* lo = nullptr);
+               cudaStream_t stream, T* lo = nullptr);
 
 // dst (cols x rows, stride ld_dst) = transpose of src (rows x cols, stride ld_src), on `stream`.
 template <typename T>
 void copy_transposed(const T* src, int64_t ld_src, int64_t rows, int64_t cols, T* dst, int64_t ld_dst,
-                     cudaStream_t stream, bool round_tf32 = false, T* lo = nullptr);
+                     cudaStream_t stream, T* lo = nullptr);
 // (lo != nullptr, float: the 3xTF32 split, hi = tf32(x) into dst and lo = tf32(x - hi) into lo,
-// same strides; round_tf32 is then implied.)
+// same strides.)
 
-// The operands as a TMA rung reads them: in place where TMA can (16-bit types), else an aligned
-// copy held in `keep_a` / `keep_b` (freed on the stream after the work enqueued with it).
-// Float (tf32) operands are always copied, k-contiguous (A as m x k, B as n x k: tf32 wgmma has
-// no transpose) and rounded to tf32 on the way: wgmma would otherwise drop the low 13 bits
-// (truncation: up to twice the error of rounding, measured 1.3e-3 on a 1x1x1 product).
+// The operands as a TMA rung reads them: in place where TMA can, else an aligned copy held in
+// `keep_a` / `keep_b` (freed on the stream after the work enqueued with it). Float (tf32) operands
+// must also be k-contiguous (A as m x k, B as n x k: tf32 wgmma's shared-memory operands have no
+// transpose): A stored k x m and B stored k x n are copied transposed. `one_mn`: the rung reads
+// one m/n-contiguous float operand itself (through registers, swapping A and B for an
+// n-contiguous B), so only tn, both operands m/n-contiguous, has A copied. The rounding to tf32 is
+// not done here but by the kernels' TMA loads (detail::tma_operand_type).
 template <typename T>
-ArgsT<T> operands(ArgsT<T> a, std::unique_ptr<detail::Scratch>& keep_a, std::unique_ptr<detail::Scratch>& keep_b);
+ArgsT<T> operands(ArgsT<T> a, std::unique_ptr<detail::Scratch>& keep_a, std::unique_ptr<detail::Scratch>& keep_b,
+                  bool one_mn = false);
 
 // The 3xTF32 operands: A and B each split into a tf32 big and a tf32 small part, k-contiguous
 // (A parts m x k with stride lda, B parts n x k with stride ldb), in scratch kept by keep_a / keep_b.

@@ -129,13 +129,19 @@ __device__ __forceinline__ void add_partial(float (&d)[128], const float* slot) 
 }
 
 // A_MN: A stored k x m (ta == T), m-contiguous; B_MN: B stored k x n (tb == N), n-contiguous.
-template <typename T, bool A_MN, bool B_MN, int CL, bool TMA_C, bool SK, bool EDGE, bool OVL>
+// tf32 (T = float): B_MN never; A_MN reads A through registers (wgmma's register form: the
+// shared-memory form reads K-major operands only). C_T (tf32): the launch swapped the operands
+// (C^T = B^T A^T, so that an n-contiguous B is this kernel's A_MN operand): the kernel's m x n
+// result is C's transpose, stored as such.
+template <typename T, bool A_MN, bool B_MN, int CL, bool TMA_C, bool SK, bool EDGE, bool OVL, bool C_T>
 __global__ void __launch_bounds__(THREADS, 1)
     wgmma_ws_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                     const __grid_constant__ CUtensorMap map_c, ArgsT<T> a, int tiles_m, int tiles_n, bool c_vec,
                     int64_t tma_cols, StreamK sk) {
   static_assert(!(SK && EDGE), "rung 20's storer warps walk whole tiles only");
   static_assert(!OVL || (TMA_C && !SK && !EDGE && sizeof(T) == 2), "rung 21: rung 17's epilogue, 16-bit C");
+  constexpr bool TF32 = std::is_same_v<T, float>, RS = TF32 && A_MN;
+  static_assert(!(TF32 && B_MN) && (!C_T || TF32), "tf32: B K-major; C_T for tf32 only");
   constexpr int BK = bk<T>();
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = detail::smem_align_1024(smem_raw);
@@ -164,7 +170,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   // a last column TMA would overrun; beta == 0 only: the buffer holds C's type, and alpha * AB
   // rounded to it before adding beta * C would round twice). Rows wholly past m are skipped.
   auto staged = [&](int m0, int n0, int w) {
-    return EDGE && a.beta == 0.0f && !(TMA_C && n0 + BN <= tma_cols) && m0 + 64 * w < a.m;
+    return EDGE && !C_T && a.beta == 0.0f && !(TMA_C && n0 + BN <= tma_cols) && m0 + 64 * w < a.m;
   };
 
   if (wg == 0) {
@@ -188,8 +194,10 @@ __global__ void __launch_bounds__(THREADS, 1)
           uint64_t* bar = &full[s];
           const int k0 = kt * BK;
           detail::mbar_expect_tx(bar, A_BYTES + (EDGE ? b_bytes : B_BYTES));  // A (own) + B from both blocks
-          if constexpr (A_MN) {  // boxes of BK k-rows x 64 m
-            for (int j = 0; j < BM / 64; ++j) detail::tma_load_2d(st + j * BK * ROW, &map_a, m0 + 64 * j, k0, bar);
+          if constexpr (A_MN) {  // boxes of BK k-rows x 128 bytes of m (64 16-bit, 32 tf32 elements)
+            constexpr int MN_BOX = ROW / int(sizeof(T));
+            for (int j = 0; j < BM / MN_BOX; ++j)
+              detail::tma_load_2d(st + j * BK * ROW, &map_a, m0 + MN_BOX * j, k0, bar);
           } else {
             detail::tma_load_2d(st, &map_a, k0, m0, bar);
           }
@@ -274,23 +282,42 @@ __global__ void __launch_bounds__(THREADS, 1)
       // The k loop, multiplying the first N columns of B.
       auto mainloop = [&](auto width) {
         constexpr int N = decltype(width)::value;
-        for (int kt = kb; kt < ke; ++kt, ++it) {
-          const int s = it % STAGES;
-          detail::mbar_wait(&full[s], (it / STAGES) & 1);
-          const unsigned char* As = smem + s * STAGE_BYTES;
-          const unsigned char* Bs = As + A_BYTES;
-          detail::wgmma_fence();
-          detail::wgmma_stage_64xn<T, A_MN, B_MN, N>(d, As, Bs, cw);
-          detail::wgmma_commit();
-          if constexpr (OVL) {  // the last tile's C, a chunk per k tile, while these MMAs run
-            if (pend_row >= 0 && kt == kb) emit(std::integral_constant<int, 0>{});
-            if (pend_row >= 0 && kt == kb + 1) emit(std::integral_constant<int, 1>{});
+        if constexpr (RS) {
+          // A's fragments of a stage into registers, then its MMAs, and the wait for them before
+          // the next stage's fragments: ptxas serializes every wgmma (C7513) when a register a
+          // wgmma reads is written while any wgmma group is in flight, so this consumer keeps none
+          // in flight across stages; the other consumer's MMAs keep the tensor cores busy meanwhile.
+          for (int kt = kb; kt < ke; ++kt, ++it) {
+            const int s = it % STAGES;
+            detail::mbar_wait(&full[s], (it / STAGES) & 1);
+            const unsigned char* As = smem + s * STAGE_BYTES;
+            uint32_t f[16];
+            detail::load_a_frags_mn_tf32(f, As, cw);
+            detail::wgmma_fence();
+            detail::wgmma_stage_64xn_rs<N>(d, f, As + A_BYTES);
+            detail::wgmma_commit();
+            detail::wgmma_wait<0>();
+            release(s);
           }
-          detail::wgmma_wait<1>();  // the MMAs of k tile it - 1 have retired: release its slot
-          if (kt > kb) release((it - 1) % STAGES);
+        } else {
+          for (int kt = kb; kt < ke; ++kt, ++it) {
+            const int s = it % STAGES;
+            detail::mbar_wait(&full[s], (it / STAGES) & 1);
+            const unsigned char* As = smem + s * STAGE_BYTES;
+            const unsigned char* Bs = As + A_BYTES;
+            detail::wgmma_fence();
+            detail::wgmma_stage_64xn<T, A_MN, B_MN, N>(d, As, Bs, cw);
+            detail::wgmma_commit();
+            if constexpr (OVL) {  // the last tile's C, a chunk per k tile, while these MMAs run
+              if (pend_row >= 0 && kt == kb) emit(std::integral_constant<int, 0>{});
+              if (pend_row >= 0 && kt == kb + 1) emit(std::integral_constant<int, 1>{});
+            }
+            detail::wgmma_wait<1>();  // the MMAs of k tile it - 1 have retired: release its slot
+            if (kt > kb) release((it - 1) % STAGES);
+          }
+          detail::wgmma_wait<0>();
+          if (ke > kb) release((it - 1) % STAGES);
         }
-        detail::wgmma_wait<0>();
-        if (ke > kb) release((it - 1) % STAGES);
       };
       if constexpr (EDGE) {
         int cm, tn;
@@ -325,6 +352,14 @@ __global__ void __launch_bounds__(THREADS, 1)
         }
         if (EDGE && m0 + 64 * cw >= a.m) {
           // no rows of C here
+        } else if (C_T) {  // C^T's rows m0 + 64 cw .. are C's columns
+          if constexpr (C_T) {
+            if (TMA_C && m0 + 64 * cw + 64 <= tma_cols)
+              detail::store_acc_64x256_tma_t(d, buf, &map_c, m0 + cw * 64, n0, a.alpha, 1 + cw);
+            else
+              detail::store_acc_64xn_t(d, a.C, a.ldc, m0 + cw * 64, n0, static_cast<int>(a.m), static_cast<int>(a.n),
+                                       a.alpha, a.beta);
+          }
         } else if (OVL && n0 + BN <= tma_cols) {  // out under the next tile's MMAs (or after the last)
           if constexpr (OVL) detail::pack_acc<T>(d, pk, a.alpha);
           pend_row = m0 + cw * 64, pend_col = n0;
@@ -376,17 +411,17 @@ __global__ void __launch_bounds__(THREADS, 1)
   detail::cluster_sync();  // no block leaves while its peer may still signal or write into it
 }
 
-template <typename T, bool A_MN, bool B_MN, int CL, bool TMA_C, bool SK, bool EDGE, bool OVL>
+template <typename T, bool A_MN, bool B_MN, int CL, bool TMA_C, bool SK, bool EDGE, bool OVL, bool C_T = false>
 void launch(const ArgsT<T>& a, const char* name) {
   constexpr int BK = bk<T>(), E = int(sizeof(T));
-  const CUtensorMap ma = A_MN ? detail::make_tensor_map_2d(a.A, detail::tma_type<T>(), E, a.k, a.m, a.lda, BK, 64)
-                              : detail::make_tensor_map_2d(a.A, detail::tma_type<T>(), E, a.m, a.k, a.lda, BM, BK);
-  const CUtensorMap mb = B_MN ? detail::make_tensor_map_2d(a.B, detail::tma_type<T>(), E, a.k, a.n, a.ldb, BK, 64)
-                              : detail::make_tensor_map_2d(a.B, detail::tma_type<T>(), E, a.n, a.k, a.ldb, BN / CL, BK);
+  const CUtensorMap ma = A_MN ? detail::make_tensor_map_2d(a.A, detail::tma_operand_type<T>(), E, a.k, a.m, a.lda, BK, ROW / E)
+                              : detail::make_tensor_map_2d(a.A, detail::tma_operand_type<T>(), E, a.m, a.k, a.lda, BM, BK);
+  const CUtensorMap mb = B_MN ? detail::make_tensor_map_2d(a.B, detail::tma_operand_type<T>(), E, a.k, a.n, a.ldb, BK, 64)
+                              : detail::make_tensor_map_2d(a.B, detail::tma_operand_type<T>(), E, a.n, a.k, a.ldb, BN / CL, BK);
   const int64_t tiles_m = ceil_div(a.m, BM), tiles_n = ceil_div(a.n, BN);
   const int64_t cluster_tiles = ceil_div(tiles_m, CL) * tiles_n;
   if (cluster_tiles > INT32_MAX) throw Unsupported(std::string("rungs: ") + name + ": too many tiles for one launch");
-  auto* kernel = &wgmma_ws_kernel<T, A_MN, B_MN, CL, TMA_C, SK, EDGE, OVL>;
+  auto* kernel = &wgmma_ws_kernel<T, A_MN, B_MN, CL, TMA_C, SK, EDGE, OVL, C_T>;
   constexpr int SMEM_BYTES = smem_bytes<TMA_C>();
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), SMEM_BYTES);
   const int fit = detail::max_active_clusters(reinterpret_cast<const void*>(kernel), THREADS, SMEM_BYTES, CL, name);
@@ -398,8 +433,10 @@ void launch(const ArgsT<T>& a, const char* name) {
   // triton-lang/triton#11583): where n * sizeof(T) is not a multiple of 16, only tiles whose 256
   // columns lie inside C use them (tma_cols = n), the last tile column stores directly.
   const bool tma_c = TMA_C && a.beta == 0.0f && reinterpret_cast<uintptr_t>(a.C) % 16 == 0 && (a.ldc * E) % 16 == 0;
-  const int64_t tma_cols = !tma_c ? 0 : (a.n * E) % 16 == 0 ? INT64_MAX : a.n;
-  const CUtensorMap mc = tma_c ? detail::make_tensor_map_2d(a.C, detail::tma_type<T>(), E, a.m, a.n, a.ldc, 64, 128 / E)
+  // C_T: C is n x m here (C's columns are this kernel's rows): the clipped dimension is m.
+  const int64_t c_cols = C_T ? a.m : a.n, c_rows = C_T ? a.n : a.m;
+  const int64_t tma_cols = !tma_c ? 0 : (c_cols * E) % 16 == 0 ? INT64_MAX : c_cols;
+  const CUtensorMap mc = tma_c ? detail::make_tensor_map_2d(a.C, detail::tma_type<T>(), E, c_rows, c_cols, a.ldc, 64, 128 / E)
                                : CUtensorMap{};
   // Stream-K: with W = tiles / clusters full waves and a part-filled last one, the last two waves'
   // tiles (W - 1 of them run whole) are shared out by k, so every cluster ends at the same time.
@@ -430,11 +467,15 @@ template <bool TMA_C, bool SK = false, bool EDGE = false, bool OVL = false, type
 void run_any(const ArgsT<T>& user, const char* name) {
   detail::require_sm90a(name);
   std::unique_ptr<detail::Scratch> keep_a, keep_b;  // freed on the stream after the kernel
-  const ArgsT<T> a = pack::operands(user, keep_a, keep_b);
+  const ArgsT<T> a = pack::operands(user, keep_a, keep_b, true);
   detail::dispatch_trans(a.ta, a.tb, [&](auto ta, auto tb) {
-    if constexpr (std::is_same_v<T, float>) {
-      if constexpr (!decltype(ta)::value && decltype(tb)::value) {  // operands() made it nt
-        launch<T, false, false, CLUSTER, TMA_C, SK, EDGE, false>(a, name);
+    if constexpr (std::is_same_v<T, float>) {  // operands() left no tn: A or B (or both) K-major
+      if constexpr (decltype(tb)::value) {  // B K-major: A K-major in shared memory, or MN-major through registers
+        launch<T, decltype(ta)::value, false, CLUSTER, TMA_C, SK, EDGE, false>(a, name);
+      } else if constexpr (!decltype(ta)::value) {  // nn: C^T = B^T A^T, B (n-contiguous) the A_MN operand
+        ArgsT<T> s = a;
+        s.m = a.n, s.n = a.m, s.A = a.B, s.lda = a.ldb, s.B = a.A, s.ldb = a.lda, s.ta = Trans::T, s.tb = Trans::T;
+        launch<T, true, false, CLUSTER, TMA_C, SK, EDGE, false, true>(s, name);
       }
     } else {
       launch<T, decltype(ta)::value, !decltype(tb)::value, CLUSTER, TMA_C, SK, EDGE, OVL>(a, name);

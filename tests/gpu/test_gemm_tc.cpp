@@ -328,6 +328,59 @@ TEST_P(GemmTc, NaNInAPropagatesToItsRowOnly) {
   for (int64_t j = 0; j < s.n; ++j) EXPECT_TRUE(std::isnan(o.C[bad_row * s.ldc + j])) << "column " << j;
 }
 
+// tf32 means the inputs ROUNDED to tf32 (to nearest), not truncated: tf32 wgmma reads a float's
+// low 13 bits as zero, so a rung that hands it fp32 bits unrounded truncates. Column 0 of A holds
+// x = +-(1 + 2^-11 + 2^-13) 2^e, above the midpoint between its tf32 neighbours (rounding: 1 + 2^-10,
+// truncation: 1); row 0 of B holds 1 + 2^-10 + 2^-11 + 2^-14 (rounding: 1 + 2^-9, truncation:
+// 1 + 2^-10) and 1 + 2^-12 (both: 1); the rest of A and B is zero. Every product of two tf32
+// values is exact in fp32, so C must equal tf32(x) tf32(y) bit for bit. All four transposes: A
+// and B then reach the kernels both in place (ld 8 floats, TMA-aligned) and through the aligned
+// copies. Our rungs only (not the cuBLAS baseline, whose conversion is its own).
+TEST(GemmTcTf32, RoundsToNearest) {
+  RUNGS_REQUIRE_GPU();
+  auto tf32_rn = [](float v) {  // no ties in this data: ties-away and ties-even agree
+    uint32_t u;
+    std::memcpy(&u, &v, 4);
+    u = (u + 0x1000u) & 0xFFFFE000u;
+    std::memcpy(&v, &u, 4);
+    return v;
+  };
+  Tally tally;
+  for (const auto& v : variants(Op::gemm)) {
+    if (v.baseline || (" " + v.types + " ").find(" tf32 ") == std::string::npos) continue;
+    for (Trans ta : kT)
+      for (Trans tb : kT) {
+        check::GemmShape s = check::normalized(shape(ta, tb, 70, 9, 8));
+        check::GemmData d = check::make_gemm_data(s, 1800);
+        std::fill(d.A.begin(), d.A.end(), 0.0f), std::fill(d.B.begin(), d.B.end(), 0.0f);
+        std::vector<float> x(s.m), y(s.n);
+        for (int64_t i = 0; i < s.m; ++i) {
+          x[i] = std::ldexp((i % 2 ? -1.0f : 1.0f) * (1.0f + 0x1p-11f + 0x1p-13f), static_cast<int>(i % 5) - 2);
+          d.A[ta == Trans::N ? i * s.lda : i] = x[i];  // A(i, 0)
+        }
+        for (int64_t j = 0; j < s.n; ++j) {
+          y[j] = j % 2 ? 1.0f + 0x1p-12f : 1.0f + 0x1p-10f + 0x1p-11f + 0x1p-14f;
+          d.B[tb == Trans::N ? j : j * s.ldb] = y[j];  // B(0, j)
+        }
+        const Outcome o = run_on(v.name, GemmKind::tf32, s, d, 0);
+        if (!tally.count(o)) continue;
+        int64_t wrong = 0;
+        for (int64_t i = 0; i < s.m; ++i)
+          for (int64_t j = 0; j < s.n; ++j) {
+            const float want = tf32_rn(x[i]) * tf32_rn(y[j]), got = o.C[i * s.ldc + j];
+            if (got != want && wrong++ < 3)
+              ADD_FAILURE() << v.name << " " << check::describe(s) << ": C(" << i << ", " << j << ") = " << got
+                            << ", want tf32(x) tf32(y) = " << want << " (truncated inputs give "
+                            << std::ldexp(std::trunc(std::ldexp(x[i], 10 - std::ilogb(x[i]))), std::ilogb(x[i]) - 10) *
+                                   std::ldexp(std::trunc(std::ldexp(y[j], 10 - std::ilogb(y[j]))), std::ilogb(y[j]) - 10)
+                            << ")";
+          }
+        EXPECT_EQ(wrong, 0) << v.name << " " << check::describe(s);
+      }
+  }
+  RUNGS_FINISH(tally);
+}
+
 INSTANTIATE_TEST_SUITE_P(Ladder, GemmTc, ::testing::ValuesIn(tc_params()),
                          [](const ::testing::TestParamInfo<TcParam>& i) {
                            return i.param.variant + "_" + check::gemm_kind_name(i.param.kind);
