@@ -1,6 +1,6 @@
 // The `auto` table for the tensor-core kinds on the H100 (src/gemm/tuning.cpp): cuBLAS where
 // rows are 16-byte aligned below 8192^3, wgmma_tma_store from there, wgmma_ragged for large
-// f16/bf16 problems whose rows are not aligned (it copies A and B aligned and hands C to its
+// problems whose rows are not aligned and for large tf32 tn (it copies A and B aligned and hands C to its
 // storer warps; 3.1x cuBLAS measured at 4095x4097x4093), wgmma_x3 for tf32x3, and through the
 // public resolver the ld's decide it.
 #include <rungs/rungs.hpp>
@@ -34,9 +34,15 @@ TEST(GemmAuto, HopperTensorCoreChoices) {
     // Another GPU: not measured there, the Ampere-design rung.
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 4095, 4097, 4093, 80, t, Math::fp32, false), "mma_sync");
   }
-  // tf32 copies its operands anyway: cuBLAS on the H100 whatever the alignment.
+  // tf32: rung 20 for unaligned rows and for tn (where cuBLAS is slow) from 4096^3 up, else cuBLAS.
   EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 4095, 4097, 4093, 90, GemmType::f32, Math::tf32, false),
-            "cublas");
+            kUnalignedChoice);
+  EXPECT_EQ(sgemm::auto_variant(Trans::T, Trans::N, 4096, 4096, 4096, 90, GemmType::f32, Math::tf32, true),
+            kUnalignedChoice);
+  EXPECT_EQ(sgemm::auto_variant(Trans::T, Trans::N, 2048, 2048, 2048, 90, GemmType::f32, Math::tf32, true), "cublas");
+  for (Trans ta : {Trans::N, Trans::T})
+    EXPECT_EQ(sgemm::auto_variant(ta, Trans::T, 8192, 8192, 8192, 90, GemmType::f32, Math::tf32, true), "cublas");
+  EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 8192, 8192, 8192, 90, GemmType::f32, Math::tf32, true), "cublas");
   EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 4096, 4096, 4096, 90, GemmType::f32, Math::tf32x3, true), kX3Choice);
   EXPECT_EQ(sgemm::auto_variant(Trans::T, Trans::N, 5, 7, 3, 90, GemmType::f32, Math::tf32x3, false), kX3Choice);
   EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 4096, 4096, 4096, 80, GemmType::f32, Math::tf32x3, true), "wmma");
