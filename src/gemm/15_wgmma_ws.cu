@@ -1,5 +1,6 @@
 // Rung 15, wgmma_ws: warp-specialized, persistent, clustered wgmma (sm_90a): f16, bf16 (any
-// transpose) and tf32 (any transpose, through a k-contiguous copy where needed).
+// transpose) and tf32 (any transpose: TMA rounds the operands to tf32, an m/n-contiguous one is
+// read through registers, and only tn copies A k-contiguous).
 // Adds over 14 wgmma:
 //  - warp specialization: a producer warpgroup (one thread issues every TMA, 40 registers after
 //    setmaxnreg) and two consumer warpgroups (232 registers) that only wait on "full" barriers,
@@ -10,9 +11,10 @@
 //  - clusters of 2 blocks along m: the two tiles share their B panel, each block loads half of it
 //    and multicasts it to both (48 KB per stage and block from L2 becomes 32 KB). A slot is free
 //    when the consumers of both blocks released it (the "empty" barrier counts 4 arrivals).
-//  - operands TMA cannot read in place (unaligned base or ld, and tf32's m/n-contiguous operands,
-//    which tf32 wgmma cannot read) are copied once per call into aligned (transposed) scratch
-//    (gemm/pack.hpp): any shape and ld runs the fast path, at the price of one read and write.
+//  - operands TMA cannot read in place (unaligned base or ld, and tn's A: tf32 wgmma reads one
+//    m/n-contiguous operand only, from registers) are copied once per call into aligned
+//    (transposed) scratch (gemm/pack.hpp): any shape and ld runs the fast path, at the price of one
+//    read and write. tf32 nn runs as C^T = B^T A^T with a transposed epilogue (wgmma_ws.cuh).
 // Bound now: the epilogue (stores straight from registers, 4 bytes per lane, masked) does not
 // overlap the tensor cores of its own block; one wave of tiles at 2048 (128 tiles on 132 SMs)
 // is bound by the pipeline fill and the epilogue, not the MMA rate. ncu (fourth session): the
@@ -21,8 +23,8 @@
 // Prediction: 0.95-1.05x cuBLAS at 4096-8192. Measured on the H100 (docs/gemm_tc.md): first
 // 0.43x (a .release.cluster remote mbarrier arrive per k tile stalled each consumer: see
 // detail/hopper.cuh), then 0.77-0.78x at 2048, 0.88-0.89x at 4096, 0.96x at 8192 (f16, bf16):
-// level with rung 14, not above it. tf32 0.77-0.87x (the rounding copy costs a read and write of
-// A and B). Unaligned 4095x4097x4093: 2.6x cuBLAS, 1.65x slower than 4096^3 (the copies, and
+// level with rung 14, not above it. tf32 0.77-0.87x with rounding copies of A and B; without them
+// (tenth session) 0.92 / 0.95 / 0.94x nn at 2048 / 4096 / 8192. Unaligned 4095x4097x4093: 2.6x cuBLAS, 1.65x slower than 4096^3 (the copies, and
 // 17 tile columns for n = 4097: 544 tiles, 5 rounds of 132 blocks instead of 4).
 #include "gemm/wgmma_ws.cuh"
 

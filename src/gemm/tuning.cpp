@@ -45,13 +45,14 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   //    vs 0.333, and 4096x4097x4096 bf16 0.246 vs 0.302 (4.4x cuBLAS). Measured only at these
   //    sizes: from 2^35 multiply-adds up. (Rows aligned but n ragged, 4096x4104x4096: cuBLAS
   //    0.181 ms, rung 20 0.204, rung 17 0.220: cuBLAS stays.)
-  //  - tf32 (eleventh session, d7eea71: TMA rounds the operands, an m/n-contiguous operand is read
+  //  - tf32 (tenth session, d7eea71 and 3750ccf: TMA rounds the operands, an m/n-contiguous operand is read
   //    through registers, only tn copies one): rungs 17/20 at 0.96-0.98x cuBLAS nn (2048-8192),
-  //    ~1.0x nt and tt, cuBLAS stays there; but cuBLAS tf32 tn runs at 261 / 265 TFLOP/s (4096^3 /
-  //    8192^3) where rung 20 reaches 329 / 345: 1.26 / 1.49x interleaved (1.30x against cuBLAS's own
-  //    row at 8192): rung 20 for tn from 2^36 multiply-adds (4096^3) up. Rows not 16-byte aligned:
-  //    rung 20 1.95x cuBLAS at 4095x4097x4093 nn (0.522 vs 1.019 ms, eighth session, with the old
-  //    rounding copies of both operands): rung 20 from 2^35 up, as for f16/bf16.
+  //    ~1.0x nt and tt, cuBLAS stays there; but cuBLAS tf32 tn runs at 218 / 260 / 271 TFLOP/s
+  //    (2048^3 / 4096^3 / 8192^3) where rung 20 reaches 251 / 333 / 357: 1.16 / 1.28 / 1.48x
+  //    interleaved (1.31x against cuBLAS's own row at 8192): rung 20 for tn from 2^33 multiply-adds
+  //    (2048^3) up. Rows not 16-byte aligned:
+  //    rung 20 1.86x cuBLAS at 4095x4097x4093 nn (0.552 vs 1.026 ms; tn 1.96x): rung 20 from 2^35
+  //    up, as for f16/bf16.
   //  - tf32x3: wgmma_x3 (rung 16), 104.7 / 96.0 TFLOP/s at 4096^3 / 8192^3 against wmma's 11.2 /
   //    11.3, normwise error 3.1e-7 (cuBLAS sgemm 1.1e-6); it runs any shape (its split copies are
   //    aligned). Elsewhere (not measured) the top rung that does the type.
@@ -61,7 +62,7 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   if (type != GemmType::f32 || math == Math::tf32) {
     const bool half = type != GemmType::f32;
     if (hopper && !rows_aligned && work >= 34359738368.0) return "wgmma_ragged";  // 2^35
-    if (hopper && !half && ta == Trans::T && tb == Trans::N && work >= 68719476736.0) return "wgmma_ragged";  // 2^36
+    if (hopper && !half && ta == Trans::T && tb == Trans::N && work >= 8589934592.0) return "wgmma_ragged";  // 2^33
     if (hopper && half && work >= 549755813888.0) return "wgmma_tma_store";                  // 2^39
     if (sm == 90) return "cublas";
     return sm >= 80 ? (type == GemmType::f32 ? "wmma" : "mma_sync") : "cublas";

@@ -34,12 +34,14 @@ TEST(GemmAuto, HopperTensorCoreChoices) {
     // Another GPU: not measured there, the Ampere-design rung.
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 4095, 4097, 4093, 80, t, Math::fp32, false), "mma_sync");
   }
-  // tf32: rung 20 for unaligned rows and for tn (where cuBLAS is slow) from 4096^3 up, else cuBLAS.
+  // tf32: rung 20 for unaligned rows (from 2^35) and for tn (where cuBLAS is slow) from 2048^3 up, else cuBLAS.
   EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 4095, 4097, 4093, 90, GemmType::f32, Math::tf32, false),
             kUnalignedChoice);
   EXPECT_EQ(sgemm::auto_variant(Trans::T, Trans::N, 4096, 4096, 4096, 90, GemmType::f32, Math::tf32, true),
             kUnalignedChoice);
-  EXPECT_EQ(sgemm::auto_variant(Trans::T, Trans::N, 2048, 2048, 2048, 90, GemmType::f32, Math::tf32, true), "cublas");
+  EXPECT_EQ(sgemm::auto_variant(Trans::T, Trans::N, 2048, 2048, 2048, 90, GemmType::f32, Math::tf32, true),
+            kUnalignedChoice);
+  EXPECT_EQ(sgemm::auto_variant(Trans::T, Trans::N, 1024, 1024, 1024, 90, GemmType::f32, Math::tf32, true), "cublas");
   for (Trans ta : {Trans::N, Trans::T})
     EXPECT_EQ(sgemm::auto_variant(ta, Trans::T, 8192, 8192, 8192, 90, GemmType::f32, Math::tf32, true), "cublas");
   EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 8192, 8192, 8192, 90, GemmType::f32, Math::tf32, true), "cublas");
