@@ -334,6 +334,13 @@ __device__ __forceinline__ uint64_t smem_desc(const void* p, uint32_t lbo, uint3
          (uint64_t(1) << 62);
 }
 
+// Byte `byte` (< 128) of row r in a tile of 128-byte rows with the 128-byte swizzle (the layout
+// TMA writes and reads with CU_TENSOR_MAP_SWIZZLE_128B): 16-byte chunk i of row r sits at chunk
+// i ^ (r % 8).
+__device__ __forceinline__ int swizzle128_offset(int r, int byte) {
+  return r * 128 + ((((byte >> 4) ^ (r & 7)) << 4) | (byte & 15));
+}
+
 // The 128 accumulator registers of a 64 x 256 wgmma (fp32, one warpgroup): the PTX operand list
 // %0..%127 and the matching read-write constraints, written once for the three wrappers below.
 #define RUNGS_WGMMA_D128 \
@@ -604,7 +611,7 @@ __device__ __forceinline__ void load_a_frags_mn_tf32(uint32_t (&a)[16], const un
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
       const int row = 16 * (w % 2) + g + 8 * (e % 2), k = 8 * kk + q + 4 * (e / 2);
-      a[4 * kk + e] = ld_shared<uint32_t>(box + static_cast<uint32_t>(k * 128 + ((((row >> 2) ^ (k & 7)) << 4) | ((row & 3) << 2))));
+      a[4 * kk + e] = ld_shared<uint32_t>(box + static_cast<uint32_t>(swizzle128_offset(k, 4 * row)));
     }
 }
 
@@ -663,8 +670,7 @@ __device__ __forceinline__ void store_acc_64xn_t(const float (&d)[N / 2], T* __r
 template <typename T>
 __device__ __forceinline__ int c_chunk_offset(int r, int col) {
   constexpr int E = int(sizeof(T)), BOX_COLS = 128 / E;
-  const int byte = (col % BOX_COLS) * E;
-  return (col / BOX_COLS) * 8192 + r * 128 + ((((byte >> 4) ^ (r & 7)) << 4) | (byte & 15));
+  return (col / BOX_COLS) * 8192 + swizzle128_offset(r, (col % BOX_COLS) * E);
 }
 
 // This thread's element pairs of chunk c (columns c * CHUNK .. of a warpgroup's 64 x N
