@@ -283,22 +283,33 @@ __global__ void __launch_bounds__(THREADS, 1)
       auto mainloop = [&](auto width) {
         constexpr int N = decltype(width)::value;
         if constexpr (RS) {
-          // A's fragments of a stage into registers, then its MMAs, and the wait for them before
-          // the next stage's fragments: ptxas serializes every wgmma (C7513) when a register a
-          // wgmma reads is written while any wgmma group is in flight, so this consumer keeps none
-          // in flight across stages; the other consumer's MMAs keep the tensor cores busy meanwhile.
-          for (int kt = kb; kt < ke; ++kt, ++it) {
-            const int s = it % STAGES;
-            detail::mbar_wait(&full[s], (it / STAGES) & 1);
-            const unsigned char* As = smem + s * STAGE_BYTES;
-            uint32_t f[16];
-            detail::load_a_frags_mn_tf32(f, As, cw);
+          // A's fragments through registers, double-buffered: while stage it's MMAs run (reading
+          // one fragment set), the fragments of stage it + 1 are loaded into the other, after
+          // wait<1> has retired the group that read it (stage it - 1). Two sets by name (fa, fb),
+          // the loop unrolled by two, so no register array is indexed at run time.
+          uint32_t fa[16], fb[16];
+          auto load = [&](uint32_t (&f)[16], int u) {
+            const int s = u % STAGES;
+            detail::mbar_wait(&full[s], (u / STAGES) & 1);
+            detail::load_a_frags_mn_tf32(f, smem + s * STAGE_BYTES, cw);
+          };
+          auto step = [&](const uint32_t (&cur)[16], uint32_t (&nxt)[16], int kt) {
             detail::wgmma_fence();
-            detail::wgmma_stage_64xn_rs<N>(d, f, As + A_BYTES);
+            detail::wgmma_stage_64xn_rs<N>(d, cur, smem + (it % STAGES) * STAGE_BYTES + A_BYTES);
             detail::wgmma_commit();
-            detail::wgmma_wait<0>();
-            release(s);
-          }
+            // Stage it - 1's MMAs have retired: its slot and nxt are free. Stream-K (SK) waits for
+            // stage it's too: with a group in flight across stages its partial-sum code spills.
+            detail::wgmma_wait<SK ? 0 : 1>();
+            if (kt > kb) release((it - 1) % STAGES);
+            if (kt + 1 < ke) load(nxt, it + 1);
+            ++it;
+          };
+          if (kb < ke) load(fa, it);
+          int kt = kb;
+          for (; kt + 1 < ke; kt += 2) step(fa, fb, kt), step(fb, fa, kt + 1);
+          if (kt < ke) step(fa, fb, kt);
+          detail::wgmma_wait<0>();
+          if (ke > kb) release((it - 1) % STAGES);
         } else {
           for (int kt = kb; kt < ke; ++kt, ++it) {
             const int s = it % STAGES;
