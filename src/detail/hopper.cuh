@@ -465,16 +465,17 @@ __device__ __forceinline__ void wgmma_128_tf32(float (&d)[R], uint64_t da, uint6
 #endif
 }
 template <int R>
-__device__ __forceinline__ void wgmma_128_tf32_rs(float (&d)[R], const uint32_t (&a)[4], uint64_t db) {
+__device__ __forceinline__ void wgmma_128_tf32_rs(float (&d)[R], const uint32_t (&a)[4], uint64_t db,
+                                                  bool accumulate = true) {
   static_assert(R >= 64, "64 accumulator registers");
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 " RUNGS_WGMMA_D64 ", {%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"
       : RUNGS_WGMMA_D64_OUT
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db));
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(static_cast<int>(accumulate)));
 #else
-  (void)d; (void)a; (void)db;
+  (void)d; (void)a; (void)db; (void)accumulate;
   __trap();
 #endif
 }
@@ -612,6 +613,22 @@ __device__ __forceinline__ void load_a_frags_mn_tf32(uint32_t (&a)[16], const un
     for (int e = 0; e < 4; ++e) {
       const int row = 16 * (w % 2) + g + 8 * (e % 2), k = 8 * kk + q + 4 * (e / 2);
       a[4 * kk + e] = ld_shared<uint32_t>(box + static_cast<uint32_t>(swizzle128_offset(k, 4 * row)));
+    }
+}
+
+// The same fragments from a K-major A tile (BM rows of 128 bytes, 32 floats of k each, 128-byte
+// swizzle, as TMA writes it): rows 64 * half + 16w + g (+ 8), k 8kk + q (+ 4). A warp's 32 loads
+// of one word fall in 8 rows (8 different swizzled chunks) x 4 words: no bank conflicts. The words
+// are as stored (fp32 bits: the caller rounds or splits them).
+__device__ __forceinline__ void load_a_frags_k_f32(uint32_t (&a)[16], const unsigned char* As, int half) {
+  const int t = static_cast<int>(threadIdx.x % 128), lane = t % 32, w = t / 32, g = lane / 4, q = lane % 4;
+  const uint32_t base = smem_u32(As);
+#pragma unroll
+  for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int row = 64 * half + 16 * w + g + 8 * (e % 2), k = 8 * kk + q + 4 * (e / 2);
+      a[4 * kk + e] = ld_shared<uint32_t>(base + static_cast<uint32_t>(swizzle128_offset(row, 4 * k)));
     }
 }
 

@@ -125,6 +125,9 @@ namespace wgmma_overlap {                             // 21_wgmma_overlap.cu (sm
 void run_f16(const ArgsH&);
 void run_bf16(const ArgsBF&);
 }  // namespace wgmma_overlap
+namespace wgmma_x3_rs {                               // 22_wgmma_x3_rs.cu (sm_90a)
+void run_tf32x3(const Args&);
+}  // namespace wgmma_x3_rs
 
 // C = beta * C over m x n (beta == 0 writes zeros without reading C). Used for k == 0 / alpha == 0.
 void scale_c(int64_t m, int64_t n, float beta, float* C, int64_t ldc, cudaStream_t stream);

@@ -73,6 +73,11 @@ const std::vector<Rung>& ladder() {
        "rung 17 with each tile's epilogue under the next tile's MMAs: C packed to 16 bits in registers, its "
        "shared-memory fill and TMA stores issued after the next tile's first two k tiles' MMAs (sm_90a); f16 bf16",
        90, false, nullptr, nullptr, nullptr, wgmma_overlap::run_f16, wgmma_overlap::run_bf16},
+      {"wgmma_x3_rs",
+       "3xTF32 with A split in registers: A's fp32 tile read once by TMA (in place when k-contiguous), split "
+       "into tf32 parts by the consumers, wgmma's register form for A; B split by a copy as in rung 16 (sm_90a); "
+       "tf32x3",
+       90, false, nullptr, nullptr, wgmma_x3_rs::run_tf32x3, nullptr, nullptr},
   };
   return rungs;
 }

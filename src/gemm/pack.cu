@@ -151,20 +151,27 @@ ArgsT<T> operands(ArgsT<T> a, std::unique_ptr<detail::Scratch>& keep_a, std::uni
 }
 
 Split3 split_operands(const Args& a, std::unique_ptr<detail::Scratch>& keep_a,
-                      std::unique_ptr<detail::Scratch>& keep_b) {
+                      std::unique_ptr<detail::Scratch>& keep_b, bool a_raw) {
   constexpr int E = 4;
   Split3 out;
   out.lda = aligned_ld(a.k, E), out.ldb = aligned_ld(a.k, E);
   const size_t a_part = size_t(a.m) * out.lda, b_part = size_t(a.n) * out.ldb;
-  keep_a = std::make_unique<detail::Scratch>(2 * a_part * E, a.stream);
+  if (a_raw) {
+    const bool at = a.ta == Trans::T;
+    out.A_hi = a.A, out.lda = a.lda;
+    prepare(out.A_hi, out.lda, at ? a.k : a.m, at ? a.m : a.k, at, !tma_ok(a.A, a.lda, E), keep_a, a.stream);
+  } else {
+    keep_a = std::make_unique<detail::Scratch>(2 * a_part * E, a.stream);
+    float* ah = keep_a->as<float>();
+    out.A_hi = ah, out.A_lo = ah + a_part;
+    if (a.ta == Trans::N)  // A stored m x k: rows as they are
+      copy_rows(a.A, a.lda, a.m, a.k, ah, out.lda, a.stream, ah + a_part);
+    else  // A stored k x m
+      copy_transposed(a.A, a.lda, a.k, a.m, ah, out.lda, a.stream, ah + a_part);
+  }
   keep_b = std::make_unique<detail::Scratch>(2 * b_part * E, a.stream);
-  float* ah = keep_a->as<float>();
   float* bh = keep_b->as<float>();
-  out.A_hi = ah, out.A_lo = ah + a_part, out.B_hi = bh, out.B_lo = bh + b_part;
-  if (a.ta == Trans::N)  // A stored m x k: rows as they are
-    copy_rows(a.A, a.lda, a.m, a.k, ah, out.lda, a.stream, ah + a_part);
-  else  // A stored k x m
-    copy_transposed(a.A, a.lda, a.k, a.m, ah, out.lda, a.stream, ah + a_part);
+  out.B_hi = bh, out.B_lo = bh + b_part;
   if (a.tb == Trans::T)  // B stored n x k
     copy_rows(a.B, a.ldb, a.n, a.k, bh, out.ldb, a.stream, bh + b_part);
   else  // B stored k x n

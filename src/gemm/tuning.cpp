@@ -53,12 +53,14 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   //    (2048^3) up. Rows not 16-byte aligned:
   //    rung 20 1.86x cuBLAS at 4095x4097x4093 nn (0.552 vs 1.026 ms; tn 1.96x): rung 20 from 2^35
   //    up, as for f16/bf16.
-  //  - tf32x3: wgmma_x3 (rung 16), 104.7 / 96.0 TFLOP/s at 4096^3 / 8192^3 against wmma's 11.2 /
-  //    11.3, normwise error 3.1e-7 (cuBLAS sgemm 1.1e-6); it runs any shape (its split copies are
-  //    aligned). Elsewhere (not measured) the top rung that does the type.
+  //  - tf32x3: wgmma_x3_rs (rung 22, eleventh session): 96.4 / 122.0 / 126.4 TFLOP/s at 2048^3 /
+  //    4096^3 / 8192^3 against rung 16's 87.5 / 105.4 / 99.1 and wmma's ~11, 115.2 at 4095x4097x4093,
+  //    normwise error as rung 16's (3.1e-7; cuBLAS sgemm 1.1e-6); it runs any shape (A read in place
+  //    or copied aligned, B's split copies aligned). Elsewhere (not measured) the top rung that does
+  //    the type.
   const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   const bool hopper = sm == 90 && detail::built_for_sm90a();
-  if (math == Math::tf32x3) return hopper ? "wgmma_x3" : "wmma";
+  if (math == Math::tf32x3) return hopper ? "wgmma_x3_rs" : "wmma";
   if (type != GemmType::f32 || math == Math::tf32) {
     const bool half = type != GemmType::f32;
     if (hopper && !rows_aligned && work >= 34359738368.0) return "wgmma_ragged";  // 2^35

@@ -1,7 +1,7 @@
 // The `auto` table for the tensor-core kinds on the H100 (src/gemm/tuning.cpp): cuBLAS where
 // rows are 16-byte aligned below 8192^3, wgmma_tma_store from there, wgmma_ragged for large
 // problems whose rows are not aligned and for large tf32 tn (it copies A and B aligned and hands C to its
-// storer warps; 3.1x cuBLAS measured at 4095x4097x4093), wgmma_x3 for tf32x3, and through the
+// storer warps; 3.1x cuBLAS measured at 4095x4097x4093), wgmma_x3_rs for tf32x3, and through the
 // public resolver the ld's decide it.
 #include <rungs/rungs.hpp>
 
@@ -15,7 +15,7 @@ namespace {
 #if defined(RUNGS_HAVE_SM90A)
 const char* const kUnalignedChoice = "wgmma_ragged";
 const char* const kLargeChoice = "wgmma_tma_store";
-const char* const kX3Choice = "wgmma_x3";
+const char* const kX3Choice = "wgmma_x3_rs";
 #else  // the sm_90a rungs are not in this build
 const char* const kUnalignedChoice = "cublas";
 const char* const kLargeChoice = "cublas";
