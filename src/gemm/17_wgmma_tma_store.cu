@@ -21,7 +21,8 @@
 // the prediction held at 4096 and 8192, and 2048 (one wave, where no next tile hides anything)
 // gained most, 22 %: the direct stores cost more than the overlap alone explains. tf32 0.63 /
 // 0.77 / 0.88x with rounding copies; with TMA rounding and no copy (tenth session) nt 1.00 / 1.01x
-// at 4096 / 8192, nn (A^T from registers, C^T's tiles stored transposed) 0.96-0.98x. The first run wrote 7 to 3591 elements of C's ld
+// at 4096 / 8192, nn (A^T from registers, C^T's tiles stored transposed) 0.96-0.98x, 1.01x once
+// the fragments were double-buffered (eleventh session, one wgmma group in flight across stages). The first run wrote 7 to 3591 elements of C's ld
 // padding where n was ragged (TMA's 16-byte column clipping), caught by the GPU tests.
 // With st.shared instead of the generic stores the compiler first emitted (8aa8a88): bf16 0.96 /
 // 0.99 / 1.06x, f16 0.93 / 0.99 / 1.03x (within the runs' spread of the above). ncu's stall

@@ -46,8 +46,9 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   //    sizes: from 2^35 multiply-adds up. (Rows aligned but n ragged, 4096x4104x4096: cuBLAS
   //    0.181 ms, rung 20 0.204, rung 17 0.220: cuBLAS stays.)
   //  - tf32 (tenth session, d7eea71 and 3750ccf: TMA rounds the operands, an m/n-contiguous operand is read
-  //    through registers, only tn copies one): rungs 17/20 at 0.96-0.98x cuBLAS nn (2048-8192),
-  //    ~1.0x nt and tt, cuBLAS stays there; but cuBLAS tf32 tn runs at 218 / 260 / 271 TFLOP/s
+  //    through registers, only tn copies one; eleventh session, 6ed86d7: its fragments
+  //    double-buffered): rungs 17/20 at 1.01x cuBLAS nn (2048-8192), 1.00-1.01x nt and tt: level,
+  //    cuBLAS stays there; but cuBLAS tf32 tn runs at 218 / 260 / 271 TFLOP/s
   //    (2048^3 / 4096^3 / 8192^3) where rung 20 reaches 251 / 333 / 357: 1.16 / 1.28 / 1.48x
   //    interleaved (1.31x against cuBLAS's own row at 8192): rung 20 for tn from 2^33 multiply-adds
   //    (2048^3) up. Rows not 16-byte aligned:
