@@ -1,7 +1,8 @@
 // Rung 22, wgmma_x3_rs: 3xTF32 (float inputs, Math::tf32x3) with A split in registers (sm_90a).
 // Adds over 16 wgmma_x3: A is not split by a copy. TMA brings A's fp32 tile as stored (A itself
-// when it is k-contiguous and TMA can read it; else one aligned k-contiguous copy), each consumer
-// loads its 64 x 32 fragment from shared memory (detail::load_a_frags_k_f32) and splits it into tf32
+// when TMA can read it, k- or m-contiguous; else one aligned copy in the same layout), each consumer
+// loads its 64 x 32 fragment from shared memory (detail::load_a_frags_k_f32, or _mn_tf32 for an
+// A stored k x m) and splits it into tf32
 // big and small parts in registers (detail::split_tf32), and the three products take A from
 // registers (wgmma's register form): hi*lo + lo*hi + hi*hi as in rung 16, each 32-deep stage summed
 // apart on the tensor core and added to the fp32 accumulator off it. B is split by a copy as before.
@@ -21,8 +22,9 @@
 // memcheck and racecheck clean), errors bit-identical to rung 16's (3.1e-7 / 2.6e-7 at 2048 x 2048 x
 // 4096, cuBLAS sgemm 1.1e-6 / 8.5e-7). Beat the prediction: 96.4 / 122.0 / 126.4 TFLOP/s at 2048^3 /
 // 4096^3 / 8192^3 (1.94 / 2.36 / 2.51x cuBLAS sgemm) against rung 16's 87.5 / 105.4 / 99.1 in the same
-// run; 8192^3 now steady (8.63-8.76 ms where rung 16 spread over 10.3-13.1); 4096^3 nt 123.6, tt
-// 116.7, tn 113.7 (A copied transposed); 4095 x 4097 x 4093 115.2 (0.94 of 4096^3's speed).
+// run; 8192^3 now steady (8.63-8.76 ms where rung 16 spread over 10.3-13.1); 4096^3 nt 123.6;
+// 4095 x 4097 x 4093 115.2 (0.94 of 4096^3's speed). tn / tt first copied A k-contiguous (113.7 /
+// 116.7 at 4096^3); read as stored since 2e1b7f0-: 119.5 / 121.2 at 4096^3, 122.5 / 124.5 at 8192^3.
 // The kernel (A_RS = true) is written once with rung 16's in wgmma_x3.cuh.
 #include "gemm/wgmma_x3.cuh"
 

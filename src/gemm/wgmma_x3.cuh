@@ -3,8 +3,9 @@
 // three products (hi*lo + lo*hi + hi*hi) summed apart on the tensor core and added to the fp32
 // accumulator off it. A_RS = false (rung 16): A's tf32 parts come split by a copy and are read from
 // shared memory; A_RS = true (rung 22): A's fp32 tile comes as stored and each consumer splits its
-// fragments in registers (wgmma's register form for A). What each does and what bounds it: the
-// header comments of 16_wgmma_x3.cu and 22_wgmma_x3_rs.cu. Included by those files only.
+// fragments in registers (wgmma's register form for A); A_MN (with A_RS): A stored k x m is read as
+// stored, in boxes of 32 k-rows x 32 m. What each does and what bounds it: the header comments of
+// 16_wgmma_x3.cu and 22_wgmma_x3_rs.cu. Included by those files only.
 #pragma once
 
 #include "detail/check.hpp"
@@ -45,9 +46,10 @@ struct Maps {
   CUtensorMap a_hi, a_lo, b_hi, b_lo;  // A_RS: a_hi maps A as stored, a_lo is unused
 };
 
-template <bool A_RS>
+template <bool A_RS, bool A_MN>
 __global__ void __launch_bounds__(THREADS, 1)
     x3_kernel(const __grid_constant__ Maps maps, Args a, int tiles_m, int tiles_n, bool c_vec) {
+  static_assert(A_RS || !A_MN, "an m-contiguous A is read through registers only");
   using L = Layout<A_RS>;
   constexpr int STAGES = L::STAGES, STAGE_BYTES = L::STAGE_BYTES;
   extern __shared__ unsigned char smem_raw[];
@@ -76,7 +78,11 @@ __global__ void __launch_bounds__(THREADS, 1)
           uint64_t* bar = &full[s];
           const int k0 = kt * BK;
           detail::mbar_expect_tx(bar, STAGE_BYTES);  // A's part(s) (own) + both halves of B's parts
-          detail::tma_load_2d(st + L::A_HI, &maps.a_hi, k0, m0, bar);
+          if constexpr (A_MN) {  // boxes of BK k-rows x 32 m (128 bytes), 4 KB each
+            for (int j = 0; j < BM / 32; ++j) detail::tma_load_2d(st + L::A_HI + j * BK * ROW, &maps.a_hi, m0 + 32 * j, k0, bar);
+          } else {
+            detail::tma_load_2d(st + L::A_HI, &maps.a_hi, k0, m0, bar);
+          }
           if constexpr (!A_RS) detail::tma_load_2d(st + L::A_LO, &maps.a_lo, k0, m0, bar);
           constexpr uint16_t all = (1u << CL) - 1;
           const int half = static_cast<int>(rank) * (BN / CL);  // this block's rows of n
@@ -108,7 +114,8 @@ __global__ void __launch_bounds__(THREADS, 1)
           // A's fragments of the stage, split in registers. No wgmma group of this consumer is in
           // flight here (the wait below), so writing them does not serialize the MMAs (C7513).
           uint32_t x[16], hi[16], lo[16];
-          detail::load_a_frags_k_f32(x, st + L::A_HI, cw);
+          if constexpr (A_MN) detail::load_a_frags_mn_tf32(x, st + L::A_HI, cw);  // (fp32 bits as stored)
+          else detail::load_a_frags_k_f32(x, st + L::A_HI, cw);
 #pragma unroll
           for (int i = 0; i < 16; ++i) {
             float h, l;
@@ -153,29 +160,45 @@ __global__ void __launch_bounds__(THREADS, 1)
   detail::cluster_sync();  // no block leaves while its peer may still signal or write into it
 }
 
+template <bool A_RS, bool A_MN>
+void launch(const Maps& maps, const Args& user, const char* name);
+
 // Split the operands (A too unless A_RS), build the maps, launch one persistent cluster grid.
 template <bool A_RS>
 void run(const Args& user, const char* name) {
-  using L = Layout<A_RS>;
   detail::require_sm90a(name);
   std::unique_ptr<detail::Scratch> keep_a, keep_b;  // freed on the stream after the kernel
-  const pack::Split3 sp = pack::split_operands(user, keep_a, keep_b, A_RS);
+  const pack::Split3 sp = pack::split_operands(user, keep_a, keep_b, A_RS, /*a_mn_ok=*/A_RS);
   const auto f32 = detail::tma_type<float>();  // fp32 bits as stored (the parts are tf32 already)
   Maps maps;
-  maps.a_hi = detail::make_tensor_map_2d(sp.A_hi, f32, 4, user.m, user.k, sp.lda, BM, BK);
-  maps.a_lo = A_RS ? maps.a_hi : detail::make_tensor_map_2d(sp.A_lo, f32, 4, user.m, user.k, sp.lda, BM, BK);
+  if (sp.a_mn) {  // A stored k x m, read as stored (A_RS only)
+    maps.a_hi = detail::make_tensor_map_2d(sp.A_hi, f32, 4, user.k, user.m, sp.lda, BK, 32);
+    maps.a_lo = maps.a_hi;
+  } else {
+    maps.a_hi = detail::make_tensor_map_2d(sp.A_hi, f32, 4, user.m, user.k, sp.lda, BM, BK);
+    maps.a_lo = A_RS ? maps.a_hi : detail::make_tensor_map_2d(sp.A_lo, f32, 4, user.m, user.k, sp.lda, BM, BK);
+  }
   maps.b_hi = detail::make_tensor_map_2d(sp.B_hi, f32, 4, user.n, user.k, sp.ldb, BN / CL, BK);
   maps.b_lo = detail::make_tensor_map_2d(sp.B_lo, f32, 4, user.n, user.k, sp.ldb, BN / CL, BK);
+  if constexpr (A_RS) {
+    if (sp.a_mn) return launch<true, true>(maps, user, name);
+  }
+  launch<A_RS, false>(maps, user, name);
+}
+
+template <bool A_RS, bool A_MN>
+void launch(const Maps& maps, const Args& user, const char* name) {
+  using L = Layout<A_RS>;
   const int64_t tiles_m = ceil_div(user.m, BM), tiles_n = ceil_div(user.n, BN);
   const int64_t cluster_tiles = ceil_div(tiles_m, CL) * tiles_n;
   if (cluster_tiles > INT32_MAX) throw Unsupported(std::string("rungs: ") + name + ": too many tiles for one launch");
-  const void* kernel = reinterpret_cast<const void*>(&x3_kernel<A_RS>);
+  const void* kernel = reinterpret_cast<const void*>(&x3_kernel<A_RS, A_MN>);
   detail::allow_dynamic_smem(kernel, L::SMEM_BYTES);
   const int fit = detail::max_active_clusters(kernel, THREADS, L::SMEM_BYTES, CL, name);
   const int clusters = static_cast<int>(std::min<int64_t>(cluster_tiles, fit));
   const bool c_vec = reinterpret_cast<uintptr_t>(user.C) % 8 == 0 && user.ldc % 2 == 0;
   const detail::ClusterLaunch l(static_cast<unsigned>(clusters * CL), THREADS, L::SMEM_BYTES, CL, user.stream);
-  RUNGS_CUDA(cudaLaunchKernelEx(&l.cfg, &x3_kernel<A_RS>, maps, user, static_cast<int>(tiles_m),
+  RUNGS_CUDA(cudaLaunchKernelEx(&l.cfg, &x3_kernel<A_RS, A_MN>, maps, user, static_cast<int>(tiles_m),
                                 static_cast<int>(tiles_n), c_vec));
   detail::check_launch(name);
 }
