@@ -24,7 +24,7 @@
 // 4096^3 / 8192^3 (1.94 / 2.36 / 2.51x cuBLAS sgemm) against rung 16's 87.5 / 105.4 / 99.1 in the same
 // run; 8192^3 now steady (8.63-8.76 ms where rung 16 spread over 10.3-13.1); 4096^3 nt 123.6;
 // 4095 x 4097 x 4093 115.2 (0.94 of 4096^3's speed). tn / tt first copied A k-contiguous (113.7 /
-// 116.7 at 4096^3); read as stored since 2e1b7f0-: 119.5 / 121.2 at 4096^3, 122.5 / 124.5 at 8192^3.
+// 116.7 at 4096^3); read as stored since d2be6cf: 119.5 / 121.2 at 4096^3, 122.5 / 124.5 at 8192^3.
 // The kernel (A_RS = true) is written once with rung 16's in wgmma_x3.cuh.
 #include "gemm/wgmma_x3.cuh"
 
