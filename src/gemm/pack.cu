@@ -151,15 +151,15 @@ ArgsT<T> operands(ArgsT<T> a, std::unique_ptr<detail::Scratch>& keep_a, std::uni
 }
 
 Split3 split_operands(const Args& a, std::unique_ptr<detail::Scratch>& keep_a,
-                      std::unique_ptr<detail::Scratch>& keep_b, bool a_raw, bool a_mn_ok) {
+                      std::unique_ptr<detail::Scratch>& keep_b, bool a_raw) {
   constexpr int E = 4;
   Split3 out;
   out.lda = aligned_ld(a.k, E), out.ldb = aligned_ld(a.k, E);
   const size_t a_part = size_t(a.m) * out.lda, b_part = size_t(a.n) * out.ldb;
   if (a_raw) {
     const bool at = a.ta == Trans::T;
-    out.A_hi = a.A, out.lda = a.lda, out.a_mn = at && a_mn_ok;
-    prepare(out.A_hi, out.lda, at ? a.k : a.m, at ? a.m : a.k, at && !a_mn_ok, !tma_ok(a.A, a.lda, E), keep_a, a.stream);
+    out.A_hi = a.A, out.lda = a.lda, out.a_mn = at;
+    prepare(out.A_hi, out.lda, at ? a.k : a.m, at ? a.m : a.k, false, !tma_ok(a.A, a.lda, E), keep_a, a.stream);
   } else {
     keep_a = std::make_unique<detail::Scratch>(2 * a_part * E, a.stream);
     float* ah = keep_a->as<float>();

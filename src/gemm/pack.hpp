@@ -49,15 +49,15 @@ ArgsT<T> operands(ArgsT<T> a, std::unique_ptr<detail::Scratch>& keep_a, std::uni
 
 // The 3xTF32 operands: A and B each split into a tf32 big and a tf32 small part, k-contiguous
 // (A parts m x k with stride lda, B parts n x k with stride ldb), in scratch kept by keep_a / keep_b.
-// a_raw: A is not split (the rung splits it in registers): A_hi is A as stored when TMA can read
-// it, else an aligned copy; A_lo stays null. The copy (or A itself) is k-contiguous (m x k, stride
-// lda) unless a_mn_ok and A is stored k x m: then a_mn is set and A_hi is k x m with stride lda.
+// a_raw: A is not split (the rung splits it in registers) and keeps its layout: A_hi is A as stored
+// when TMA can read it, else an aligned copy of it; A_lo stays null; a_mn is set when A is stored
+// k x m (then A_hi is k x m with stride lda).
 struct Split3 {
   const float *A_hi = nullptr, *A_lo = nullptr, *B_hi = nullptr, *B_lo = nullptr;
   int64_t lda = 0, ldb = 0;
   bool a_mn = false;
 };
 Split3 split_operands(const Args& a, std::unique_ptr<detail::Scratch>& keep_a, std::unique_ptr<detail::Scratch>& keep_b,
-                      bool a_raw = false, bool a_mn_ok = false);
+                      bool a_raw = false);
 
 }  // namespace rungs::sgemm::pack

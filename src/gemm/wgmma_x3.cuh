@@ -168,7 +168,7 @@ template <bool A_RS>
 void run(const Args& user, const char* name) {
   detail::require_sm90a(name);
   std::unique_ptr<detail::Scratch> keep_a, keep_b;  // freed on the stream after the kernel
-  const pack::Split3 sp = pack::split_operands(user, keep_a, keep_b, A_RS, /*a_mn_ok=*/A_RS);
+  const pack::Split3 sp = pack::split_operands(user, keep_a, keep_b, A_RS);
   const auto f32 = detail::tma_type<float>();  // fp32 bits as stored (the parts are tf32 already)
   Maps maps;
   if (sp.a_mn) {  // A stored k x m, read as stored (A_RS only)
