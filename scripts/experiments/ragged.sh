@@ -1,22 +1,24 @@
 #!/usr/bin/env bash
-# Rung 20 (wgmma_ragged; issue 5's non-multiple shapes, docs/gemm_tc.md): build, its GemmTc tests
-# beside rung 17's, the ragged shapes benched against rung 17 and cuBLAS, then memcheck and
-# racecheck of its tests (shapes up to RUNGS_TEST_MAX_MNK). Logs in $OUT, summaries on stdout.
-# Usage: scripts/experiments/ragged.sh   NOTESTS=1: bench only; NOSAN=1: no sanitizers.
+# Rungs 20 and 23 (wgmma_ragged, wgmma_balanced; issue 5's non-multiple shapes, docs/gemm_tc.md):
+# build, their GemmTc tests beside rung 17's, the ragged shapes benched against rung 17 and cuBLAS,
+# then memcheck and racecheck of the newest rung's tests (shapes up to RUNGS_TEST_MAX_MNK). Logs in
+# $OUT, summaries on stdout.
+# Usage: scripts/experiments/ragged.sh   NOTESTS=1: bench only; NOSAN=1: no sanitizers;
+# VARIANTS=a,b,c: the benched rungs; SAN_RUNG=name: the rung under the sanitizers.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/experiments/lib.sh  # OUT, log, build_gpu
 build_gpu rungs_gpu_tests rungs_cli
 if [ -z "${NOTESTS:-}" ]; then
-  log "GemmTc tests: wgmma_ragged and wgmma_tma_store"
+  log "GemmTc tests: wgmma_balanced, wgmma_ragged and wgmma_tma_store; NarrowLastColumn for every rung"
   timeout "${TEST_TIMEOUT:-200}" build-gpu/tests/rungs_gpu_tests \
-    --gtest_filter='Ladder/GemmTc.*/wgmma_ragged_*:Ladder/GemmTc.*/wgmma_tma_store_*' >"$OUT/tc_tests.log" 2>&1
+    --gtest_filter='Ladder/GemmTc.*/wgmma_balanced_*:Ladder/GemmTc.*/wgmma_ragged_*:Ladder/GemmTc.*/wgmma_tma_store_*:Ladder/GemmTc.NarrowLastColumn/*' >"$OUT/tc_tests.log" 2>&1
   echo "tests rc $?"
   grep -E "^\[  FAILED|Failure$|wrote past|tests ran|PASSED" "$OUT/tc_tests.log" | head -30
 fi
 log "bench"
-bench() {  # M N K DTYPES
-  timeout 90 build-gpu/rungs bench gemm --m "$1" --n "$2" --k "$3" --dtype "$4" --variant wgmma_tma_store,wgmma_ragged,cublas \
+bench() {  # M N K DTYPES [TRANS]
+  timeout 90 build-gpu/rungs bench gemm --m "$1" --n "$2" --k "$3" --dtype "$4" --trans "${5:-nn}" --variant "${VARIANTS:-wgmma_tma_store,wgmma_ragged,wgmma_balanced,cublas}" \
     --quiet | grep -E "^  [0-9]+ " | tee -a "$OUT/bench.txt"
 }
 bench 4096 4096 4096 bf16
@@ -25,13 +27,15 @@ bench 4096 4097 4096 bf16
 bench 4095 4097 4093 bf16,f16,tf32
 bench 8192 8200 8192 bf16
 bench 2048 2056 2048 bf16
+bench 2048 2048 2048 bf16
+bench 4096 4100 4096 bf16 nt
 if [ -z "${NOTESTS:-}${NOSAN:-}" ]; then
   export RUNGS_TEST_MAX_MNK=${RUNGS_TEST_MAX_MNK:-$((1 << 22))}
   for tool in memcheck racecheck; do
     log "compute-sanitizer $tool"
     extra=(); [ $tool = racecheck ] && extra=(--racecheck-report hazard)
     timeout "${SAN_TIMEOUT:-150}" compute-sanitizer --tool $tool "${extra[@]}" --error-exitcode 9 \
-      build-gpu/tests/rungs_gpu_tests --gtest_filter='Ladder/GemmTc.*/wgmma_ragged_*' >"$OUT/$tool.log" 2>&1
+      build-gpu/tests/rungs_gpu_tests --gtest_filter="Ladder/GemmTc.*/${SAN_RUNG:-wgmma_balanced}_*" >"$OUT/$tool.log" 2>&1
     echo "$tool rc $?"
     grep -E "tests ran|PASSED|FAILED" "$OUT/$tool.log" | tail -3
     grep -m5 -E "Invalid|hazard|ERROR SUMMARY" "$OUT/$tool.log"

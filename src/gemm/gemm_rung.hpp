@@ -128,6 +128,11 @@ void run_bf16(const ArgsBF&);
 namespace wgmma_x3_rs {                               // 22_wgmma_x3_rs.cu (sm_90a)
 void run_tf32x3(const Args&);
 }  // namespace wgmma_x3_rs
+namespace wgmma_balanced {                            // 23_wgmma_balanced.cu (sm_90a)
+void run_tf32(const Args&);
+void run_f16(const ArgsH&);
+void run_bf16(const ArgsBF&);
+}  // namespace wgmma_balanced
 
 // C = beta * C over m x n (beta == 0 writes zeros without reading C). Used for k == 0 / alpha == 0.
 void scale_c(int64_t m, int64_t n, float beta, float* C, int64_t ldc, cudaStream_t stream);

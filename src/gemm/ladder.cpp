@@ -78,6 +78,11 @@ const std::vector<Rung>& ladder() {
        "into tf32 parts by the consumers, wgmma's register form for A; B split by a copy as in rung 16 (sm_90a); "
        "tf32x3",
        90, false, nullptr, nullptr, wgmma_x3_rs::run_tf32x3, nullptr, nullptr},
+      {"wgmma_balanced",
+       "rung 20 with a narrow last tile column (<= 64 columns) balanced: its tiles dealt two each to the "
+       "clusters with one full tile fewer, run last, with two k tiles per stage where B is n-contiguous "
+       "(sm_90a); f16 bf16 tf32",
+       90, false, nullptr, wgmma_balanced::run_tf32, nullptr, wgmma_balanced::run_f16, wgmma_balanced::run_bf16},
   };
   return rungs;
 }

@@ -13,6 +13,7 @@
 #include "detail/gemm_pipeline.cuh"
 #include "detail/gemm_tc.cuh"
 #include "detail/hopper.cuh"
+#include "detail/narrow_deal.hpp"
 #include "detail/scratch.hpp"
 #include "gemm/gemm_rung.hpp"
 #include "gemm/pack.hpp"
@@ -133,14 +134,22 @@ __device__ __forceinline__ void add_partial(float (&d)[128], const float* slot) 
 // shared-memory form reads K-major operands only). C_T (tf32): the launch swapped the operands
 // (C^T = B^T A^T, so that an n-contiguous B is this kernel's A_MN operand): the kernel's m x n
 // result is C's transpose, stored as such.
-template <typename T, bool A_MN, bool B_MN, int CL, bool TMA_C, bool SK, bool EDGE, bool OVL, bool C_T>
+// BAL (rung 23, with EDGE): a narrow last tile column (<= 64 columns) dealt by detail::NarrowDeal,
+// and, where B is n-contiguous, its tiles' stages hold two k tiles each (A, A', B, B': 16 + 16 + 8 +
+// 8 KB), so twice the bytes are in flight for a tile whose time is the latency of its loads.
+template <typename T, bool A_MN, bool B_MN, int CL, bool TMA_C, bool SK, bool EDGE, bool OVL, bool C_T, bool BAL>
 __global__ void __launch_bounds__(THREADS, 1)
     wgmma_ws_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                     const __grid_constant__ CUtensorMap map_c, ArgsT<T> a, int tiles_m, int tiles_n, bool c_vec,
-                    int64_t tma_cols, StreamK sk) {
+                    int64_t tma_cols, StreamK sk, detail::NarrowDeal deal) {
   static_assert(!(SK && EDGE), "rung 20's storer warps walk whole tiles only");
+  static_assert(!BAL || EDGE, "rung 23 is rung 20 with its narrow column dealt");
   static_assert(!OVL || (TMA_C && !SK && !EDGE && sizeof(T) == 2), "rung 21: rung 17's epilogue, 16-bit C");
   constexpr bool TF32 = std::is_same_v<T, float>, RS = TF32 && A_MN;
+  // BAL, 16-bit: the storer warps' walk (detail::NarrowDeal::Share) spilled at 40 registers; 48 for
+  // the producer warpgroup leaves the consumers 224 (the block's 384 x 168 registers), enough for
+  // the shared-memory form (tf32 through registers, RS, needs its 232; its storers fit in 40).
+  constexpr bool WIDE_STORER = BAL && !TF32;
   static_assert(!(TF32 && B_MN) && (!C_T || TF32), "tf32: B K-major; C_T for tf32 only");
   constexpr int BK = bk<T>();
   extern __shared__ unsigned char smem_raw[];
@@ -165,6 +174,23 @@ __global__ void __launch_bounds__(THREADS, 1)
   detail::cluster_sync();  // the peer's barriers exist before anyone signals them
   const detail::ClusterWalk walk = detail::cluster_walk(tiles_m, tiles_n, CL);
   const Pieces pieces(sk, walk.first, walk.stride, std::bool_constant<SK>{});
+  const detail::NarrowDeal::Share share = deal.share(BAL ? walk.first : 0);
+  const int count = BAL ? share.count : pieces.count;
+  // Piece p of this cluster: cluster tile (cm, tn), k tiles kb .. ke - 1.
+  auto locate = [&](int p, int& cm, int& tn, int& kb, int& ke) {
+    if constexpr (BAL) {
+      int index;
+      if (share.at(p, index)) cm = index, tn = tiles_n - 1;
+      else cluster_tile(index, walk.rows, deal.full_cols, cm, tn);
+      kb = 0, ke = sk.kt;
+    } else {
+      int t;
+      pieces.at(p, walk.first, walk.stride, sk.kt, t, kb, ke);
+      cluster_tile(t, walk.rows, tiles_n, cm, tn);
+    }
+  };
+  // BAL: stages of two k tiles for a tile only 64 columns wide (B n-contiguous: 8 KB a k tile).
+  auto paired = [&](int nb) { return BAL && B_MN && nb == 64; };
   constexpr int E = int(sizeof(T)), CHUNK = 256 / E, CHUNKS = BN / CHUNK;  // C's pieces through c_buf
   // EDGE: consumer w's rows of tile (m0, n0) leave through the storer warp (C unaligned for TMA, or
   // a last column TMA would overrun; beta == 0 only: the buffer holds C's type, and alpha * AB
@@ -174,41 +200,45 @@ __global__ void __launch_bounds__(THREADS, 1)
   };
 
   if (wg == 0) {
-    detail::setmaxnreg_dec<40>();
+    detail::setmaxnreg_dec<WIDE_STORER ? 48 : 40>();
     if (tid == 0) {
       int it = 0;  // k tiles issued by this block so far, over all its tiles: slot it % STAGES
-      for (int p = 0; p < pieces.count; ++p) {
-        int t, kb, ke;
-        pieces.at(p, walk.first, walk.stride, sk.kt, t, kb, ke);
-        int cm, tn;
-        cluster_tile(t, walk.rows, tiles_n, cm, tn);
+      for (int p = 0; p < count; ++p) {
+        int cm, tn, kb, ke;
+        locate(p, cm, tn, kb, ke);
         const int m0 = (cm * CL + static_cast<int>(rank)) * BM, n0 = tn * BN;
         // EDGE: only the B columns the tile multiplies (the same in both blocks of the cluster).
         const int nb = EDGE ? edge_width(static_cast<int>(a.n) - n0) : BN;
         const int b_bytes = B_MN ? nb / 64 * BK * ROW : (nb > BN / CL ? B_BYTES : B_BYTES / CL);
-        for (int kt = kb; kt < ke; ++kt, ++it) {
+        const bool two = paired(nb);
+        for (int kt = kb; kt < ke; kt += two ? 2 : 1, ++it) {
           const int s = it % STAGES;
           // Use u = it / STAGES of slot s needs use u - 1 released by the consumers of both blocks.
           if (it >= STAGES) detail::mbar_wait(&empty[s], ((it / STAGES) - 1) & 1);
           unsigned char* st = smem + s * STAGE_BYTES;
           uint64_t* bar = &full[s];
-          const int k0 = kt * BK;
-          detail::mbar_expect_tx(bar, A_BYTES + (EDGE ? b_bytes : B_BYTES));  // A (own) + B from both blocks
-          if constexpr (A_MN) {  // boxes of BK k-rows x 128 bytes of m (64 16-bit, 32 tf32 elements)
-            constexpr int MN_BOX = ROW / int(sizeof(T));
-            for (int j = 0; j < BM / MN_BOX; ++j)
-              detail::tma_load_2d(st + j * BK * ROW, &map_a, m0 + MN_BOX * j, k0, bar);
-          } else {
-            detail::tma_load_2d(st, &map_a, k0, m0, bar);
-          }
-          unsigned char* sb = st + A_BYTES;
-          constexpr uint16_t all = (1u << CL) - 1;
-          if constexpr (B_MN) {  // this block's BN / 64 / CL boxes of BK k-rows x 64 n
-            constexpr int per = BN / 64 / CL;
-            for (int j = int(rank) * per; j < int(rank + 1) * per && 64 * j < nb; ++j)
-              detail::tma_load_2d_multicast(sb + j * BK * ROW, &map_b, n0 + 64 * j, k0, bar, all);
-          } else if (int(rank) * (BN / CL) < nb) {  // this block's BN / CL rows of n, k-contiguous
-            detail::tma_load_2d_multicast(sb + rank * (B_BYTES / CL), &map_b, k0, n0 + int(rank) * (BN / CL), bar, all);
+          const int tiles = two && kt + 1 < ke ? 2 : 1;  // k tiles in this stage
+          // A (own) + B from both blocks, per k tile
+          detail::mbar_expect_tx(bar, tiles * (A_BYTES + (EDGE ? b_bytes : B_BYTES)));
+          for (int h = 0; h < tiles; ++h) {  // k tile kt + h: A at st + h A_BYTES, B after both A's
+            const int k0 = (kt + h) * BK;
+            unsigned char* sa = st + h * A_BYTES;
+            if constexpr (A_MN) {  // boxes of BK k-rows x 128 bytes of m (64 16-bit, 32 tf32 elements)
+              constexpr int MN_BOX = ROW / int(sizeof(T));
+              for (int j = 0; j < BM / MN_BOX; ++j)
+                detail::tma_load_2d(sa + j * BK * ROW, &map_a, m0 + MN_BOX * j, k0, bar);
+            } else {
+              detail::tma_load_2d(sa, &map_a, k0, m0, bar);
+            }
+            unsigned char* sb = st + (two ? 2 * A_BYTES + h * b_bytes : A_BYTES);
+            constexpr uint16_t all = (1u << CL) - 1;
+            if constexpr (B_MN) {  // this block's BN / 64 / CL boxes of BK k-rows x 64 n
+              constexpr int per = BN / 64 / CL;
+              for (int j = int(rank) * per; j < int(rank + 1) * per && 64 * j < nb; ++j)
+                detail::tma_load_2d_multicast(sb + j * BK * ROW, &map_b, n0 + 64 * j, k0, bar, all);
+            } else if (int(rank) * (BN / CL) < nb) {  // this block's BN / CL rows of n, k-contiguous
+              detail::tma_load_2d_multicast(sb + rank * (B_BYTES / CL), &map_b, k0, n0 + int(rank) * (BN / CL), bar, all);
+            }
           }
         }
       }
@@ -221,11 +251,9 @@ __global__ void __launch_bounds__(THREADS, 1)
       const int w = tid / 32 - 1, lane = tid % 32;
       const uint32_t buf = detail::smem_u32(c_buf + w * C_BYTES);
       unsigned phase = 0;
-      for (int p = 0; p < pieces.count; ++p) {
-        int t, kb, ke;
-        pieces.at(p, walk.first, walk.stride, sk.kt, t, kb, ke);
-        int cm, tn;
-        cluster_tile(t, walk.rows, tiles_n, cm, tn);
+      for (int p = 0; p < count; ++p) {
+        int cm, tn, kb, ke;
+        locate(p, cm, tn, kb, ke);
         const int m0 = (cm * CL + static_cast<int>(rank)) * BM, n0 = tn * BN;
         if (!staged(m0, n0, w)) continue;
         const int row0 = m0 + 64 * w, rows = min(64, static_cast<int>(a.m) - row0);
@@ -252,7 +280,7 @@ __global__ void __launch_bounds__(THREADS, 1)
       }
     }
   } else {
-    detail::setmaxnreg_inc<232>();
+    detail::setmaxnreg_inc<WIDE_STORER ? 224 : 232>();
     const int cw = wg - 1;  // this consumer's 64 rows of the 128-row tile
     auto release = [&](int slot) {  // both blocks' producers may refill `slot`
       if (tid % 128 == 0)
@@ -274,13 +302,23 @@ __global__ void __launch_bounds__(THREADS, 1)
         if constexpr (OVL) detail::fill_c_chunk_packed<T, c>(pk, b);
       });
     };
-    for (int p = 0; p < pieces.count; ++p) {
-      int t, kb, ke;
-      pieces.at(p, walk.first, walk.stride, sk.kt, t, kb, ke);
+    // Piece p's cluster tile (t: its index in the round-robin walk; BAL locates it from p).
+    auto tile_of = [&](int p, int t, int& cm, int& tn) {
+      if constexpr (BAL) {
+        int kb, ke;
+        locate(p, cm, tn, kb, ke);
+        (void)t;
+      } else {
+        cluster_tile(t, walk.rows, tiles_n, cm, tn);
+      }
+    };
+    for (int p = 0; p < count; ++p) {
+      int t = 0, kb = 0, ke = sk.kt;
+      if constexpr (!BAL) pieces.at(p, walk.first, walk.stride, sk.kt, t, kb, ke);
 #pragma unroll
       for (int i = 0; i < 128; ++i) d[i] = 0.0f;
-      // The k loop, multiplying the first N columns of B.
-      auto mainloop = [&](auto width) {
+      // The k loop, multiplying the first N columns of B (two: stages of two k tiles, BAL).
+      auto mainloop = [&](auto width, bool two) {
         constexpr int N = decltype(width)::value;
         if constexpr (RS) {
           // A's fragments through registers, double-buffered: while stage it's MMAs run (reading
@@ -311,6 +349,39 @@ __global__ void __launch_bounds__(THREADS, 1)
           detail::wgmma_wait<0>();
           if (ke > kb) release((it - 1) % STAGES);
         } else {
+          // BAL: a stage of two k tiles is a loop step of its own (a branch between the two
+          // stages' wgmmas made ptxas serialize every wgmma of the kernel: C7520).
+          if constexpr (BAL && B_MN && N == 64) {
+            int kt = kb;
+            for (; two && kt + 1 < ke; kt += 2, ++it) {
+              const int s = it % STAGES;
+              detail::mbar_wait(&full[s], (it / STAGES) & 1);
+              const unsigned char* As = smem + s * STAGE_BYTES;
+              const unsigned char* Bs = As + 2 * A_BYTES;  // B, then B' 8 KB on
+              detail::wgmma_fence();
+              detail::wgmma_stage_64xn<T, A_MN, B_MN, N>(d, As, Bs, cw);
+              detail::wgmma_stage_64xn<T, A_MN, B_MN, N>(d, As + A_BYTES, Bs + BK * ROW, cw);
+              detail::wgmma_commit();
+              detail::wgmma_wait<1>();
+              if (kt > kb) release((it - 1) % STAGES);
+            }
+            if (two && kt < ke) {  // an odd last k tile, alone in its stage (B after both A's)
+              const int s = it % STAGES;
+              detail::mbar_wait(&full[s], (it / STAGES) & 1);
+              const unsigned char* As = smem + s * STAGE_BYTES;
+              detail::wgmma_fence();
+              detail::wgmma_stage_64xn<T, A_MN, B_MN, N>(d, As, As + 2 * A_BYTES, cw);
+              detail::wgmma_commit();
+              detail::wgmma_wait<1>();
+              if (kt > kb) release((it - 1) % STAGES);
+              ++it;
+            }
+            if (two) {
+              detail::wgmma_wait<0>();
+              if (ke > kb) release((it - 1) % STAGES);
+              return;
+            }
+          }
           for (int kt = kb; kt < ke; ++kt, ++it) {
             const int s = it % STAGES;
             detail::mbar_wait(&full[s], (it / STAGES) & 1);
@@ -332,8 +403,9 @@ __global__ void __launch_bounds__(THREADS, 1)
       };
       if constexpr (EDGE) {
         int cm, tn;
-        cluster_tile(t, walk.rows, tiles_n, cm, tn);
+        tile_of(p, t, cm, tn);
         const int nb = edge_width(static_cast<int>(a.n) - tn * BN);
+        const bool two = paired(nb);
         // A consumer whose rows all lie past m multiplies too, 64 columns wide, and stores nothing:
         // with no MMAs at all (a mainloop that only took and released the stages, until the
         // eighth session) rung 20 hung
@@ -341,11 +413,11 @@ __global__ void __launch_bounds__(THREADS, 1)
         // every stuck waiter was such a consumer, or its block's, at the first stage of the last
         // tile row; rung 17, whose consumers always multiply, never hung there). The cause is not
         // understood; this keeps each consumer's pace through the stages that of rung 17's.
-        if (nb == 64 || (cm * CL + static_cast<int>(rank)) * BM + 64 * cw >= a.m) mainloop(std::integral_constant<int, 64>{});
-        else if (nb == 128) mainloop(std::integral_constant<int, 128>{});
-        else mainloop(std::integral_constant<int, 256>{});
+        if (nb == 64 || (cm * CL + static_cast<int>(rank)) * BM + 64 * cw >= a.m) mainloop(std::integral_constant<int, 64>{}, two);
+        else if (nb == 128) mainloop(std::integral_constant<int, 128>{}, false);
+        else mainloop(std::integral_constant<int, 256>{}, false);
       } else {
-        mainloop(std::integral_constant<int, 256>{});
+        mainloop(std::integral_constant<int, 256>{}, false);
       }
       if constexpr (OVL) {  // what a tile of fewer than 2 k tiles left of the last tile's C
         if (pend_row >= 0 && ke - kb < 1) emit(std::integral_constant<int, 0>{});
@@ -354,7 +426,7 @@ __global__ void __launch_bounds__(THREADS, 1)
       }
       auto store_tile = [&] {
         int cm, tn;  // (found only now: fewer registers held beside the accumulators)
-        cluster_tile(t, walk.rows, tiles_n, cm, tn);
+        tile_of(p, t, cm, tn);
         const int m0 = (cm * CL + static_cast<int>(rank)) * BM, n0 = tn * BN;
         unsigned char* buf = c_buf + cw * C_BYTES;
         if (EDGE && (handed & 1)) {  // the storer's last chunk has left the buffer
@@ -422,7 +494,8 @@ __global__ void __launch_bounds__(THREADS, 1)
   detail::cluster_sync();  // no block leaves while its peer may still signal or write into it
 }
 
-template <typename T, bool A_MN, bool B_MN, int CL, bool TMA_C, bool SK, bool EDGE, bool OVL, bool C_T = false>
+template <typename T, bool A_MN, bool B_MN, int CL, bool TMA_C, bool SK, bool EDGE, bool OVL, bool C_T = false,
+          bool BAL = false>
 void launch(const ArgsT<T>& a, const char* name) {
   constexpr int BK = bk<T>(), E = int(sizeof(T));
   const CUtensorMap ma = A_MN ? detail::make_tensor_map_2d(a.A, detail::tma_operand_type<T>(), E, a.k, a.m, a.lda, BK, ROW / E)
@@ -432,7 +505,7 @@ void launch(const ArgsT<T>& a, const char* name) {
   const int64_t tiles_m = ceil_div(a.m, BM), tiles_n = ceil_div(a.n, BN);
   const int64_t cluster_tiles = ceil_div(tiles_m, CL) * tiles_n;
   if (cluster_tiles > INT32_MAX) throw Unsupported(std::string("rungs: ") + name + ": too many tiles for one launch");
-  auto* kernel = &wgmma_ws_kernel<T, A_MN, B_MN, CL, TMA_C, SK, EDGE, OVL, C_T>;
+  auto* kernel = &wgmma_ws_kernel<T, A_MN, B_MN, CL, TMA_C, SK, EDGE, OVL, C_T, BAL>;
   constexpr int SMEM_BYTES = smem_bytes<TMA_C>();
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), SMEM_BYTES);
   const int fit = detail::max_active_clusters(reinterpret_cast<const void*>(kernel), THREADS, SMEM_BYTES, CL, name);
@@ -465,16 +538,19 @@ void launch(const ArgsT<T>& a, const char* name) {
     flags = std::make_unique<detail::Scratch>(slots * sizeof(int), a.stream, true);
     sk.ws = ws->as<float>(), sk.flags = flags->as<int>();
   }
+  // BAL: the last tile column is narrow where its edge width is 64 (n % BN in 1 .. 64).
+  const bool narrow_last = BAL && a.n % BN != 0 && a.n % BN <= 64;
+  const detail::NarrowDeal deal(static_cast<int>(ceil_div(tiles_m, CL)), static_cast<int>(tiles_n), narrow_last, clusters);
   const detail::ClusterLaunch l(static_cast<unsigned>(clusters * CL), THREADS, SMEM_BYTES, CL, a.stream);
   RUNGS_CUDA(cudaLaunchKernelEx(&l.cfg, kernel, ma, mb, mc, a, static_cast<int>(tiles_m), static_cast<int>(tiles_n),
-                                c_vec, tma_cols, sk));
+                                c_vec, tma_cols, sk, deal));
   detail::check_launch(name);
 #if defined(RUNGS_HANG_DEBUG)
   detail::hang_report<<<1, 1, 0, a.stream>>>();
 #endif
 }
 
-template <bool TMA_C, bool SK = false, bool EDGE = false, bool OVL = false, typename T>
+template <bool TMA_C, bool SK = false, bool EDGE = false, bool OVL = false, bool BAL = false, typename T>
 void run_any(const ArgsT<T>& user, const char* name) {
   detail::require_sm90a(name);
   std::unique_ptr<detail::Scratch> keep_a, keep_b;  // freed on the stream after the kernel
@@ -482,16 +558,16 @@ void run_any(const ArgsT<T>& user, const char* name) {
   detail::dispatch_trans(a.ta, a.tb, [&](auto ta, auto tb) {
     if constexpr (std::is_same_v<T, float>) {  // operands() left no tn: A or B (or both) K-major
       if constexpr (decltype(tb)::value) {  // B K-major: A K-major in shared memory, or MN-major through registers
-        launch<T, decltype(ta)::value, false, CLUSTER, TMA_C, SK, EDGE, false>(a, name);
+        launch<T, decltype(ta)::value, false, CLUSTER, TMA_C, SK, EDGE, false, false, BAL>(a, name);
       } else if constexpr (!decltype(ta)::value) {  // nn: C^T = B^T A^T, B (n-contiguous) the A_MN operand
         ArgsT<T> s = a;
         s.m = a.n, s.n = a.m, s.A = a.B, s.lda = a.ldb, s.B = a.A, s.ldb = a.lda, s.ta = Trans::T, s.tb = Trans::T;
-        launch<T, true, false, CLUSTER, TMA_C, SK, EDGE, false, true>(s, name);
+        launch<T, true, false, CLUSTER, TMA_C, SK, EDGE, false, true, BAL>(s, name);
       } else {  // tn: operands() copies A k-contiguous, so this is a bug, not a shape to skip
         throw Error(std::string("rungs: ") + name + ": tf32 tn reached the kernel uncopied");
       }
     } else {
-      launch<T, decltype(ta)::value, !decltype(tb)::value, CLUSTER, TMA_C, SK, EDGE, OVL>(a, name);
+      launch<T, decltype(ta)::value, !decltype(tb)::value, CLUSTER, TMA_C, SK, EDGE, OVL, false, BAL>(a, name);
     }
   });
 }

@@ -1,0 +1,29 @@
+// Rung 23, wgmma_balanced: rung 20 (ragged tiles multiplied only as wide as they are, C that TMA
+// cannot store written by the producer's idle warps; sm_90a) with its narrow last tile column
+// balanced; f16, bf16 and tf32 as rung 20.
+// Adds over 20 wgmma_ragged, where the last tile column is at most 64 columns wide (n % 256 in
+// 1 .. 64):
+//  * the deal (detail/narrow_deal.hpp): rungs 15-20 deal cluster tiles round-robin, so the narrow
+//    tiles land among the full ones and the longest cluster runs its full tiles plus a narrow one.
+//    Here the narrow tiles go to the clusters that run one full tile fewer, two each, and every
+//    cluster runs its narrow tiles last. At 4096 x 4104 (256 full and 16 narrow cluster tiles on the
+//    H100's 66 clusters): 58 clusters run 4 full tiles, 8 run 3 full and 2 narrow.
+//  * two k tiles per stage for a narrow tile, where B is n-contiguous (16-bit nn and tn): its stage
+//    holds A, A', B and B' (16 + 16 + 8 + 8 KB of the 48), so twice the bytes are in flight. A
+//    narrow tile multiplies a quarter of a full one's columns but loads all of A: rung 20 measured
+//    it at ~0.66 of a full tile's time (0.029 ms at 4096 x 4104, where a quarter of a round, 0.011,
+//    was predicted), the time of four stages' loads in flight, not of its MMAs.
+// Prediction (bf16, H100; rung 20 measured 0.204 / 0.275 / 0.0416 ms): the narrow tiles at ~0.35
+// of a full one, two of them beside 3 full tiles, so the longest cluster runs what 4096^3 runs:
+// 4096 x 4104 x 4096 ~0.18 ms (1.03x its 4096^3), 4095 x 4097 x 4093 ~0.25 (the copies of A and B
+// stay); 2048 x 2056 x 2048 (64 full cluster tiles, 8 narrow) ~0.037. Shapes without a narrow last
+// column: rung 20's deal and speed (the same kernel).
+#include "gemm/wgmma_ws.cuh"
+
+namespace rungs::sgemm::wgmma_balanced {
+
+void run_f16(const ArgsH& a) { ws_kernel::run_any<true, false, true, false, true>(a, "wgmma_balanced"); }
+void run_bf16(const ArgsBF& a) { ws_kernel::run_any<true, false, true, false, true>(a, "wgmma_balanced"); }
+void run_tf32(const Args& a) { ws_kernel::run_any<true, false, true, false, true>(a, "wgmma_balanced"); }
+
+}  // namespace rungs::sgemm::wgmma_balanced
