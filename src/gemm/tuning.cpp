@@ -45,6 +45,13 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   //    vs 0.333, and 4096x4097x4096 bf16 0.246 vs 0.302 (4.4x cuBLAS). Measured only at these
   //    sizes: from 2^35 multiply-adds up. (Rows aligned but n ragged, 4096x4104x4096: cuBLAS
   //    0.181 ms, rung 20 0.204, rung 17 0.220: cuBLAS stays.)
+  //  Twelfth session (a184a29): rung 23 (wgmma_balanced: rung 20 with a narrow last column dealt to
+  //    the clusters with one full tile fewer, two k tiles per stage) beats rung 20 on unaligned rows:
+  //    bf16 4095x4097x4093 0.254 vs 0.273 ms, f16 0.259 vs 0.279, 4096x4097x4096 bf16 0.224 vs
+  //    0.243; level where no column is narrow (2048^3 0.0295 vs 0.0292, 8192x8200 1.395 vs 1.385):
+  //    rung 23 for f16/bf16 rows not aligned. Aligned 4096x4104x4096 bf16: rung 23 0.179 ms, cuBLAS
+  //    0.180 (f16 0.186 / 0.183): a tie, cuBLAS stays. tf32 (no paired stages, B k-major) level with
+  //    rung 20 (0.548 vs 0.546 at 4095x4097x4093): rung 20 stays.
   //  - tf32 (tenth session, d7eea71 and 3750ccf: TMA rounds the operands, an m/n-contiguous operand is read
   //    through registers, only tn copies one; eleventh session, 6ed86d7: its fragments
   //    double-buffered): rungs 17/20 at 1.01x cuBLAS nn (2048-8192), 1.00-1.01x nt and tt: level,
@@ -64,6 +71,7 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   if (math == Math::tf32x3) return hopper ? "wgmma_x3_rs" : "wmma";
   if (type != GemmType::f32 || math == Math::tf32) {
     const bool half = type != GemmType::f32;
+    if (hopper && half && !rows_aligned && work >= 34359738368.0) return "wgmma_balanced";  // 2^35
     if (hopper && !rows_aligned && work >= 34359738368.0) return "wgmma_ragged";  // 2^35
     if (hopper && !half && ta == Trans::T && tb == Trans::N && work >= 8589934592.0) return "wgmma_ragged";  // 2^33
     if (hopper && half && work >= 549755813888.0) return "wgmma_tma_store";                  // 2^39

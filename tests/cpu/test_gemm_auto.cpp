@@ -1,6 +1,6 @@
 // The `auto` table for the tensor-core kinds on the H100 (src/gemm/tuning.cpp): cuBLAS where
-// rows are 16-byte aligned below 8192^3, wgmma_tma_store from there, wgmma_ragged for large
-// problems whose rows are not aligned and for large tf32 tn (it copies A and B aligned and hands C to its
+// rows are 16-byte aligned below 8192^3, wgmma_tma_store from there, wgmma_balanced (f16/bf16) and
+// wgmma_ragged (tf32) for large problems whose rows are not aligned, wgmma_ragged for large tf32 tn (it copies A and B aligned and hands C to its
 // storer warps; 3.1x cuBLAS measured at 4095x4097x4093), wgmma_x3_rs for tf32x3, and through the
 // public resolver the ld's decide it.
 #include <rungs/rungs.hpp>
@@ -14,10 +14,12 @@ namespace {
 
 #if defined(RUNGS_HAVE_SM90A)
 const char* const kUnalignedChoice = "wgmma_ragged";
+const char* const kUnalignedHalfChoice = "wgmma_balanced";
 const char* const kLargeChoice = "wgmma_tma_store";
 const char* const kX3Choice = "wgmma_x3_rs";
 #else  // the sm_90a rungs are not in this build
 const char* const kUnalignedChoice = "cublas";
+const char* const kUnalignedHalfChoice = "cublas";
 const char* const kLargeChoice = "cublas";
 const char* const kX3Choice = "wmma";
 #endif
@@ -27,8 +29,8 @@ TEST(GemmAuto, HopperTensorCoreChoices) {
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 4096, 4096, 4096, 90, t, Math::fp32, true), "cublas");
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 8192, 8192, 8192, 90, t, Math::fp32, true), kLargeChoice);
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 8200, 8191, 8193, 90, t, Math::fp32, true), kLargeChoice);
-    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 4095, 4097, 4093, 90, t, Math::fp32, false), kUnalignedChoice);
-    EXPECT_EQ(sgemm::auto_variant(Trans::T, Trans::N, 4095, 4097, 4093, 90, t, Math::fp32, false), kUnalignedChoice);
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 4095, 4097, 4093, 90, t, Math::fp32, false), kUnalignedHalfChoice);
+    EXPECT_EQ(sgemm::auto_variant(Trans::T, Trans::N, 4095, 4097, 4093, 90, t, Math::fp32, false), kUnalignedHalfChoice);
     // Small unaligned problems: not measured, cuBLAS.
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 1000, 1001, 999, 90, t, Math::fp32, false), "cublas");
     // Another GPU: not measured there, the Ampere-design rung.
