@@ -24,46 +24,19 @@ __device__ __forceinline__ T lo_part(T x, T hi) {
   else return T{};
 }
 
-// The 16 bytes at s (aligned to its element only) from the two aligned 16-byte chunks that hold
-// them: two vector loads, the words shifted into place with selects and funnel shifts (no local
-// memory). Reads up to 16 bytes past s + 16 (the next row or its padding): the caller checks that
-// they lie inside the operand.
-__device__ __forceinline__ uint4 load16_realigned(const void* s) {
-  const uintptr_t a = reinterpret_cast<uintptr_t>(s);
-  const uint4* p = reinterpret_cast<const uint4*>(a & ~uintptr_t(15));
-  const uint4 x = __ldg(p), y = __ldg(p + 1);
-  const unsigned off = static_cast<unsigned>(a & 15), bits = (off & 3) * 8;
-  const uint32_t w[8] = {x.x, x.y, x.z, x.w, y.x, y.y, y.z, y.w};
-  uint32_t t[6], u[5];
-#pragma unroll
-  for (int i = 0; i < 6; ++i) t[i] = (off & 8) ? w[i + 2] : w[i];  // off / 4 words: 2 ...
-#pragma unroll
-  for (int i = 0; i < 5; ++i) u[i] = (off & 4) ? t[i + 1] : t[i];  // ... then 1
-  return make_uint4(__funnelshift_r(u[0], u[1], bits), __funnelshift_r(u[1], u[2], bits),
-                    __funnelshift_r(u[2], u[3], bits), __funnelshift_r(u[3], u[4], bits));
-}
-
-// One thread per 16 bytes of a destination row, one 16-byte store (two when splitting). A plain
-// copy reads 16-byte aligned chunks (load16_realigned; the source's rows are not 16-byte aligned,
-// that is why it is copied) where both chunks lie inside the operand, else V scalar loads (a
-// warp's loads are contiguous, whatever the source alignment; measured at ~2.2 TB/s for bf16
-// 4096 x 4097, where 16-byte loads should approach the ~3 TB/s of a copy). Rows walk grid.y with a
-// stride.
+// One thread per 16 bytes of a destination row: V scalar loads (a warp's loads are contiguous,
+// whatever the source alignment), one 16-byte store (two when splitting). Rows walk grid.y with
+// a stride.
 template <typename T>
 __global__ void copy_rows_kernel(const T* __restrict__ src, int64_t ld_src, int64_t rows, int64_t cols,
                                  T* __restrict__ dst, int64_t ld_dst, T* __restrict__ lo) {
   constexpr int V = 16 / int(sizeof(T));
   const int64_t c0 = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) * V;
   if (c0 >= cols) return;
-  const uintptr_t first = reinterpret_cast<uintptr_t>(src);
-  const uintptr_t end = reinterpret_cast<uintptr_t>(src + (rows - 1) * ld_src + cols);  // past the last element
   for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
     const T* s = src + r * ld_src + c0;
     const int64_t o = r * ld_dst + c0;
-    const uintptr_t chunk = reinterpret_cast<uintptr_t>(s) & ~uintptr_t(15);
-    if (lo == nullptr && c0 + V <= cols && chunk >= first && chunk + 32 <= end) {
-      *reinterpret_cast<uint4*>(dst + o) = load16_realigned(s);
-    } else if (c0 + V <= cols) {
+    if (c0 + V <= cols) {
       union {
         uint4 u;
         T e[V];
