@@ -18,6 +18,13 @@
 // 4096 x 4104 x 4096 ~0.18 ms (1.03x its 4096^3), 4095 x 4097 x 4093 ~0.25 (the copies of A and B
 // stay); 2048 x 2056 x 2048 (64 full cluster tiles, 8 narrow) ~0.037. Shapes without a narrow last
 // column: rung 20's deal and speed (the same kernel).
+// Measured (H100, twelfth session, a184a29, rung 20 in the same run): 4096 x 4104 x 4096 bf16 0.1792
+// ms = 1.02x its 4096^3 (rung 20 0.2013, cuBLAS 0.1800), f16 0.1863 (0.2080); 4095 x 4097 x 4093 bf16
+// 0.2540 = 1.45x (0.2732), f16 0.2586 (0.2792); 2048 x 2056 x 2048 0.0410 (0.0413: no gain, 64 full
+// cluster tiles fill 64 of 66 clusters, so half the narrow tiles still land beside a full one); tf32
+// and k-major B (the deal only) level to 3 % better. First run correct, sanitizers clean.
+// Bound now: on unaligned rows, the copies of A and B and C's storer path (~0.075 ms at 4095 x 4097 x
+// 4093); where one round of tiles does not fill the clusters, the narrow tiles beside full ones.
 #include "gemm/wgmma_ws.cuh"
 
 namespace rungs::sgemm::wgmma_balanced {
