@@ -8,7 +8,8 @@
 //    Here the narrow tiles go to the clusters that run one full tile fewer, two each, and every
 //    cluster runs its narrow tiles last. At 4096 x 4104 (256 full and 16 narrow cluster tiles on the
 //    H100's 66 clusters): 58 clusters run 4 full tiles, 8 run 3 full and 2 narrow.
-//  * two k tiles per stage for a narrow tile, where B is n-contiguous (16-bit nn and tn): its stage
+//  * two k tiles per stage for a narrow tile, where A is read from shared memory (all but tf32
+//    through registers; a k-contiguous B in boxes of 64 rows of n, map_b64): its stage
 //    holds A, A', B and B' (16 + 16 + 8 + 8 KB of the 48), so twice the bytes are in flight. A
 //    narrow tile multiplies a quarter of a full one's columns but loads all of A: rung 20 measured
 //    it at ~0.66 of a full tile's time (0.029 ms at 4096 x 4104, where a quarter of a round, 0.011,
@@ -18,6 +19,9 @@
 // 4096 x 4104 x 4096 ~0.18 ms (1.03x its 4096^3), 4095 x 4097 x 4093 ~0.25 (the copies of A and B
 // stay); 2048 x 2056 x 2048 (64 full cluster tiles, 8 narrow) ~0.037. Shapes without a narrow last
 // column: rung 20's deal and speed (the same kernel).
+// Then (twelfth session, after a184a29's run) a k-contiguous B pairs too, in 64-row boxes (16-bit
+// nt / tt, tf32 nt / tn; a184a29 paired n-contiguous B only). Predicted: bf16 4096 x 4100 x 4096 nt
+// from 0.207 ms (the deal alone) to ~0.19, as pairing took nn's 4104 from ~0.195 to 0.179.
 // Measured (H100, twelfth session, a184a29, rung 20 in the same run): 4096 x 4104 x 4096 bf16 0.1792
 // ms = 1.02x its 4096^3 (rung 20 0.2013, cuBLAS 0.1800), f16 0.1863 (0.2080); 4095 x 4097 x 4093 bf16
 // 0.2540 = 1.45x (0.2732), f16 0.2586 (0.2792); 2048 x 2056 x 2048 0.0410 (0.0413: no gain, 64 full

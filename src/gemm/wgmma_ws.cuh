@@ -135,13 +135,14 @@ __device__ __forceinline__ void add_partial(float (&d)[128], const float* slot) 
 // (C^T = B^T A^T, so that an n-contiguous B is this kernel's A_MN operand): the kernel's m x n
 // result is C's transpose, stored as such.
 // BAL (rung 23, with EDGE): a narrow last tile column (<= 64 columns) dealt by detail::NarrowDeal,
-// and, where B is n-contiguous, its tiles' stages hold two k tiles each (A, A', B, B': 16 + 16 + 8 +
-// 8 KB), so twice the bytes are in flight for a tile whose time is the latency of its loads.
+// and, where A is read from shared memory (not RS), its tiles' stages hold two k tiles each (A, A',
+// B, B': 16 + 16 + 8 + 8 KB), so twice the bytes are in flight for a tile whose time is the latency
+// of its loads. A k-contiguous B comes in boxes of 64 rows of n for them (map_b64).
 template <typename T, bool A_MN, bool B_MN, int CL, bool TMA_C, bool SK, bool EDGE, bool OVL, bool C_T, bool BAL>
 __global__ void __launch_bounds__(THREADS, 1)
     wgmma_ws_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                     const __grid_constant__ CUtensorMap map_c, ArgsT<T> a, int tiles_m, int tiles_n, bool c_vec,
-                    int64_t tma_cols, StreamK sk, detail::NarrowDeal deal) {
+                    int64_t tma_cols, StreamK sk, detail::NarrowDeal deal, const __grid_constant__ CUtensorMap map_b64) {
   static_assert(!(SK && EDGE), "rung 20's storer warps walk whole tiles only");
   static_assert(!BAL || EDGE, "rung 23 is rung 20 with its narrow column dealt");
   static_assert(!OVL || (TMA_C && !SK && !EDGE && sizeof(T) == 2), "rung 21: rung 17's epilogue, 16-bit C");
@@ -189,8 +190,9 @@ __global__ void __launch_bounds__(THREADS, 1)
       cluster_tile(t, walk.rows, tiles_n, cm, tn);
     }
   };
-  // BAL: stages of two k tiles for a tile only 64 columns wide (B n-contiguous: 8 KB a k tile).
-  auto paired = [&](int nb) { return BAL && B_MN && nb == 64; };
+  // BAL: stages of two k tiles for a tile only 64 columns wide (B: 8 KB a k tile, B_PAIR).
+  constexpr int B_PAIR = 64 * ROW;
+  auto paired = [&](int nb) { return BAL && !RS && nb == 64; };
   constexpr int E = int(sizeof(T)), CHUNK = 256 / E, CHUNKS = BN / CHUNK;  // C's pieces through c_buf
   // EDGE: consumer w's rows of tile (m0, n0) leave through the storer warp (C unaligned for TMA, or
   // a last column TMA would overrun; beta == 0 only: the buffer holds C's type, and alpha * AB
@@ -209,8 +211,8 @@ __global__ void __launch_bounds__(THREADS, 1)
         const int m0 = (cm * CL + static_cast<int>(rank)) * BM, n0 = tn * BN;
         // EDGE: only the B columns the tile multiplies (the same in both blocks of the cluster).
         const int nb = EDGE ? edge_width(static_cast<int>(a.n) - n0) : BN;
-        const int b_bytes = B_MN ? nb / 64 * BK * ROW : (nb > BN / CL ? B_BYTES : B_BYTES / CL);
         const bool two = paired(nb);
+        const int b_bytes = two ? B_PAIR : B_MN ? nb / 64 * BK * ROW : (nb > BN / CL ? B_BYTES : B_BYTES / CL);
         for (int kt = kb; kt < ke; kt += two ? 2 : 1, ++it) {
           const int s = it % STAGES;
           // Use u = it / STAGES of slot s needs use u - 1 released by the consumers of both blocks.
@@ -230,9 +232,11 @@ __global__ void __launch_bounds__(THREADS, 1)
             } else {
               detail::tma_load_2d(sa, &map_a, k0, m0, bar);
             }
-            unsigned char* sb = st + (two ? 2 * A_BYTES + h * b_bytes : A_BYTES);
+            unsigned char* sb = st + (two ? 2 * A_BYTES + h * B_PAIR : A_BYTES);
             constexpr uint16_t all = (1u << CL) - 1;
-            if constexpr (B_MN) {  // this block's BN / 64 / CL boxes of BK k-rows x 64 n
+            if (!B_MN && two) {  // 64 rows of n, k-contiguous, from block 0 to both
+              if (rank == 0) detail::tma_load_2d_multicast(sb, &map_b64, k0, n0, bar, all);
+            } else if constexpr (B_MN) {  // this block's BN / 64 / CL boxes of BK k-rows x 64 n
               constexpr int per = BN / 64 / CL;
               for (int j = int(rank) * per; j < int(rank + 1) * per && 64 * j < nb; ++j)
                 detail::tma_load_2d_multicast(sb + j * BK * ROW, &map_b, n0 + 64 * j, k0, bar, all);
@@ -351,7 +355,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         } else {
           // BAL: a stage of two k tiles is a loop step of its own (a branch between the two
           // stages' wgmmas made ptxas serialize every wgmma of the kernel: C7520).
-          if constexpr (BAL && B_MN && N == 64) {
+          if constexpr (BAL && N == 64) {
             int kt = kb;
             for (; two && kt + 1 < ke; kt += 2, ++it) {
               const int s = it % STAGES;
@@ -360,7 +364,7 @@ __global__ void __launch_bounds__(THREADS, 1)
               const unsigned char* Bs = As + 2 * A_BYTES;  // B, then B' 8 KB on
               detail::wgmma_fence();
               detail::wgmma_stage_64xn<T, A_MN, B_MN, N>(d, As, Bs, cw);
-              detail::wgmma_stage_64xn<T, A_MN, B_MN, N>(d, As + A_BYTES, Bs + BK * ROW, cw);
+              detail::wgmma_stage_64xn<T, A_MN, B_MN, N>(d, As + A_BYTES, Bs + B_PAIR, cw);
               detail::wgmma_commit();
               detail::wgmma_wait<1>();
               if (kt > kb) release((it - 1) % STAGES);
@@ -502,6 +506,10 @@ void launch(const ArgsT<T>& a, const char* name) {
                               : detail::make_tensor_map_2d(a.A, detail::tma_operand_type<T>(), E, a.m, a.k, a.lda, BM, BK);
   const CUtensorMap mb = B_MN ? detail::make_tensor_map_2d(a.B, detail::tma_operand_type<T>(), E, a.k, a.n, a.ldb, BK, ROW / E)
                               : detail::make_tensor_map_2d(a.B, detail::tma_operand_type<T>(), E, a.n, a.k, a.ldb, BN / CL, BK);
+  // BAL, B k-contiguous: boxes of 64 rows of n for the narrow tiles' paired stages.
+  const CUtensorMap mb64 = BAL && !B_MN && !(std::is_same_v<T, float> && A_MN)
+                               ? detail::make_tensor_map_2d(a.B, detail::tma_operand_type<T>(), E, a.n, a.k, a.ldb, 64, BK)
+                               : CUtensorMap{};
   const int64_t tiles_m = ceil_div(a.m, BM), tiles_n = ceil_div(a.n, BN);
   const int64_t cluster_tiles = ceil_div(tiles_m, CL) * tiles_n;
   if (cluster_tiles > INT32_MAX) throw Unsupported(std::string("rungs: ") + name + ": too many tiles for one launch");
@@ -543,7 +551,7 @@ void launch(const ArgsT<T>& a, const char* name) {
   const detail::NarrowDeal deal(static_cast<int>(ceil_div(tiles_m, CL)), static_cast<int>(tiles_n), narrow_last, clusters);
   const detail::ClusterLaunch l(static_cast<unsigned>(clusters * CL), THREADS, SMEM_BYTES, CL, a.stream);
   RUNGS_CUDA(cudaLaunchKernelEx(&l.cfg, kernel, ma, mb, mc, a, static_cast<int>(tiles_m), static_cast<int>(tiles_n),
-                                c_vec, tma_cols, sk, deal));
+                                c_vec, tma_cols, sk, deal, mb64));
   detail::check_launch(name);
 #if defined(RUNGS_HANG_DEBUG)
   detail::hang_report<<<1, 1, 0, a.stream>>>();
