@@ -22,6 +22,9 @@
 // Then (twelfth session, after a184a29's run) a k-contiguous B pairs too, in 64-row boxes (16-bit
 // nt / tt, tf32 nt / tn; a184a29 paired n-contiguous B only). Predicted: bf16 4096 x 4100 x 4096 nt
 // from 0.207 ms (the deal alone) to ~0.19, as pairing took nn's 4104 from ~0.195 to 0.179.
+// Measured at ddde3ac: bf16 4096 x 4100 x 4096 nt 0.1946 ms (rung 20 0.2168), tt 0.1946 (0.2175): as
+// predicted (C's rows of 4100 are not 16-byte aligned there, so the storer path stays: 1.10x its
+// 4096^3); tf32 nt 4096 x 4104 x 4096 0.3435 (0.3868) = 1.01x its 4096^3, 1.07x cuBLAS.
 // Measured (H100, twelfth session, a184a29, rung 20 in the same run): 4096 x 4104 x 4096 bf16 0.1792
 // ms = 1.02x its 4096^3 (rung 20 0.2013, cuBLAS 0.1800), f16 0.1863 (0.2080); 4095 x 4097 x 4093 bf16
 // 0.2540 = 1.45x (0.2732), f16 0.2586 (0.2792); 2048 x 2056 x 2048 0.0410 (0.0413: no gain, 64 full
