@@ -50,8 +50,9 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   //    bf16 4095x4097x4093 0.254 vs 0.273 ms, f16 0.259 vs 0.279, 4096x4097x4096 bf16 0.224 vs
   //    0.243; level where no column is narrow (2048^3 0.0295 vs 0.0292, 8192x8200 1.395 vs 1.385):
   //    rung 23 for f16/bf16 rows not aligned. Aligned 4096x4104x4096 bf16: rung 23 0.179 ms, cuBLAS
-  //    0.180 (f16 0.186 / 0.183): a tie, cuBLAS stays. tf32 (no paired stages, B k-major) level with
-  //    rung 20 (0.548 vs 0.546 at 4095x4097x4093): rung 20 stays.
+  //    0.180 (f16 0.186 / 0.183): a tie, cuBLAS stays. tf32 nn (A through registers: no paired stages)
+  //    level with rung 20 (0.548 vs 0.546 at 4095x4097x4093): rung 20 stays. (tf32 nt pairs since
+  //    ddde3ac, 1.07x cuBLAS at the aligned 4096x4104x4096, measured at that one shape only.)
   //  - tf32 (tenth session, d7eea71 and 3750ccf: TMA rounds the operands, an m/n-contiguous operand is read
   //    through registers, only tn copies one; eleventh session, 6ed86d7: its fragments
   //    double-buffered): rungs 17/20 at 1.01x cuBLAS nn (2048-8192), 1.00-1.01x nt and tt: level,
