@@ -9,6 +9,14 @@
 // run one fewer (left .. G - 1), two each (a narrow tile costs under half a full one: rung 23 loads
 // two k tiles per stage for it), then round-robin from cluster `left` on. Each cluster runs its full
 // tiles first, then its narrow ones.
+//
+// A short last row (thirteenth session): where the tile rows are odd in number, the last cluster
+// row of rungs 15-20 pairs tile row tiles_m - 1 with a row wholly past m, so its cluster tiles cost
+// a full tile's time for half a full tile's work (4104 x 4096: 17 x 16 = 272 cluster tiles, 5
+// rounds on 66 clusters where 256 take 4). Here that row's full tiles are paired side by side
+// instead (block 0 tile column 2 s, block 1 column 2 s + 1, each loading its own B): ceil(F' / 2)
+// short pairs, dealt as full tiles after the pair_rows * full_cols full pairs. The last row's narrow
+// tile, if any, stays with the narrow ones (block 1 past m).
 #pragma once
 
 #if defined(__CUDACC__)
@@ -25,15 +33,31 @@ struct NarrowDeal {
   int full_cols = 0;           // tile columns of the full tiles (tiles_n - 1 where the last is narrow)
   int rounds = 0, left = 0;    // full = rounds * G + left
   int cap = 0;                 // narrow tiles dealt two each to clusters left .. G - 1 first
+  int pair_rows = 0;           // cluster rows of full pairs (rows - 1 with a short last row)
+  int short_pairs = 0;         // full tiles pair_full .. full - 1: the short last row's pairs
+  int pair_full = 0;           // pair_rows * full_cols (a kernel parameter: no register holds it)
 
   NarrowDeal() = default;
-  // rows: cluster rows; tiles_n: tile columns; narrow_last: the last column is narrow; g: clusters.
-  RUNGS_HD NarrowDeal(int rows, int tiles_n, bool narrow_last, int g) {
+  // rows: cluster rows; tiles_n: tile columns; narrow_last: the last column is narrow; g: clusters;
+  // short_last: the last cluster row holds one tile row (pair its full tiles side by side).
+  RUNGS_HD NarrowDeal(int rows, int tiles_n, bool narrow_last, int g, bool short_last = false) {
     clusters = g > 0 ? g : 1;
     full_cols = narrow_last ? tiles_n - 1 : tiles_n;
-    full = rows * full_cols, narrow = narrow_last ? rows : 0;
+    pair_rows = short_last && rows > 0 ? rows - 1 : rows;
+    short_pairs = short_last && rows > 0 ? (full_cols + 1) / 2 : 0;
+    pair_full = pair_rows * full_cols;
+    full = pair_full + short_pairs, narrow = narrow_last ? rows : 0;
     rounds = full / clusters, left = full % clusters;
     cap = 2 * (clusters - left);
+  }
+  // Full tile `index` (< full): a pair of tile rows (false; the caller walks index over pair_rows x
+  // full_cols) or, from pair_full on, a short pair (true): block `rank` runs tile column `col` of
+  // the last tile row, none where col >= full_cols (full_cols odd).
+  RUNGS_HD bool short_pair(int index, int rank, int& col) const {
+    const int s = index - pair_full;
+    if (s < 0) return false;
+    col = 2 * s + rank;
+    return true;
   }
   // How many of end - start, end - start - step, ... are positive.
   static RUNGS_HD int steps(int start, int end, int step) { return start < end ? (end - start + step - 1) / step : 0; }

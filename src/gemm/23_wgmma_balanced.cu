@@ -1,6 +1,7 @@
 // Rung 23, wgmma_balanced: rung 20 (ragged tiles multiplied only as wide as they are, C that TMA
-// cannot store written by the producer's idle warps; sm_90a) with its narrow last tile column
-// balanced; f16, bf16 and tf32 as rung 20.
+// cannot store written by the producer's idle warps; sm_90a) with its ragged edges balanced over the
+// clusters: a narrow last tile column, and (thirteenth session) a short last tile row; f16, bf16
+// and tf32 as rung 20.
 // Adds over 20 wgmma_ragged, where the last tile column is at most 64 columns wide (n % 256 in
 // 1 .. 64):
 //  * the deal (detail/narrow_deal.hpp): rungs 15-20 deal cluster tiles round-robin, so the narrow
@@ -30,6 +31,16 @@
 // 0.2540 = 1.45x (0.2732), f16 0.2586 (0.2792); 2048 x 2056 x 2048 0.0410 (0.0413: no gain, 64 full
 // cluster tiles fill 64 of 66 clusters, so half the narrow tiles still land beside a full one); tf32
 // and k-major B (the deal only) level to 3 % better. First run correct, sanitizers clean.
+// A short last row (thirteenth session): a cluster is two blocks along m, so with an odd number of
+// 128-row tile rows the last cluster row pairs a tile with one wholly past m and costs a full
+// cluster tile's time for half its work. At 4104 rows (bf16 4104 x 4096 x 4096, and tf32 nn 4096 x
+// 4104 x 4096, whose swapped product C^T = B^T A^T has 4104 rows): 33 tile rows, 17 x 16 = 272 cluster
+// tiles on 66 clusters, 5 rounds where 4096's 256 take 4 (tf32 nn 4104 measured 1.21x its 4096^3).
+// The deal now pairs that row's tiles side by side (block 0 column 2 s, block 1 column 2 s + 1, each
+// loading its own B: no multicast), 16 x 16 + 8 = 264 cluster tiles, 4 rounds. Predicted: tf32 nn
+// 4096 x 4104 x 4096 from 0.406 ms to ~0.345 (its 4096^3 x 4 / 3.88), bf16 4104 x 4096 x 4096 from
+// ~0.21 (rung 20) to ~0.18. The producer warpgroup's 48 registers spilled with the new walk (16-bit,
+// B n-contiguous): 56 for it, 216 for the consumers (no spills).
 // Bound now: on unaligned rows, the copies of A and B and C's storer path (~0.075 ms at 4095 x 4097 x
 // 4093); where one round of tiles does not fill the clusters, the narrow tiles beside full ones.
 #include "gemm/wgmma_ws.cuh"

@@ -134,7 +134,8 @@ __device__ __forceinline__ void add_partial(float (&d)[128], const float* slot) 
 // shared-memory form reads K-major operands only). C_T (tf32): the launch swapped the operands
 // (C^T = B^T A^T, so that an n-contiguous B is this kernel's A_MN operand): the kernel's m x n
 // result is C's transpose, stored as such.
-// BAL (rung 23, with EDGE): a narrow last tile column (<= 64 columns) dealt by detail::NarrowDeal,
+// BAL (rung 23, with EDGE): a narrow last tile column (<= 64 columns) and a short last tile row (the
+// tile rows odd in number: its tiles paired side by side, solo) dealt by detail::NarrowDeal,
 // and, where A is read from shared memory (not RS), its tiles' stages hold two k tiles each (A, A',
 // B, B': 16 + 16 + 8 + 8 KB), so twice the bytes are in flight for a tile whose time is the latency
 // of its loads. A k-contiguous B comes in boxes of 64 rows of n for them (map_b64).
@@ -144,12 +145,13 @@ __global__ void __launch_bounds__(THREADS, 1)
                     const __grid_constant__ CUtensorMap map_c, ArgsT<T> a, int tiles_m, int tiles_n, bool c_vec,
                     int64_t tma_cols, StreamK sk, detail::NarrowDeal deal, const __grid_constant__ CUtensorMap map_b64) {
   static_assert(!(SK && EDGE), "rung 20's storer warps walk whole tiles only");
-  static_assert(!BAL || EDGE, "rung 23 is rung 20 with its narrow column dealt");
+  static_assert(!BAL || EDGE, "rung 23 is rung 20 with its ragged edges dealt");
   static_assert(!OVL || (TMA_C && !SK && !EDGE && sizeof(T) == 2), "rung 21: rung 17's epilogue, 16-bit C");
   constexpr bool TF32 = std::is_same_v<T, float>, RS = TF32 && A_MN;
-  // BAL, 16-bit: the storer warps' walk (detail::NarrowDeal::Share) spilled at 40 registers; 48 for
-  // the producer warpgroup leaves the consumers 224 (the block's 384 x 168 registers), enough for
-  // the shared-memory form (tf32 through registers, RS, needs its 232; its storers fit in 40).
+  // BAL, 16-bit: the storer warps' walk (detail::NarrowDeal::Share) spilled at 40 registers, and at
+  // 48 once the short last row's walk was added (thirteenth session); 56 for the producer warpgroup
+  // leaves the consumers 216 (the block's 384 x 168 registers), enough for the shared-memory form
+  // (tf32 through registers, RS, needs its 232; its storers fit in 40).
   constexpr bool WIDE_STORER = BAL && !TF32;
   static_assert(!(TF32 && B_MN) && (!C_T || TF32), "tf32: B K-major; C_T for tf32 only");
   constexpr int BK = bk<T>();
@@ -177,22 +179,32 @@ __global__ void __launch_bounds__(THREADS, 1)
   const Pieces pieces(sk, walk.first, walk.stride, std::bool_constant<SK>{});
   const detail::NarrowDeal::Share share = deal.share(BAL ? walk.first : 0);
   const int count = BAL ? share.count : pieces.count;
-  // Piece p of this cluster: cluster tile (cm, tn), k tiles kb .. ke - 1.
-  auto locate = [&](int p, int& cm, int& tn, int& kb, int& ke) {
+  // Piece p of this cluster: this block's tile at (m0, n0), k tiles kb .. ke - 1. solo (BAL): a short
+  // pair of the last tile row (detail::NarrowDeal), the two blocks side by side, each loading its own B.
+  auto locate = [&](int p, int& m0, int& n0, bool& solo, int& kb, int& ke) {
+    int cm = 0, tn = 0;
+    solo = false;
     if constexpr (BAL) {
-      int index;
+      int index, col = 0;
       if (share.at(p, index)) cm = index, tn = tiles_n - 1;
-      else cluster_tile(index, walk.rows, deal.full_cols, cm, tn);
+      else if (deal.short_pair(index, static_cast<int>(rank), col)) solo = true;
+      else cluster_tile(index, deal.pair_rows, deal.full_cols, cm, tn);
       kb = 0, ke = sk.kt;
+      if (solo) {  // tile column col of the last row; none past the full columns (then rows past m)
+        const bool has = col < deal.full_cols;
+        m0 = (has ? tiles_m - 1 : tiles_m) * BM, n0 = has ? col * BN : 0;
+        return;
+      }
     } else {
       int t;
       pieces.at(p, walk.first, walk.stride, sk.kt, t, kb, ke);
       cluster_tile(t, walk.rows, tiles_n, cm, tn);
     }
+    m0 = (cm * CL + static_cast<int>(rank)) * BM, n0 = tn * BN;
   };
   // BAL: stages of two k tiles for a tile only 64 columns wide (B: 8 KB a k tile, B_PAIR).
   constexpr int B_PAIR = 64 * ROW;
-  auto paired = [&](int nb) { return BAL && !RS && nb == 64; };
+  auto paired = [&](int nb, bool solo) { return BAL && !RS && nb == 64 && !solo; };
   constexpr int E = int(sizeof(T)), CHUNK = 256 / E, CHUNKS = BN / CHUNK;  // C's pieces through c_buf
   // EDGE: consumer w's rows of tile (m0, n0) leave through the storer warp (C unaligned for TMA, or
   // a last column TMA would overrun; beta == 0 only: the buffer holds C's type, and alpha * AB
@@ -202,16 +214,17 @@ __global__ void __launch_bounds__(THREADS, 1)
   };
 
   if (wg == 0) {
-    detail::setmaxnreg_dec<WIDE_STORER ? 48 : 40>();
+    detail::setmaxnreg_dec<WIDE_STORER ? 56 : 40>();
     if (tid == 0) {
       int it = 0;  // k tiles issued by this block so far, over all its tiles: slot it % STAGES
       for (int p = 0; p < count; ++p) {
-        int cm, tn, kb, ke;
-        locate(p, cm, tn, kb, ke);
-        const int m0 = (cm * CL + static_cast<int>(rank)) * BM, n0 = tn * BN;
-        // EDGE: only the B columns the tile multiplies (the same in both blocks of the cluster).
+        int m0, n0, kb, ke;
+        bool solo;
+        locate(p, m0, n0, solo, kb, ke);
+        // EDGE: only the B columns the tile multiplies (the same in both blocks of the cluster, but
+        // for a short pair's).
         const int nb = EDGE ? edge_width(static_cast<int>(a.n) - n0) : BN;
-        const bool two = paired(nb);
+        const bool two = paired(nb, solo);
         const int b_bytes = two ? B_PAIR : B_MN ? nb / 64 * BK * ROW : (nb > BN / CL ? B_BYTES : B_BYTES / CL);
         for (int kt = kb; kt < ke; kt += two ? 2 : 1, ++it) {
           const int s = it % STAGES;
@@ -236,6 +249,14 @@ __global__ void __launch_bounds__(THREADS, 1)
             constexpr uint16_t all = (1u << CL) - 1;
             if (!B_MN && two) {  // 64 rows of n, k-contiguous, from block 0 to both
               if (rank == 0) detail::tma_load_2d_multicast(sb, &map_b64, k0, n0, bar, all);
+            } else if (solo) {  // a short pair: all of its own B, the same boxes, no multicast
+              if constexpr (B_MN) {
+                for (int j = 0; j < BN / 64 && 64 * j < nb; ++j)
+                  detail::tma_load_2d(sb + j * BK * ROW, &map_b, n0 + 64 * j, k0, bar);
+              } else {
+                for (int r = 0; r < CL && r * (BN / CL) < nb; ++r)
+                  detail::tma_load_2d(sb + r * (B_BYTES / CL), &map_b, k0, n0 + r * (BN / CL), bar);
+              }
             } else if constexpr (B_MN) {  // this block's BN / 64 / CL boxes of BK k-rows x 64 n
               constexpr int per = BN / 64 / CL;
               for (int j = int(rank) * per; j < int(rank + 1) * per && 64 * j < nb; ++j)
@@ -256,9 +277,9 @@ __global__ void __launch_bounds__(THREADS, 1)
       const uint32_t buf = detail::smem_u32(c_buf + w * C_BYTES);
       unsigned phase = 0;
       for (int p = 0; p < count; ++p) {
-        int cm, tn, kb, ke;
-        locate(p, cm, tn, kb, ke);
-        const int m0 = (cm * CL + static_cast<int>(rank)) * BM, n0 = tn * BN;
+        int m0, n0, kb, ke;
+        bool solo;
+        locate(p, m0, n0, solo, kb, ke);
         if (!staged(m0, n0, w)) continue;
         const int row0 = m0 + 64 * w, rows = min(64, static_cast<int>(a.m) - row0);
         for (int c = 0; c < CHUNKS; ++c) {  // (chunks past n too: the consumer fills every one)
@@ -284,7 +305,7 @@ __global__ void __launch_bounds__(THREADS, 1)
       }
     }
   } else {
-    detail::setmaxnreg_inc<WIDE_STORER ? 224 : 232>();
+    detail::setmaxnreg_inc<WIDE_STORER ? 216 : 232>();
     const int cw = wg - 1;  // this consumer's 64 rows of the 128-row tile
     auto release = [&](int slot) {  // both blocks' producers may refill `slot`
       if (tid % 128 == 0)
@@ -306,14 +327,17 @@ __global__ void __launch_bounds__(THREADS, 1)
         if constexpr (OVL) detail::fill_c_chunk_packed<T, c>(pk, b);
       });
     };
-    // Piece p's cluster tile (t: its index in the round-robin walk; BAL locates it from p).
-    auto tile_of = [&](int p, int t, int& cm, int& tn) {
+    // Piece p's tile of this block (t: its cluster tile's index in the round-robin walk; BAL locates
+    // it from p).
+    auto tile_of = [&](int p, int t, int& m0, int& n0, bool& solo) {
       if constexpr (BAL) {
         int kb, ke;
-        locate(p, cm, tn, kb, ke);
+        locate(p, m0, n0, solo, kb, ke);
         (void)t;
       } else {
+        int cm, tn;
         cluster_tile(t, walk.rows, tiles_n, cm, tn);
+        m0 = (cm * CL + static_cast<int>(rank)) * BM, n0 = tn * BN, solo = false;
       }
     };
     for (int p = 0; p < count; ++p) {
@@ -406,10 +430,11 @@ __global__ void __launch_bounds__(THREADS, 1)
         }
       };
       if constexpr (EDGE) {
-        int cm, tn;
-        tile_of(p, t, cm, tn);
-        const int nb = edge_width(static_cast<int>(a.n) - tn * BN);
-        const bool two = paired(nb);
+        int m0, n0;
+        bool solo;
+        tile_of(p, t, m0, n0, solo);
+        const int nb = edge_width(static_cast<int>(a.n) - n0);
+        const bool two = paired(nb, solo);
         // A consumer whose rows all lie past m multiplies too, 64 columns wide, and stores nothing:
         // with no MMAs at all (a mainloop that only took and released the stages, until the
         // eighth session) rung 20 hung
@@ -417,7 +442,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         // every stuck waiter was such a consumer, or its block's, at the first stage of the last
         // tile row; rung 17, whose consumers always multiply, never hung there). The cause is not
         // understood; this keeps each consumer's pace through the stages that of rung 17's.
-        if (nb == 64 || (cm * CL + static_cast<int>(rank)) * BM + 64 * cw >= a.m) mainloop(std::integral_constant<int, 64>{}, two);
+        if (nb == 64 || m0 + 64 * cw >= a.m) mainloop(std::integral_constant<int, 64>{}, two);
         else if (nb == 128) mainloop(std::integral_constant<int, 128>{}, false);
         else mainloop(std::integral_constant<int, 256>{}, false);
       } else {
@@ -429,9 +454,9 @@ __global__ void __launch_bounds__(THREADS, 1)
         pend_row = -1;
       }
       auto store_tile = [&] {
-        int cm, tn;  // (found only now: fewer registers held beside the accumulators)
-        tile_of(p, t, cm, tn);
-        const int m0 = (cm * CL + static_cast<int>(rank)) * BM, n0 = tn * BN;
+        int m0, n0;  // (found only now: fewer registers held beside the accumulators)
+        bool solo;
+        tile_of(p, t, m0, n0, solo);
         unsigned char* buf = c_buf + cw * C_BYTES;
         if (EDGE && (handed & 1)) {  // the storer's last chunk has left the buffer
           detail::mbar_wait(&c_empty[cw], handed >> 1);
@@ -547,8 +572,11 @@ void launch(const ArgsT<T>& a, const char* name) {
     sk.ws = ws->as<float>(), sk.flags = flags->as<int>();
   }
   // BAL: the last tile column is narrow where its edge width is 64 (n % BN in 1 .. 64).
+  // BAL: a short last row where the tile rows are odd in number (the last cluster row holds one).
   const bool narrow_last = BAL && a.n % BN != 0 && a.n % BN <= 64;
-  const detail::NarrowDeal deal(static_cast<int>(ceil_div(tiles_m, CL)), static_cast<int>(tiles_n), narrow_last, clusters);
+  const bool short_last = BAL && tiles_m % CL != 0;
+  const detail::NarrowDeal deal(static_cast<int>(ceil_div(tiles_m, CL)), static_cast<int>(tiles_n), narrow_last, clusters,
+                                short_last);
   const detail::ClusterLaunch l(static_cast<unsigned>(clusters * CL), THREADS, SMEM_BYTES, CL, a.stream);
   RUNGS_CUDA(cudaLaunchKernelEx(&l.cfg, kernel, ma, mb, mc, a, static_cast<int>(tiles_m), static_cast<int>(tiles_n),
                                 c_vec, tma_cols, sk, deal, mb64));

@@ -1,7 +1,8 @@
 // Rung 23's deal of cluster tiles (detail/narrow_deal.hpp), replayed on the CPU: every full and
 // every narrow tile is run by exactly one cluster, the full ones round-robin as in rungs 15-20,
 // each cluster's full tiles before its narrow ones, and no cluster's load (a full tile 1, a narrow
-// one 1/2) above what the deal promises.
+// one 1/2) above what the deal promises. With a short last row (odd tile rows), the blocks' tiles
+// cover the grid exactly once: pairs of tile rows, the last row's pairs side by side, narrow tiles.
 #include "detail/narrow_deal.hpp"
 
 #include <gtest/gtest.h>
@@ -13,13 +14,26 @@ namespace {
 
 using rungs::detail::NarrowDeal;
 
-void check_deal(int rows, int tiles_n, bool narrow_last, int g) {
+void check_deal(int rows, int tiles_n, bool narrow_last, int g, bool short_last = false) {
   SCOPED_TRACE(testing::Message() << rows << " cluster rows x " << tiles_n << " tile columns, narrow last "
-                                  << narrow_last << ", " << g << " clusters");
-  const NarrowDeal d(rows, tiles_n, narrow_last, g);
-  const int full = rows * (narrow_last ? tiles_n - 1 : tiles_n), narrow = narrow_last ? rows : 0;
+                                  << narrow_last << ", " << g << " clusters, short last row " << short_last);
+  const NarrowDeal d(rows, tiles_n, narrow_last, g, short_last);
+  const int full_cols = narrow_last ? tiles_n - 1 : tiles_n;
+  const int pair_rows = short_last ? rows - 1 : rows, short_pairs = short_last ? (full_cols + 1) / 2 : 0;
+  const int full = pair_rows * full_cols + short_pairs, narrow = narrow_last ? rows : 0;
   ASSERT_EQ(d.full, full);
   ASSERT_EQ(d.narrow, narrow);
+  ASSERT_EQ(d.pair_full, pair_rows * full_cols);
+  // Every tile of the grid, run by exactly one block (rank 0 or 1 of a cluster). The kernel walks the
+  // pairs' indices with the banded swizzle (a bijection onto pair_rows x full_cols); row-major here.
+  const int tiles_m = short_last ? 2 * rows - 1 : 2 * rows;
+  std::vector<int> tile_seen(static_cast<size_t>(tiles_m) * tiles_n, 0);
+  auto run_tile = [&](int row, int col) {
+    if (row >= tiles_m) return;  // a block past m (the second of a last cluster row)
+    ASSERT_GE(col, 0);
+    ASSERT_LT(col, tiles_n);
+    ++tile_seen[static_cast<size_t>(row) * tiles_n + col];
+  };
   std::vector<int> full_seen(full, 0), narrow_seen(narrow, 0);
   double max_load = 0;
   int most_full = 0;
@@ -36,11 +50,21 @@ void check_deal(int rows, int tiles_n, bool narrow_last, int g) {
         ASSERT_LT(index, narrow);
         ++narrow_seen[index], ++nn;
         in_narrow = true;
+        for (int rank = 0; rank < 2; ++rank) run_tile(2 * index + rank, tiles_n - 1);
       } else {
         ASSERT_FALSE(in_narrow) << "a full tile after a narrow one";
         ASSERT_EQ(index, c + p * g) << "full tiles dealt round-robin";
         ASSERT_LT(index, full);
         ++full_seen[index], ++nf;
+        for (int rank = 0; rank < 2; ++rank) {
+          int col = -1;
+          if (d.short_pair(index, rank, col)) {
+            ASSERT_TRUE(short_last);
+            if (col < full_cols) run_tile(tiles_m - 1, col);
+          } else {
+            run_tile(2 * (index / full_cols) + rank, index % full_cols);
+          }
+        }
       }
     }
     most_full = std::max(most_full, nf);
@@ -48,6 +72,8 @@ void check_deal(int rows, int tiles_n, bool narrow_last, int g) {
   }
   for (int i = 0; i < full; ++i) ASSERT_EQ(full_seen[i], 1) << "full tile " << i;
   for (int i = 0; i < narrow; ++i) ASSERT_EQ(narrow_seen[i], 1) << "narrow tile " << i;
+  for (size_t i = 0; i < tile_seen.size(); ++i)
+    ASSERT_EQ(tile_seen[i], 1) << "tile row " << i / tiles_n << ", column " << i % tiles_n;
   // The round-robin deal of rungs 15-20 gives some cluster ceil(F / G) full tiles plus a narrow
   // one wherever the narrow tiles outnumber the clusters that run one full tile fewer; this deal
   // adds to the longest cluster only what the narrow tiles cannot fit into those gaps.
@@ -62,7 +88,21 @@ TEST(NarrowDeal, EveryTileOnceFullTilesRoundRobin) {
   for (int g : {1, 2, 7, 66})
     for (int rows : {1, 2, 9, 13, 16, 17, 64, 65, 66, 67, 131, 200})
       for (int tiles_n : {1, 2, 3, 9, 17, 33})
-        for (bool narrow_last : {false, true}) check_deal(rows, tiles_n, narrow_last, g);
+        for (bool narrow_last : {false, true})
+          for (bool short_last : {false, true}) check_deal(rows, tiles_n, narrow_last, g, short_last);
+}
+
+TEST(NarrowDeal, ShortLastRowTakesARoundLess) {
+  // 4104 x 4096 (or tf32 nn 4096 x 4104, whose swapped product has 4104 rows) on 66 clusters: 33 tile
+  // rows, 16 columns. Rungs 15-20: 17 x 16 = 272 cluster tiles, 5 rounds; here 16 x 16 + 8 = 264, 4.
+  const NarrowDeal d(17, 16, false, 66, true);
+  EXPECT_EQ(d.pair_full, 256);
+  EXPECT_EQ(d.full, 264);
+  for (int c = 0; c < 66; ++c) EXPECT_EQ(d.share(c).count, 4) << c;
+  int col = -1;
+  EXPECT_FALSE(d.short_pair(255, 1, col));
+  EXPECT_TRUE(d.short_pair(263, 1, col));
+  EXPECT_EQ(col, 15);
 }
 
 TEST(NarrowDeal, ShapesOfTheRung23Header) {

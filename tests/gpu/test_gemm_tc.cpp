@@ -304,6 +304,23 @@ TEST_P(GemmTc, NarrowLastColumn) {
   RUNGS_FINISH(tally_);
 }
 
+// An odd number of 128-row tile rows: rung 23 pairs the last row's tiles side by side (a short pair
+// per two tile columns, the last one alone where they are odd in number). tf32 nn runs C^T = B^T A^T,
+// so there its n is the kernel's m. Every rung runs these shapes.
+TEST_P(GemmTc, ShortLastRow) {
+  uint64_t seed = 1420;
+  for (Trans tb : kT) check_case(aligned_rows(shape(Trans::N, tb, 1300, 1280, 200), GetParam().kind), ++seed);
+  check_case(aligned_rows(shape(Trans::N, Trans::N, 1024, 1300, 136), GetParam().kind), ++seed);
+  check::GemmShape s = aligned_rows(shape(Trans::T, Trans::N, 1300, 1024, 64), GetParam().kind);
+  s.alpha = 1.5f, s.beta = -0.5f;
+  check_case(s, ++seed);
+  check_case(shape(Trans::N, Trans::N, 1299, 1023, 201), ++seed);  // unaligned rows: copies, storer warps
+  for (Trans tb : kT)  // small enough for the sanitizers: one tile row (3 columns, the last narrow); three
+    for (const auto& sh : {std::array<int64_t, 3>{100, 520, 128}, std::array<int64_t, 3>{300, 600, 192}})
+      check_case(aligned_rows(shape(Trans::N, tb, sh[0], sh[1], sh[2]), GetParam().kind), ++seed);
+  RUNGS_FINISH(tally_);
+}
+
 TEST_P(GemmTc, MisalignedPointers) {  // A + 1, B + 1, C + 1 element: 2-byte (4-byte) aligned only
   uint64_t seed = 1400;
   for (Trans ta : kT)
