@@ -4,15 +4,16 @@
 # then memcheck and racecheck of the newest rung's tests (shapes up to RUNGS_TEST_MAX_MNK). Logs in
 # $OUT, summaries on stdout.
 # Usage: scripts/experiments/ragged.sh   NOTESTS=1: bench only; NOSAN=1: no sanitizers;
-# VARIANTS=a,b,c: the benched rungs; SAN_RUNG=name: the rung under the sanitizers.
+# VARIANTS=a,b,c: the benched rungs; SAN_RUNG=name: the rung under the sanitizers; SHAPES="M N K
+# DTYPES [TRANS];...": the benched shapes instead of the list below.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/experiments/lib.sh  # OUT, log, build_gpu
 build_gpu rungs_gpu_tests rungs_cli
 if [ -z "${NOTESTS:-}" ]; then
-  log "GemmTc tests: wgmma_balanced, wgmma_ragged and wgmma_tma_store; NarrowLastColumn for every rung"
+  log "GemmTc tests: wgmma_balanced, wgmma_ragged and wgmma_tma_store; NarrowLastColumn and ShortLastRow for every rung"
   timeout "${TEST_TIMEOUT:-200}" build-gpu/tests/rungs_gpu_tests \
-    --gtest_filter='Ladder/GemmTc.*/wgmma_balanced_*:Ladder/GemmTc.*/wgmma_ragged_*:Ladder/GemmTc.*/wgmma_tma_store_*:Ladder/GemmTc.NarrowLastColumn/*' >"$OUT/tc_tests.log" 2>&1
+    --gtest_filter='Ladder/GemmTc.*/wgmma_balanced_*:Ladder/GemmTc.*/wgmma_ragged_*:Ladder/GemmTc.*/wgmma_tma_store_*:Ladder/GemmTc.NarrowLastColumn/*:Ladder/GemmTc.ShortLastRow/*' >"$OUT/tc_tests.log" 2>&1
   echo "tests rc $?"
   grep -E "^\[  FAILED|Failure$|wrote past|tests ran|PASSED" "$OUT/tc_tests.log" | head -30
 fi
@@ -21,14 +22,19 @@ bench() {  # M N K DTYPES [TRANS]
   timeout 90 build-gpu/rungs bench gemm --m "$1" --n "$2" --k "$3" --dtype "$4" --trans "${5:-nn}" --variant "${VARIANTS:-wgmma_tma_store,wgmma_ragged,wgmma_balanced,cublas}" \
     --quiet | grep -E "^  [0-9]+ " | tee -a "$OUT/bench.txt"
 }
-bench 4096 4096 4096 bf16
-bench 4096 4104 4096 bf16,f16,tf32
-bench 4096 4097 4096 bf16
-bench 4095 4097 4093 bf16,f16,tf32
-bench 8192 8200 8192 bf16
-bench 2048 2056 2048 bf16
-bench 2048 2048 2048 bf16
-bench 4096 4100 4096 bf16 nt
+if [ -n "${SHAPES:-}" ]; then
+  IFS=';' read -ra list <<<"$SHAPES"
+  for sh in "${list[@]}"; do bench $sh; done
+else
+  bench 4096 4096 4096 bf16
+  bench 4096 4104 4096 bf16,f16,tf32
+  bench 4096 4097 4096 bf16
+  bench 4095 4097 4093 bf16,f16,tf32
+  bench 8192 8200 8192 bf16
+  bench 2048 2056 2048 bf16
+  bench 2048 2048 2048 bf16
+  bench 4096 4100 4096 bf16 nt
+fi
 if [ -z "${NOTESTS:-}${NOSAN:-}" ]; then
   export RUNGS_TEST_MAX_MNK=${RUNGS_TEST_MAX_MNK:-$((1 << 22))}
   for tool in memcheck racecheck; do

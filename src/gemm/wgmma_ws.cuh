@@ -572,11 +572,13 @@ void launch(const ArgsT<T>& a, const char* name) {
     sk.ws = ws->as<float>(), sk.flags = flags->as<int>();
   }
   // BAL: the last tile column is narrow where its edge width is 64 (n % BN in 1 .. 64).
-  // BAL: a short last row where the tile rows are odd in number (the last cluster row holds one).
+  // BAL: a short last row where the tile rows are odd in number (the last cluster row holds one), if
+  // pairing its tiles side by side takes a round off the longest cluster.
   const bool narrow_last = BAL && a.n % BN != 0 && a.n % BN <= 64;
-  const bool short_last = BAL && tiles_m % CL != 0;
-  const detail::NarrowDeal deal(static_cast<int>(ceil_div(tiles_m, CL)), static_cast<int>(tiles_n), narrow_last, clusters,
-                                short_last);
+  const int cluster_rows = static_cast<int>(ceil_div(tiles_m, CL));
+  const bool short_last = BAL && tiles_m % CL != 0 &&
+                          detail::NarrowDeal::short_pays(cluster_rows, static_cast<int>(tiles_n) - (narrow_last ? 1 : 0), clusters);
+  const detail::NarrowDeal deal(cluster_rows, static_cast<int>(tiles_n), narrow_last, clusters, short_last);
   const detail::ClusterLaunch l(static_cast<unsigned>(clusters * CL), THREADS, SMEM_BYTES, CL, a.stream);
   RUNGS_CUDA(cudaLaunchKernelEx(&l.cfg, kernel, ma, mb, mc, a, static_cast<int>(tiles_m), static_cast<int>(tiles_n),
                                 c_vec, tma_cols, sk, deal, mb64));

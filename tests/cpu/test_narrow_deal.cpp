@@ -103,6 +103,10 @@ TEST(NarrowDeal, ShortLastRowTakesARoundLess) {
   EXPECT_FALSE(d.short_pair(255, 1, col));
   EXPECT_TRUE(d.short_pair(263, 1, col));
   EXPECT_EQ(col, 15);
+  EXPECT_TRUE(NarrowDeal::short_pays(17, 16, 66));   // 272 -> 264 cluster tiles: 5 rounds -> 4
+  EXPECT_FALSE(NarrowDeal::short_pays(9, 8, 66));    // 2056 x 2048: 72 -> 68, 2 rounds either way
+  EXPECT_FALSE(NarrowDeal::short_pays(16, 16, 66));  // (an even count never gets here; nor would it pay)
+  EXPECT_TRUE(NarrowDeal::short_pays(1, 16, 8));     // 16 -> 8 on 8 clusters: 2 rounds -> 1
 }
 
 TEST(NarrowDeal, ShapesOfTheRung23Header) {
