@@ -90,6 +90,8 @@ GemmErrors compare_gemm(const GemmShape& s, const GemmReference& r, const float*
 //    product): element-wise (k+16) u; normwise the fp32 tolerance, 4 u sqrt(k+2).
 double elementwise_gamma(int64_t k, GemmKind kind);
 double normwise_tolerance(int64_t k, GemmKind kind);
+// Half the spacing of the output format's subnormals: the absolute part of its rounding error.
+double output_eta(GemmKind kind);
 GemmErrors compare_gemm(const GemmShape& s, const GemmReference& r, const float* C, GemmKind kind);
 
 // The element-by-element part of compare_gemm and compare_gemv: each computed value against its
@@ -97,15 +99,19 @@ GemmErrors compare_gemm(const GemmShape& s, const GemmReference& r, const float*
 // bound_ratio); finish() sets e.mean_rel and e.normwise and returns how many were beyond gamma * mag.
 class ErrorTally {
  public:
-  ErrorTally(GemmErrors& e, double gamma) : e_(e), gamma_(gamma) {}
+  // An element passes when |got - ref| <= gamma * mag + eta (eta only where mag > 0: a result whose
+  // every product is zero must be exactly zero).
+  ErrorTally(GemmErrors& e, double gamma, double eta = 0) : e_(e), gamma_(gamma), eta_(eta) {}
   void add(double ref, double mag, double got);
   int64_t finish() const;
+  // What eta adds to a normwise tolerance: eta sqrt(elements) / ||ref||.
+  double normwise_eta() const;
 
  private:
   GemmErrors& e_;
-  double gamma_;
+  double gamma_, eta_;
   double err2_ = 0, ref2_ = 0, rel_sum_ = 0;
-  int64_t rel_count_ = 0, over_bound_ = 0;
+  int64_t rel_count_ = 0, over_bound_ = 0, count_ = 0;
 };
 
 }  // namespace rungs::check

@@ -85,6 +85,25 @@ TEST(GemmTcCheck, SixteenBitOutputRoundingPassesItsKindOnly) {
   EXPECT_TRUE(check::compare_gemm(s, r, C.data(), GemmKind::bf16).pass);
 }
 
+// A product in f16's subnormal range (below 2^-14) rounds to a multiple of 2^-24, not to 2^-11
+// relative: 201 * 2^-12 times 2^-13 = 100.5 * 2^-24 rounds to 100 * 2^-24 (ties to even), 0.5 %
+// off. The f16 bound's eta (2^-25) admits exactly that rounding and nothing coarser.
+TEST(GemmTcCheck, F16SubnormalResultRoundsToItsSpacing) {
+  check::GemmShape s;
+  s.m = 1, s.n = 1, s.k = 1;
+  s = check::normalized(s);
+  check::GemmData d = check::make_gemm_data(s, 7);
+  d.A[0] = std::ldexp(201.0f, -12), d.B[0] = std::ldexp(1.0f, -13);
+  const check::GemmReference r = check::gemm_reference(s, d);
+  ASSERT_EQ(r.ref[0], std::ldexp(100.5, -24));
+  std::vector<float> C = check::from_16bit(check::to_16bit({static_cast<float>(r.ref[0])}, GemmKind::f16), GemmKind::f16);
+  ASSERT_EQ(C[0], std::ldexp(100.0f, -24));
+  EXPECT_EQ(check::output_eta(GemmKind::f16), std::ldexp(1.0, -25));
+  EXPECT_TRUE(check::compare_gemm(s, r, C.data(), GemmKind::f16).pass);
+  C[0] = std::ldexp(99.0f, -24);  // the next subnormal down: 1.5 spacings off
+  EXPECT_FALSE(check::compare_gemm(s, r, C.data(), GemmKind::f16).pass);
+}
+
 // Accumulating in the 16-bit format itself (a real bug) fails at k = 4096.
 TEST(GemmTcCheck, SixteenBitAccumulationFails) {
   for (GemmKind kind : {GemmKind::f16, GemmKind::bf16}) {
