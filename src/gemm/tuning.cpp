@@ -62,6 +62,11 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   //    (2048^3) up. Rows not 16-byte aligned:
   //    rung 20 1.86x cuBLAS at 4095x4097x4093 nn (0.552 vs 1.026 ms; tn 1.96x): rung 20 from 2^35
   //    up, as for f16/bf16.
+  //  Thirteenth session (99765f0, H100): rung 23 pairs a short last tile row too. tf32 with aligned rows
+  //    and a ragged edge, rung 23 against cuBLAS in the same runs: 4096x4104x4096 nn 0.351 vs 0.464-0.474
+  //    ms (1.32-1.35x; its swapped product has 4104 rows), 4104x4096x4096 nn 0.385 vs 0.468 (1.21x), nt
+  //    0.345 vs 0.368 (1.07x), 4096x4104x4096 nt 0.344 vs 0.367 (1.07x, twelfth session): rung 23 for
+  //    tf32 where m or n is not a multiple of 128, from 2^35 (tn keeps rung 20, level with it).
   //  - tf32x3: wgmma_x3_rs (rung 22, eleventh session): 96.4 / 122.0 / 126.4 TFLOP/s at 2048^3 /
   //    4096^3 / 8192^3 against rung 16's 87.5 / 105.4 / 99.1 and wmma's ~11, 115.2 at 4095x4097x4093,
   //    normwise error as rung 16's (3.1e-7; cuBLAS sgemm 1.1e-6); it runs any shape (A read in place
@@ -75,6 +80,7 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
     if (hopper && half && !rows_aligned && work >= 34359738368.0) return "wgmma_balanced";  // 2^35
     if (hopper && !rows_aligned && work >= 34359738368.0) return "wgmma_ragged";  // 2^35
     if (hopper && !half && ta == Trans::T && tb == Trans::N && work >= 8589934592.0) return "wgmma_ragged";  // 2^33
+    if (hopper && !half && (m % 128 != 0 || n % 128 != 0) && work >= 34359738368.0) return "wgmma_balanced";  // 2^35
     if (hopper && half && work >= 549755813888.0) return "wgmma_tma_store";                  // 2^39
     if (sm == 90) return "cublas";
     return sm >= 80 ? (type == GemmType::f32 ? "wmma" : "mma_sync") : "cublas";

@@ -15,11 +15,13 @@ namespace {
 #if defined(RUNGS_HAVE_SM90A)
 const char* const kUnalignedChoice = "wgmma_ragged";
 const char* const kUnalignedHalfChoice = "wgmma_balanced";
+const char* const kRaggedTf32Choice = "wgmma_balanced";
 const char* const kLargeChoice = "wgmma_tma_store";
 const char* const kX3Choice = "wgmma_x3_rs";
 #else  // the sm_90a rungs are not in this build
 const char* const kUnalignedChoice = "cublas";
 const char* const kUnalignedHalfChoice = "cublas";
+const char* const kRaggedTf32Choice = "cublas";
 const char* const kLargeChoice = "cublas";
 const char* const kX3Choice = "wmma";
 #endif
@@ -47,6 +49,13 @@ TEST(GemmAuto, HopperTensorCoreChoices) {
   for (Trans ta : {Trans::N, Trans::T})
     EXPECT_EQ(sgemm::auto_variant(ta, Trans::T, 8192, 8192, 8192, 90, GemmType::f32, Math::tf32, true), "cublas");
   EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 8192, 8192, 8192, 90, GemmType::f32, Math::tf32, true), "cublas");
+  // tf32, rows aligned, a ragged edge (rung 23, from 2^35); tn stays rung 20; small ones cuBLAS.
+  for (Trans tb : {Trans::N, Trans::T}) {
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, tb, 4096, 4104, 4096, 90, GemmType::f32, Math::tf32, true), kRaggedTf32Choice);
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, tb, 4104, 4096, 4096, 90, GemmType::f32, Math::tf32, true), kRaggedTf32Choice);
+  }
+  EXPECT_EQ(sgemm::auto_variant(Trans::T, Trans::N, 4104, 4096, 4096, 90, GemmType::f32, Math::tf32, true), kUnalignedChoice);
+  EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 2056, 2048, 2048, 90, GemmType::f32, Math::tf32, true), "cublas");
   EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 4096, 4096, 4096, 90, GemmType::f32, Math::tf32x3, true), kX3Choice);
   EXPECT_EQ(sgemm::auto_variant(Trans::T, Trans::N, 5, 7, 3, 90, GemmType::f32, Math::tf32x3, false), kX3Choice);
   EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 4096, 4096, 4096, 80, GemmType::f32, Math::tf32x3, true), "wmma");
