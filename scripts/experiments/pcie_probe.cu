@@ -19,14 +19,8 @@
 #include <cstring>
 #include <vector>
 
-#define CK(x)                                                                          \
-  do {                                                                                 \
-    cudaError_t e_ = (x);                                                              \
-    if (e_ != cudaSuccess) {                                                           \
-      std::printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-      std::exit(1);                                                                    \
-    }                                                                                  \
-  } while (0)
+#include "ck.hpp"
+
 
 using WriteValue32 = CUresult (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
 static WriteValue32 g_write32 = nullptr;
@@ -225,21 +219,25 @@ int main(int argc, char** argv) {
   }
   // The same with a flag written after each copy, and a kernel stamping arrivals.
   unsigned seq = 0;
-  for (int pieces : {4, 16}) {
+  // B's 4 MiB, flag `flag`, then A's 4 MiB in `pieces` copies, flag flag + 1 + i after piece i (value seq).
+  auto send_pieces = [&](int pieces, int flag) {
     const size_t piece = 4 * MiB / pieces;
+    CK(cudaMemcpyAsync(dA, hA, 4 * MiB, cudaMemcpyHostToDevice, s1));
+    write_flag(s1, dflags + flag, seq);
+    for (int i = 0; i < pieces; ++i) {
+      CK(cudaMemcpyAsync(reinterpret_cast<char*>(dA) + 4 * MiB + i * piece,
+                         reinterpret_cast<char*>(hA) + 4 * MiB + i * piece, piece, cudaMemcpyHostToDevice, s1));
+      write_flag(s1, dflags + flag + 1 + i, seq);
+    }
+  };
+  for (int pieces : {4, 16}) {
     std::vector<double> arr(pieces + 2, 0.0);
     const int n = pieces + 2;
     for (int r = 0; r < 10; ++r) {
       ++seq;
       stamp_kernel<<<1, 32, 0, s2>>>(dflags, n, seq, dt);
       write_flag(s1, dflags + 0, seq);
-      CK(cudaMemcpyAsync(dA, hA, 4 * MiB, cudaMemcpyHostToDevice, s1));
-      write_flag(s1, dflags + 1, seq);
-      for (int i = 0; i < pieces; ++i) {
-        CK(cudaMemcpyAsync(reinterpret_cast<char*>(dA) + 4 * MiB + i * piece,
-                           reinterpret_cast<char*>(hA) + 4 * MiB + i * piece, piece, cudaMemcpyHostToDevice, s1));
-        write_flag(s1, dflags + 2 + i, seq);
-      }
+      send_pieces(pieces, 1);
       CK(cudaStreamSynchronize(s2));
       CK(cudaStreamSynchronize(s1));
       std::vector<unsigned long long> h(n);
@@ -343,19 +341,12 @@ int main(int argc, char** argv) {
 
   // 4. Flow skeletons, host clock.
   for (int pieces : {4, 8, 16}) {
-    const size_t piece = 4 * MiB / pieces;
     h.clear();
     for (int r = 0; r < 60; ++r) {
       ++seq;
       auto t0 = Clock::now();
       flow_flags_kernel<<<sms, 1024, 0, s2>>>(dflags, pieces, seq, dC4, hC4, out_bytes / 16 / pieces);
-      CK(cudaMemcpyAsync(dA, hA, 4 * MiB, cudaMemcpyHostToDevice, s1));
-      write_flag(s1, dflags + 0, seq);
-      for (int i = 0; i < pieces; ++i) {
-        CK(cudaMemcpyAsync(reinterpret_cast<char*>(dA) + 4 * MiB + i * piece,
-                           reinterpret_cast<char*>(hA) + 4 * MiB + i * piece, piece, cudaMemcpyHostToDevice, s1));
-        write_flag(s1, dflags + 1 + i, seq);
-      }
+      send_pieces(pieces, 0);
       CK(cudaStreamSynchronize(s2));
       if (r >= 10) h.push_back(us_since(t0));
       CK(cudaStreamSynchronize(s1));
