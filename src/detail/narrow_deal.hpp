@@ -1,5 +1,5 @@
 // Rung 23's deal of a persistent grid's cluster tiles when the last tile column is narrow (at most
-// 64 columns: n % 256 in 1 .. 64). Host and device (the CPU tests replay it).
+// 64 columns: n % 256 in 1 .. 64) or the last tile row short. Host and device (the CPU tests replay it).
 //
 // Rungs 15-20 deal cluster tiles round-robin: with F full tiles, N narrow ones and G clusters,
 // cluster c runs tiles c, c + G, ..., and the narrow tiles, spread through the order, land on
@@ -15,8 +15,9 @@
 // a full tile's time for half a full tile's work (4104 x 4096: 17 x 16 = 272 cluster tiles, 5
 // rounds on 66 clusters where 256 take 4). Here that row's full tiles are paired side by side
 // instead (block 0 tile column 2 s, block 1 column 2 s + 1, each loading its own B): ceil(F' / 2)
-// short pairs, dealt as full tiles after the pair_rows * full_cols full pairs. The last row's narrow
-// tile, if any, stays with the narrow ones (block 1 past m).
+// short pairs, dealt as full tiles after the pair_rows * full_cols full pairs, where that takes a
+// round off the longest cluster (short_pays). The last row's narrow tile, if any, stays with the
+// narrow ones (block 1 past m).
 #pragma once
 
 #if defined(__CUDACC__)
@@ -39,12 +40,14 @@ struct NarrowDeal {
 
   NarrowDeal() = default;
   // rows: cluster rows; tiles_n: tile columns; narrow_last: the last column is narrow; g: clusters;
-  // short_last: the last cluster row holds one tile row (pair its full tiles side by side).
-  RUNGS_HD NarrowDeal(int rows, int tiles_n, bool narrow_last, int g, bool short_last = false) {
+  // odd_rows: the last cluster row holds one tile row (its full tiles are paired side by side where
+  // short_pays).
+  RUNGS_HD NarrowDeal(int rows, int tiles_n, bool narrow_last, int g, bool odd_rows = false) {
     clusters = g > 0 ? g : 1;
     full_cols = narrow_last ? tiles_n - 1 : tiles_n;
-    pair_rows = short_last && rows > 0 ? rows - 1 : rows;
-    short_pairs = short_last && rows > 0 ? (full_cols + 1) / 2 : 0;
+    const bool short_last = odd_rows && short_pays(rows, full_cols, clusters);
+    pair_rows = short_last ? rows - 1 : rows;
+    short_pairs = short_last ? (full_cols + 1) / 2 : 0;
     pair_full = pair_rows * full_cols;
     full = pair_full + short_pairs, narrow = narrow_last ? rows : 0;
     rounds = full / clusters, left = full % clusters;

@@ -179,6 +179,8 @@ __global__ void __launch_bounds__(THREADS, 1)
   const Pieces pieces(sk, walk.first, walk.stride, std::bool_constant<SK>{});
   const detail::NarrowDeal::Share share = deal.share(BAL ? walk.first : 0);
   const int count = BAL ? share.count : pieces.count;
+  // This block's tile of cluster tile (cm, tn): the cluster's tile rows 2 cm, 2 cm + 1, column tn.
+  auto origin = [&](int cm, int tn, int& m0, int& n0) { m0 = (cm * CL + static_cast<int>(rank)) * BM, n0 = tn * BN; };
   // Piece p of this cluster: this block's tile at (m0, n0), k tiles kb .. ke - 1. solo (BAL): a short
   // pair of the last tile row (detail::NarrowDeal), the two blocks side by side, each loading its own B.
   auto locate = [&](int p, int& m0, int& n0, bool& solo, int& kb, int& ke) {
@@ -200,7 +202,7 @@ __global__ void __launch_bounds__(THREADS, 1)
       pieces.at(p, walk.first, walk.stride, sk.kt, t, kb, ke);
       cluster_tile(t, walk.rows, tiles_n, cm, tn);
     }
-    m0 = (cm * CL + static_cast<int>(rank)) * BM, n0 = tn * BN;
+    origin(cm, tn, m0, n0);
   };
   // BAL: stages of two k tiles for a tile only 64 columns wide (B: 8 KB a k tile, B_PAIR).
   constexpr int B_PAIR = 64 * ROW;
@@ -337,7 +339,8 @@ __global__ void __launch_bounds__(THREADS, 1)
       } else {
         int cm, tn;
         cluster_tile(t, walk.rows, tiles_n, cm, tn);
-        m0 = (cm * CL + static_cast<int>(rank)) * BM, n0 = tn * BN, solo = false;
+        origin(cm, tn, m0, n0);
+        solo = false;
       }
     };
     for (int p = 0; p < count; ++p) {
@@ -571,14 +574,11 @@ void launch(const ArgsT<T>& a, const char* name) {
     flags = std::make_unique<detail::Scratch>(slots * sizeof(int), a.stream, true);
     sk.ws = ws->as<float>(), sk.flags = flags->as<int>();
   }
-  // BAL: the last tile column is narrow where its edge width is 64 (n % BN in 1 .. 64).
-  // BAL: a short last row where the tile rows are odd in number (the last cluster row holds one), if
-  // pairing its tiles side by side takes a round off the longest cluster.
+  // BAL: the last tile column is narrow where its edge width is 64 (n % BN in 1 .. 64); the last
+  // cluster row is short where the tile rows are odd in number (the deal pairs it where that pays).
   const bool narrow_last = BAL && a.n % BN != 0 && a.n % BN <= 64;
-  const int cluster_rows = static_cast<int>(ceil_div(tiles_m, CL));
-  const bool short_last = BAL && tiles_m % CL != 0 &&
-                          detail::NarrowDeal::short_pays(cluster_rows, static_cast<int>(tiles_n) - (narrow_last ? 1 : 0), clusters);
-  const detail::NarrowDeal deal(cluster_rows, static_cast<int>(tiles_n), narrow_last, clusters, short_last);
+  const detail::NarrowDeal deal(static_cast<int>(ceil_div(tiles_m, CL)), static_cast<int>(tiles_n), narrow_last, clusters,
+                                BAL && tiles_m % CL != 0);
   const detail::ClusterLaunch l(static_cast<unsigned>(clusters * CL), THREADS, SMEM_BYTES, CL, a.stream);
   RUNGS_CUDA(cudaLaunchKernelEx(&l.cfg, kernel, ma, mb, mc, a, static_cast<int>(tiles_m), static_cast<int>(tiles_n),
                                 c_vec, tma_cols, sk, deal, mb64));

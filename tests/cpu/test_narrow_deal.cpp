@@ -14,19 +14,20 @@ namespace {
 
 using rungs::detail::NarrowDeal;
 
-void check_deal(int rows, int tiles_n, bool narrow_last, int g, bool short_last = false) {
+void check_deal(int rows, int tiles_n, bool narrow_last, int g, bool odd_rows = false) {
   SCOPED_TRACE(testing::Message() << rows << " cluster rows x " << tiles_n << " tile columns, narrow last "
-                                  << narrow_last << ", " << g << " clusters, short last row " << short_last);
-  const NarrowDeal d(rows, tiles_n, narrow_last, g, short_last);
+                                  << narrow_last << ", " << g << " clusters, odd tile rows " << odd_rows);
+  const NarrowDeal d(rows, tiles_n, narrow_last, g, odd_rows);
   const int full_cols = narrow_last ? tiles_n - 1 : tiles_n;
-  const int pair_rows = short_last ? rows - 1 : rows, short_pairs = short_last ? (full_cols + 1) / 2 : 0;
+  const bool paired = odd_rows && NarrowDeal::short_pays(rows, full_cols, g);  // the short row side by side
+  const int pair_rows = paired ? rows - 1 : rows, short_pairs = paired ? (full_cols + 1) / 2 : 0;
   const int full = pair_rows * full_cols + short_pairs, narrow = narrow_last ? rows : 0;
   ASSERT_EQ(d.full, full);
   ASSERT_EQ(d.narrow, narrow);
   ASSERT_EQ(d.pair_full, pair_rows * full_cols);
   // Every tile of the grid, run by exactly one block (rank 0 or 1 of a cluster). The kernel walks the
   // pairs' indices with the banded swizzle (a bijection onto pair_rows x full_cols); row-major here.
-  const int tiles_m = short_last ? 2 * rows - 1 : 2 * rows;
+  const int tiles_m = odd_rows ? 2 * rows - 1 : 2 * rows;
   std::vector<int> tile_seen(static_cast<size_t>(tiles_m) * tiles_n, 0);
   auto run_tile = [&](int row, int col) {
     if (row >= tiles_m) return;  // a block past m (the second of a last cluster row)
@@ -59,7 +60,7 @@ void check_deal(int rows, int tiles_n, bool narrow_last, int g, bool short_last 
         for (int rank = 0; rank < 2; ++rank) {
           int col = -1;
           if (d.short_pair(index, rank, col)) {
-            ASSERT_TRUE(short_last);
+            ASSERT_TRUE(paired);
             if (col < full_cols) run_tile(tiles_m - 1, col);
           } else {
             run_tile(2 * (index / full_cols) + rank, index % full_cols);
@@ -89,7 +90,7 @@ TEST(NarrowDeal, EveryTileOnceFullTilesRoundRobin) {
     for (int rows : {1, 2, 9, 13, 16, 17, 64, 65, 66, 67, 131, 200})
       for (int tiles_n : {1, 2, 3, 9, 17, 33})
         for (bool narrow_last : {false, true})
-          for (bool short_last : {false, true}) check_deal(rows, tiles_n, narrow_last, g, short_last);
+          for (bool odd_rows : {false, true}) check_deal(rows, tiles_n, narrow_last, g, odd_rows);
 }
 
 TEST(NarrowDeal, ShortLastRowTakesARoundLess) {
