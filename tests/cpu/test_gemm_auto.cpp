@@ -1,7 +1,8 @@
 // The `auto` table for the tensor-core kinds on the H100 (src/gemm/tuning.cpp): cuBLAS where
 // rows are 16-byte aligned below 8192^3, wgmma_tma_store from there, wgmma_balanced (f16/bf16) and
 // wgmma_ragged (tf32) for large problems whose rows are not aligned, wgmma_ragged for large tf32 tn (it copies A and B aligned and hands C to its
-// storer warps; 3.1x cuBLAS measured at 4095x4097x4093), wgmma_x3_rs for tf32x3, and through the
+// storer warps; 3.1x cuBLAS measured at 4095x4097x4093), wgmma_balanced for large tf32 with aligned rows
+// and a ragged edge (1.07-1.35x cuBLAS), wgmma_x3_rs for tf32x3, and through the
 // public resolver the ld's decide it.
 #include <rungs/rungs.hpp>
 
