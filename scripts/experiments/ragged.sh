@@ -5,15 +5,16 @@
 # $OUT, summaries on stdout.
 # Usage: scripts/experiments/ragged.sh   NOTESTS=1: bench only; NOSAN=1: no sanitizers;
 # VARIANTS=a,b,c: the benched rungs; SAN_RUNG=name: the rung under the sanitizers; SHAPES="M N K
-# DTYPES [TRANS];...": the benched shapes instead of the list below.
+# DTYPES [TRANS];...": the benched shapes instead of the list below; TEST_FILTER=...: the tests run
+# instead of those named below.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/experiments/lib.sh  # OUT, log, build_gpu
 build_gpu rungs_gpu_tests rungs_cli
 if [ -z "${NOTESTS:-}" ]; then
-  log "GemmTc tests: wgmma_balanced, wgmma_ragged and wgmma_tma_store; NarrowLastColumn and ShortLastRow for every rung"
-  timeout "${TEST_TIMEOUT:-200}" build-gpu/tests/rungs_gpu_tests \
-    --gtest_filter='Ladder/GemmTc.*/wgmma_balanced_*:Ladder/GemmTc.*/wgmma_ragged_*:Ladder/GemmTc.*/wgmma_tma_store_*:Ladder/GemmTc.NarrowLastColumn/*:Ladder/GemmTc.ShortLastRow/*' >"$OUT/tc_tests.log" 2>&1
+  filter=${TEST_FILTER:-'Ladder/GemmTc.*/wgmma_balanced_*:Ladder/GemmTc.*/wgmma_ragged_*:Ladder/GemmTc.*/wgmma_tma_store_*:Ladder/GemmTc.NarrowLastColumn/*:Ladder/GemmTc.ShortLastRow/*'}
+  log "GemmTc tests: $filter"
+  timeout "${TEST_TIMEOUT:-200}" build-gpu/tests/rungs_gpu_tests --gtest_filter="$filter" >"$OUT/tc_tests.log" 2>&1
   echo "tests rc $?"
   grep -E "^\[  FAILED|Failure$|wrote past|tests ran|PASSED" "$OUT/tc_tests.log" | head -30
 fi
