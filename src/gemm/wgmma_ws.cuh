@@ -187,10 +187,10 @@ __global__ void __launch_bounds__(THREADS, 1)
   uint64_t* c_full = empty + STAGES;
   uint64_t* c_empty = c_full + CONSUMERS;
   const int tid = threadIdx.x, wg = tid / 128;
-  const bool res_on = [&] {  // RES: A through the class maps
-    if constexpr (RES) return res.on != 0;
-    else return false;
-  }();
+  // RES: A through the class maps (res_on), 2^log2p of them.
+  int log2p = 0;
+  bool res_on = false;
+  if constexpr (RES) log2p = res.log2p, res_on = res.on != 0;
   const uint32_t rank = detail::cluster_rank();
   detail::init_pipeline_barriers(full, empty, STAGES, CONSUMERS * CL);
   if (EDGE && tid == 0) {
@@ -207,8 +207,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   // C's row of row l (0 .. 63) of consumer w's 64 in the tile at m0 (RES: the class boxes permuted
   // the tile's rows; the first of a consumer's rows is still its smallest).
   auto c_row = [&](int m0, int w, int l) {
-    if constexpr (RES)
-      if (res.log2p > 0) return m0 + detail::tile_row(64 * w + l, res.log2p);
+    if (RES && log2p > 0) return m0 + detail::tile_row(64 * w + l, log2p);
     return m0 + 64 * w + l;
   };
   // Piece p of this cluster: this block's tile at (m0, n0), k tiles kb .. ke - 1. solo (BAL): a short
@@ -275,10 +274,12 @@ __global__ void __launch_bounds__(THREADS, 1)
               for (int j = 0; j < BM / MN_BOX; ++j)
                 detail::tma_load_2d(sa + j * BK * ROW, &map_a, m0 + MN_BOX * j, k0, bar);
             } else if (RES && res_on) {  // one box of 128 / P rows per class, class after class
-              if constexpr (RES) {
-                const int per = BM >> res.log2p;
-                for (int j = 0; j < (1 << res.log2p); ++j)
-                  detail::tma_load_2d(sa + j * per * ROW, &res.map[j], k0 + res.shift[j], m0 >> res.log2p, bar);
+              if constexpr (RES) {  // (each map at a constant offset of the parameter: the loop unrolled)
+                const int per = BM >> log2p;
+#pragma unroll
+                for (int j = 0; j < detail::kResidueMaxClasses; ++j)
+                  if (j < (1 << log2p))
+                    detail::tma_load_2d(sa + j * per * ROW, &res.map[j], k0 + res.shift[j], m0 >> log2p, bar);
               }
             } else {
               detail::tma_load_2d(sa, &map_a, k0, m0, bar);
@@ -670,20 +671,27 @@ void run_any(const ArgsT<T>& user, const char* name) {
   const bool a_in_place = RES && user.ta == Trans::N && (!TF32 || user.tb == Trans::T) &&
                           detail::residue_classes(user.lda, user.k, int(sizeof(T))) <= detail::kResidueMaxClasses;
   const ArgsT<T> a = pack::operands(user, keep_a, keep_b, true, a_in_place);
+  // The class maps only where A needs them: elsewhere rung 23's kernel itself (RES = false).
+  const bool classes = a_in_place && !pack::tma_ok(a.A, a.lda, int(sizeof(T)));
   detail::dispatch_trans(a.ta, a.tb, [&](auto ta, auto tb) {
-    if constexpr (std::is_same_v<T, float>) {  // operands() left no tn: A or B (or both) K-major
-      if constexpr (decltype(tb)::value) {  // B K-major: A K-major in shared memory, or MN-major through registers
-        launch<T, decltype(ta)::value, false, CLUSTER, TMA_C, SK, EDGE, false, false, BAL, RES && !decltype(ta)::value>(a, name);
-      } else if constexpr (!decltype(ta)::value) {  // nn: C^T = B^T A^T, B (n-contiguous) the A_MN operand
+    constexpr bool TA = decltype(ta)::value, TB = decltype(tb)::value;
+    auto kmajor_a = [&](auto res) {  // A k-contiguous as this kernel's A: classes or not
+      if constexpr (TF32) launch<T, TA, false, CLUSTER, TMA_C, SK, EDGE, false, false, BAL, decltype(res)::value>(a, name);
+      else launch<T, TA, !TB, CLUSTER, TMA_C, SK, EDGE, OVL, false, BAL, decltype(res)::value>(a, name);
+    };
+    if constexpr (TF32 && !TB) {  // operands() left no tn: A or B (or both) K-major
+      if constexpr (!TA) {  // nn: C^T = B^T A^T, B (n-contiguous) the A_MN operand
         ArgsT<T> s = a;
         s.m = a.n, s.n = a.m, s.A = a.B, s.lda = a.ldb, s.B = a.A, s.ldb = a.lda, s.ta = Trans::T, s.tb = Trans::T;
         launch<T, true, false, CLUSTER, TMA_C, SK, EDGE, false, true, BAL>(s, name);
       } else {  // tn: operands() copies A k-contiguous, so this is a bug, not a shape to skip
         throw Error(std::string("rungs: ") + name + ": tf32 tn reached the kernel uncopied");
       }
-    } else {
-      launch<T, decltype(ta)::value, !decltype(tb)::value, CLUSTER, TMA_C, SK, EDGE, OVL, false, BAL,
-             RES && !decltype(ta)::value>(a, name);
+    } else if constexpr (RES && !TA) {  // (tf32: B K-major; A K-major in shared memory)
+      if (classes) kmajor_a(std::true_type{});
+      else kmajor_a(std::false_type{});
+    } else {  // (tf32: B K-major; A K-major in shared memory, or MN-major through registers)
+      kmajor_a(std::false_type{});
     }
   });
 }

@@ -1,0 +1,100 @@
+// Does TMA load a box whose inner start coordinate is not 16-byte aligned, from a map whose base
+// was rounded down to 16 bytes (rung 24's row residue classes)? And from a map held in an array
+// inside a __grid_constant__ struct, indexed at run time? One mode per process (an illegal
+// instruction ends the context): 0 plain map, class 0 (shift 0); 1 plain map, class 1 (shift 1);
+// 2 struct of maps, index from an argument; 3 struct, constant index 1. Prints mismatches.
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "detail/hopper.cuh"
+
+using namespace rungs::detail;
+
+struct Maps {
+  CUtensorMap map[8];
+  int shift[8];
+  int log2p, on;
+};
+
+constexpr int BOX_ROWS = 16, BOX_COLS = 64, BOX_BYTES = BOX_ROWS * 128;
+
+__device__ void load_box(const CUtensorMap* map, int c0, int c1, uint16_t* out) {
+  __shared__ alignas(1024) unsigned char buf[BOX_BYTES];
+  __shared__ uint64_t bar;
+  if (threadIdx.x == 0) {
+    mbar_init(&bar, 1);
+    mbar_init_fence();
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    mbar_expect_tx(&bar, BOX_BYTES);
+    tma_load_2d(buf, map, c0, c1, &bar);
+  }
+  mbar_wait(&bar, 0);
+  for (int i = threadIdx.x; i < BOX_BYTES / 2; i += blockDim.x) out[i] = reinterpret_cast<uint16_t*>(buf)[i];
+}
+
+__global__ void plain(const __grid_constant__ CUtensorMap map, int c0, uint16_t* out) { load_box(&map, c0, 0, out); }
+__global__ void in_struct(const __grid_constant__ Maps maps, int j, int c0, uint16_t* out) { load_box(&maps.map[j], c0 + maps.shift[j], 0, out); }
+__global__ void in_struct_const(const __grid_constant__ Maps maps, int c0, uint16_t* out) { load_box(&maps.map[1], c0 + maps.shift[1], 0, out); }
+
+typedef CUresult (*Encode)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*, const cuuint64_t*,
+                           const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
+                           CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+int main(int argc, char** argv) {
+  const int mode = argc > 1 ? atoi(argv[1]) : 0;
+  const int m = 40, lda = 65, k = 65, P = 8;
+  std::vector<uint16_t> h(size_t(m) * lda);
+  for (size_t i = 0; i < h.size(); ++i) h[i] = uint16_t(i + 1);
+  char* raw;
+  cudaMalloc(&raw, h.size() * 2 + 64);
+  uint16_t* A = reinterpret_cast<uint16_t*>(raw + 16);  // 16-byte aligned base
+  cudaMemcpy(A, h.data(), h.size() * 2, cudaMemcpyHostToDevice);
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult q;
+  cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q);
+  Encode encode = reinterpret_cast<Encode>(fn);
+  Maps maps{};
+  for (int j = 0; j < P; ++j) {
+    const uintptr_t start = uintptr_t(A) + uintptr_t(j) * lda * 2, base = start & ~uintptr_t(15);
+    maps.shift[j] = int((start - base) / 2);
+    const cuuint64_t dims[2] = {cuuint64_t(k + maps.shift[j]), cuuint64_t((m - j + P - 1) / P)};
+    const cuuint64_t strides[1] = {cuuint64_t(P) * lda * 2};
+    const cuuint32_t box[2] = {BOX_COLS, BOX_ROWS}, es[2] = {1, 1};
+    CUresult r = encode(&maps.map[j], CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, reinterpret_cast<void*>(base), dims, strides,
+                        box, es, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS) { printf("encode class %d: error %d\n", j, int(r)); return 1; }
+  }
+  uint16_t* out;
+  cudaMalloc(&out, BOX_BYTES);
+  cudaMemset(out, 0xFF, BOX_BYTES);
+  const int j = mode == 0 ? 0 : 1;
+  for (int c0 : {0, 64}) {
+    if (mode == 0) plain<<<1, 32>>>(maps.map[0], c0 + maps.shift[0], out);
+    else if (mode == 1) plain<<<1, 32>>>(maps.map[1], c0 + maps.shift[1], out);
+    else if (mode == 2) in_struct<<<1, 32>>>(maps, j, c0, out);
+    else in_struct_const<<<1, 32>>>(maps, c0, out);
+    cudaError_t e = cudaDeviceSynchronize();
+    if (e != cudaSuccess) { printf("mode %d c0 %d: %s\n", mode, c0, cudaGetErrorString(e)); return 1; }
+    std::vector<uint16_t> o(BOX_BYTES / 2);
+    cudaMemcpy(o.data(), out, BOX_BYTES, cudaMemcpyDeviceToHost);
+    int bad = 0;
+    for (int r = 0; r < BOX_ROWS; ++r)
+      for (int c = 0; c < BOX_COLS; ++c) {
+        const int byte = r * 128 + ((((c * 2) / 16) ^ (r % 8)) * 16) + (c * 2) % 16;
+        const int row = j + P * r, col = c0 + c;
+        const uint16_t want = (row < m && col < k) ? h[size_t(row) * lda + col] : 0;
+        const uint16_t got = o[byte / 2];
+        if (got != want && bad++ < 5) printf("  mode %d c0 %d: (%d, %d) got %u want %u\n", mode, c0, r, c, got, want);
+      }
+    printf("mode %d (class %d, shift %d) c0 %d: %d mismatches\n", mode, j, maps.shift[j], c0, bad);
+  }
+  return 0;
+}
