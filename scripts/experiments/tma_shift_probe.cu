@@ -1,8 +1,13 @@
 // Does TMA load a box whose inner start coordinate is not 16-byte aligned, from a map whose base
-// was rounded down to 16 bytes (rung 24's row residue classes)? And from a map held in an array
-// inside a __grid_constant__ struct, indexed at run time? One mode per process (an illegal
-// instruction ends the context): 0 plain map, class 0 (shift 0); 1 plain map, class 1 (shift 1);
-// 2 struct of maps, index from an argument; 3 struct, constant index 1. Prints mismatches.
+// was rounded down to 16 bytes (row residue classes: reading an A whose rows are not 16-byte
+// aligned in place, fourteenth session)? And from a map held in an array inside a
+// __grid_constant__ struct? One mode per process (an illegal instruction ends the context):
+// 0 plain map, class 0 (shift 0); 1 plain map, class 1 (shift 1: coordinate 1); 2 struct of maps,
+// index from an argument; 3 struct, constant index 1; 4 class 1 without swizzle, a 16-byte wide box
+// at coordinate 1; 5 class 1 at the aligned coordinate 8 (the map itself valid?). Prints mismatches.
+// H100, 4e5abe0: modes 0: 0 mismatches; 1, 2, 3: "an illegal instruction was encountered" (so
+// a shifted inner coordinate is refused, with the map as a plain parameter too; the class maps
+// were reverted).
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -42,6 +47,22 @@ __device__ void load_box(const CUtensorMap* map, int c0, int c1, uint16_t* out) 
 __global__ void plain(const __grid_constant__ CUtensorMap map, int c0, uint16_t* out) { load_box(&map, c0, 0, out); }
 __global__ void in_struct(const __grid_constant__ Maps maps, int j, int c0, uint16_t* out) { load_box(&maps.map[j], c0 + maps.shift[j], 0, out); }
 __global__ void in_struct_const(const __grid_constant__ Maps maps, int c0, uint16_t* out) { load_box(&maps.map[1], c0 + maps.shift[1], 0, out); }
+// Mode 4: a box 16 bytes wide and 16 rows, no swizzle (rows 16 bytes apart in shared memory).
+__global__ void narrow_box(const __grid_constant__ CUtensorMap map, int c0, uint16_t* out) {
+  __shared__ alignas(128) unsigned char buf[16 * 16];
+  __shared__ uint64_t bar;
+  if (threadIdx.x == 0) {
+    mbar_init(&bar, 1);
+    mbar_init_fence();
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    mbar_expect_tx(&bar, 16 * 16);
+    tma_load_2d(buf, &map, c0, 0, &bar);
+  }
+  mbar_wait(&bar, 0);
+  for (int i = threadIdx.x; i < 16 * 8; i += blockDim.x) out[i] = reinterpret_cast<uint16_t*>(buf)[i];
+}
 
 typedef CUresult (*Encode)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*, const cuuint64_t*,
                            const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
@@ -76,6 +97,48 @@ int main(int argc, char** argv) {
   cudaMalloc(&out, BOX_BYTES);
   cudaMemset(out, 0xFF, BOX_BYTES);
   const int j = mode == 0 ? 0 : 1;
+  if (mode == 4) {
+    CUtensorMap nm;
+    const uintptr_t start = uintptr_t(A) + uintptr_t(lda) * 2, base = start & ~uintptr_t(15);
+    const cuuint64_t dims[2] = {cuuint64_t(k + maps.shift[1]), cuuint64_t((m - 1 + P - 1) / P)};
+    const cuuint64_t strides[1] = {cuuint64_t(P) * lda * 2};
+    const cuuint32_t box[2] = {8, 16}, es[2] = {1, 1};
+    CUresult r = encode(&nm, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, reinterpret_cast<void*>(base), dims, strides, box, es,
+                        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS) { printf("mode 4 encode: error %d\n", int(r)); return 1; }
+    narrow_box<<<1, 32>>>(nm, maps.shift[1], out);
+    cudaError_t e = cudaDeviceSynchronize();
+    if (e != cudaSuccess) { printf("mode 4 (no swizzle, 16-byte box, coordinate %d): %s\n", maps.shift[1], cudaGetErrorString(e)); return 1; }
+    std::vector<uint16_t> o(16 * 8);
+    cudaMemcpy(o.data(), out, o.size() * 2, cudaMemcpyDeviceToHost);
+    int bad = 0;
+    for (int r2 = 0; r2 < 16; ++r2)
+      for (int c = 0; c < 8; ++c) {
+        const int row = 1 + P * r2;
+        const uint16_t want = row < m ? h[size_t(row) * lda + c] : 0;
+        if (o[r2 * 8 + c] != want) ++bad;
+      }
+    printf("mode 4 (no swizzle, 16-byte box, coordinate %d): %d mismatches\n", maps.shift[1], bad);
+    return 0;
+  }
+  if (mode == 5) {  // class 1 at coordinate 8: columns 8 - shift .. of the row
+    plain<<<1, 32>>>(maps.map[1], 8, out);
+    cudaError_t e = cudaDeviceSynchronize();
+    if (e != cudaSuccess) { printf("mode 5 (class 1, coordinate 8): %s\n", cudaGetErrorString(e)); return 1; }
+    std::vector<uint16_t> o(BOX_BYTES / 2);
+    cudaMemcpy(o.data(), out, BOX_BYTES, cudaMemcpyDeviceToHost);
+    int bad = 0;
+    for (int r2 = 0; r2 < BOX_ROWS; ++r2)
+      for (int c = 0; c < BOX_COLS; ++c) {
+        const int byte = r2 * 128 + ((((c * 2) / 16) ^ (r2 % 8)) * 16) + (c * 2) % 16;
+        const int row = 1 + P * r2, col = 8 + c - maps.shift[1];
+        const uint16_t want = (row < m && col < k) ? h[size_t(row) * lda + col] : 0;
+        if (o[byte / 2] != want) ++bad;
+      }
+    printf("mode 5 (class 1, coordinate 8): %d mismatches\n", bad);
+    return 0;
+  }
   for (int c0 : {0, 64}) {
     if (mode == 0) plain<<<1, 32>>>(maps.map[0], c0 + maps.shift[0], out);
     else if (mode == 1) plain<<<1, 32>>>(maps.map[1], c0 + maps.shift[1], out);

@@ -651,25 +651,18 @@ __device__ __forceinline__ void wgmma_stage_64xn_rs(float (&d)[128], const uint3
 // given; thread
 // tid % 128 of it), masked to m x n. Accumulator d[4j + e] of warp w, lane = 4g + q:
 // row 16w + g + 8(e / 2), column 8j + 2q + (e % 2). vec: two-element stores are aligned.
-// store_acc_64xn_rows: the same with the accumulator's row l (0 .. 63) going to C's row row(l) (rung 24,
-// whose class boxes permute a tile's rows).
-template <typename T, int N = 256, typename Row>
-__device__ __forceinline__ void store_acc_64xn_rows(const float (&d)[N / 2], T* __restrict__ C, int64_t ldc, Row row,
-                                                      int col0, int m, int n, float alpha, float beta, bool vec) {
+template <typename T, int N = 256>
+__device__ __forceinline__ void store_acc_64xn(const float (&d)[N / 2], T* __restrict__ C, int64_t ldc, int row0,
+                                                 int col0, int m, int n, float alpha, float beta, bool vec) {
   const int t = static_cast<int>(threadIdx.x % 128), lane = t % 32, w = t / 32, g = lane / 4, q = lane % 4;
   constexpr int J = N / 8;
 #pragma unroll J
   for (int j = 0; j < J; ++j)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      const int r = row(16 * w + g + 8 * h), c = col0 + 8 * j + 2 * q;
+      const int r = row0 + 16 * w + g + 8 * h, c = col0 + 8 * j + 2 * q;
       if (r < m && c < n) store_c_pair(C, ldc, r, c, d[4 * j + 2 * h], d[4 * j + 2 * h + 1], alpha, beta, c + 1 < n, vec);
     }
-}
-template <typename T, int N = 256>
-__device__ __forceinline__ void store_acc_64xn(const float (&d)[N / 2], T* __restrict__ C, int64_t ldc, int row0,
-                                                 int col0, int m, int n, float alpha, float beta, bool vec) {
-  store_acc_64xn_rows<T, N>(d, C, ldc, [row0](int l) { return row0 + l; }, col0, m, n, alpha, beta, vec);
 }
 
 // The same for an accumulator of C's transpose (the rung swapped A and B: d holds C^T's rows

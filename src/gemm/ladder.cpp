@@ -84,11 +84,6 @@ const std::vector<Rung>& ladder() {
        "shared memory (all but tf32 through registers); a short last tile row (odd tile rows) paired side by "
        "side (sm_90a); f16 bf16 tf32",
        90, false, nullptr, wgmma_balanced::run_tf32, nullptr, wgmma_balanced::run_f16, wgmma_balanced::run_bf16},
-      {"wgmma_inplace",
-       "rung 23 reading a k-contiguous A in place where TMA cannot address its rows (no copy): one tensor map "
-       "per row residue class, a tile's rows loaded class after class and put back in place by the epilogue "
-       "(sm_90a); f16 bf16 tf32",
-       90, false, nullptr, wgmma_inplace::run_tf32, nullptr, wgmma_inplace::run_f16, wgmma_inplace::run_bf16},
   };
   return rungs;
 }

@@ -136,15 +136,14 @@ void prepare(const T*& p, int64_t& ld, int64_t rows, int64_t cols, bool transpos
 
 template <typename T>
 ArgsT<T> operands(ArgsT<T> a, std::unique_ptr<detail::Scratch>& keep_a, std::unique_ptr<detail::Scratch>& keep_b,
-                  bool one_mn, bool a_in_place) {
+                  bool one_mn) {
   constexpr int E = int(sizeof(T));
   constexpr bool tf32 = std::is_same_v<T, float>;
   const bool at = a.ta == Trans::T, bt = a.tb == Trans::T;
   // tf32: which operands are made k-contiguous (transposed), see the header.
   const bool move_a = tf32 && at && (!one_mn || !bt), move_b = tf32 && !bt && !one_mn;
   // A stored m x k (N) or k x m (T); B stored k x n (N) or n x k (T).
-  prepare(a.A, a.lda, at ? a.k : a.m, at ? a.m : a.k, move_a, !tma_ok(a.A, a.lda, E) && !(a_in_place && !at), keep_a,
-          a.stream);
+  prepare(a.A, a.lda, at ? a.k : a.m, at ? a.m : a.k, move_a, !tma_ok(a.A, a.lda, E), keep_a, a.stream);
   prepare(a.B, a.ldb, bt ? a.n : a.k, bt ? a.k : a.n, move_b, !tma_ok(a.B, a.ldb, E), keep_b, a.stream);
   if (move_a) a.ta = Trans::N;
   if (move_b) a.tb = Trans::T;
@@ -183,8 +182,7 @@ Split3 split_operands(const Args& a, std::unique_ptr<detail::Scratch>& keep_a,
 #define RUNGS_PACK(T)                                                                                     \
   template void copy_rows<T>(const T*, int64_t, int64_t, int64_t, T*, int64_t, cudaStream_t, T*);           \
   template void copy_transposed<T>(const T*, int64_t, int64_t, int64_t, T*, int64_t, cudaStream_t, T*);       \
-  template ArgsT<T> operands<T>(ArgsT<T>, std::unique_ptr<detail::Scratch>&, std::unique_ptr<detail::Scratch>&, bool, \
-                                bool);
+  template ArgsT<T> operands<T>(ArgsT<T>, std::unique_ptr<detail::Scratch>&, std::unique_ptr<detail::Scratch>&, bool);
 RUNGS_PACK(float)
 RUNGS_PACK(__half)
 RUNGS_PACK(__nv_bfloat16)

@@ -42,12 +42,10 @@ void copy_transposed(const T* src, int64_t ld_src, int64_t rows, int64_t cols, T
 // transpose): A stored k x m and B stored k x n are copied transposed. `one_mn`: the rung reads
 // one m/n-contiguous float operand itself (through registers, swapping A and B for an
 // n-contiguous B), so only tn, both operands m/n-contiguous, has A copied. The rounding to tf32 is
-// not done here but by the kernels' TMA loads (detail::tma_operand_type). `a_in_place`: the rung
-// reads a k-contiguous A (stored m x k) that TMA cannot address itself (rung 24, one tensor map per
-// row residue class), so it is never copied.
+// not done here but by the kernels' TMA loads (detail::tma_operand_type).
 template <typename T>
 ArgsT<T> operands(ArgsT<T> a, std::unique_ptr<detail::Scratch>& keep_a, std::unique_ptr<detail::Scratch>& keep_b,
-                  bool one_mn = false, bool a_in_place = false);
+                  bool one_mn = false);
 
 // The 3xTF32 operands: A and B each split into a tf32 big and a tf32 small part, k-contiguous
 // (A parts m x k with stride lda, B parts n x k with stride ldb), in scratch kept by keep_a / keep_b.

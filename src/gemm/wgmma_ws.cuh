@@ -6,8 +6,7 @@
 // and 20_wgmma_ragged.cu (EDGE = true: ragged tiles multiplied only as wide as they are, and C that
 // TMA cannot store written by the producer warpgroup's idle warps) and 21_wgmma_overlap.cu (OVL =
 // true: each tile's C packed to 16 bits in registers, its shared-memory fill and TMA stores done
-// under the next tile's first MMAs) and 24_wgmma_inplace.cu (RES = true: a k-contiguous A whose rows
-// TMA cannot address read in place, one tensor map per row residue class). Included by those files only.
+// under the next tile's first MMAs). Included by those files only.
 #pragma once
 
 #include "detail/check.hpp"
@@ -15,7 +14,6 @@
 #include "detail/gemm_tc.cuh"
 #include "detail/hopper.cuh"
 #include "detail/narrow_deal.hpp"
-#include "detail/residue.hpp"
 #include "detail/scratch.hpp"
 #include "gemm/gemm_rung.hpp"
 #include "gemm/pack.hpp"
@@ -73,19 +71,6 @@ struct StreamK {
   float* ws = nullptr;  // partial sums: slot (cluster * CL + rank) * CONSUMERS + consumer, 64 x 256 each
   int* flags = nullptr;  // one per slot, zero before the launch, 1 once its slot holds a partial
 };
-
-// RES (rung 24): a k-contiguous A whose rows TMA cannot address (ld * size % 16 != 0, or its base
-// unaligned), read in place through one tensor map per row residue class (detail/residue.hpp):
-// map j holds rows j, j + P, ... (P = 2^log2p), its columns shifted by shift[j]. on == 0: map_a as
-// in rung 23 (A aligned, or copied). With P > 1 the tile's rows come out permuted
-// (detail::tile_row), so C leaves through the storer warps or the direct stores, never TMA.
-struct ResidueMaps {
-  CUtensorMap map[detail::kResidueMaxClasses];
-  int shift[detail::kResidueMaxClasses];
-  int log2p = 0;
-  int on = 0;
-};
-struct NoResidue {};
 
 // This cluster's pieces of work: piece p < count is cluster tile t, k tiles kb .. ke - 1. A counted
 // loop with the piece computed from p (a loop driven by a next() that keeps state made the
@@ -154,24 +139,20 @@ __device__ __forceinline__ void add_partial(float (&d)[128], const float* slot) 
 // and, where A is read from shared memory (not RS), its tiles' stages hold two k tiles each (A, A',
 // B, B': 16 + 16 + 8 + 8 KB), so twice the bytes are in flight for a tile whose time is the latency
 // of its loads. A k-contiguous B comes in boxes of 64 rows of n for them (map_b64).
-template <typename T, bool A_MN, bool B_MN, int CL, bool TMA_C, bool SK, bool EDGE, bool OVL, bool C_T, bool BAL,
-          bool RES>
+template <typename T, bool A_MN, bool B_MN, int CL, bool TMA_C, bool SK, bool EDGE, bool OVL, bool C_T, bool BAL>
 __global__ void __launch_bounds__(THREADS, 1)
     wgmma_ws_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                     const __grid_constant__ CUtensorMap map_c, ArgsT<T> a, int tiles_m, int tiles_n, bool c_vec,
-                    int64_t tma_cols, StreamK sk, detail::NarrowDeal deal, const __grid_constant__ CUtensorMap map_b64,
-                    const __grid_constant__ std::conditional_t<RES, ResidueMaps, NoResidue> res) {
+                    int64_t tma_cols, StreamK sk, detail::NarrowDeal deal, const __grid_constant__ CUtensorMap map_b64) {
   static_assert(!(SK && EDGE), "rung 20's storer warps walk whole tiles only");
   static_assert(!BAL || EDGE, "rung 23 is rung 20 with its ragged edges dealt");
-  static_assert(!RES || (BAL && !A_MN && !C_T), "rung 24 is rung 23 reading a k-contiguous A in place");
   static_assert(!OVL || (TMA_C && !SK && !EDGE && sizeof(T) == 2), "rung 21: rung 17's epilogue, 16-bit C");
   constexpr bool TF32 = std::is_same_v<T, float>, RS = TF32 && A_MN;
   // BAL, 16-bit: the storer warps' walk (detail::NarrowDeal::Share) spilled at 40 registers, and at
   // 48 once the short last row's walk was added (thirteenth session); 56 for the producer warpgroup
   // leaves the consumers 216 (the block's 384 x 168 registers), enough for the shared-memory form
   // (tf32 through registers, RS, needs its 232; its storers fit in 40).
-  // RES: the storer warps' row lookup spilled tf32's 40 too; its A is read from shared memory (not RS).
-  constexpr bool WIDE_STORER = BAL && (!TF32 || RES);
+  constexpr bool WIDE_STORER = BAL && !TF32;
   static_assert(!(TF32 && B_MN) && (!C_T || TF32), "tf32: B K-major; C_T for tf32 only");
   constexpr int BK = bk<T>();
   extern __shared__ unsigned char smem_raw[];
@@ -187,10 +168,6 @@ __global__ void __launch_bounds__(THREADS, 1)
   uint64_t* c_full = empty + STAGES;
   uint64_t* c_empty = c_full + CONSUMERS;
   const int tid = threadIdx.x, wg = tid / 128;
-  // RES: A through the class maps (res_on), 2^log2p of them.
-  int log2p = 0;
-  bool res_on = false;
-  if constexpr (RES) log2p = res.log2p, res_on = res.on != 0;
   const uint32_t rank = detail::cluster_rank();
   detail::init_pipeline_barriers(full, empty, STAGES, CONSUMERS * CL);
   if (EDGE && tid == 0) {
@@ -204,12 +181,6 @@ __global__ void __launch_bounds__(THREADS, 1)
   const int count = BAL ? share.count : pieces.count;
   // This block's tile of cluster tile (cm, tn): the cluster's tile rows 2 cm, 2 cm + 1, column tn.
   auto origin = [&](int cm, int tn, int& m0, int& n0) { m0 = (cm * CL + static_cast<int>(rank)) * BM, n0 = tn * BN; };
-  // C's row of row l (0 .. 63) of consumer w's 64 in the tile at m0 (RES: the class boxes permuted
-  // the tile's rows; the first of a consumer's rows is still its smallest).
-  auto c_row = [&](int m0, int w, int l) {
-    if (RES && log2p > 0) return m0 + detail::tile_row(64 * w + l, log2p);
-    return m0 + 64 * w + l;
-  };
   // Piece p of this cluster: this block's tile at (m0, n0), k tiles kb .. ke - 1. solo (BAL): a short
   // pair of the last tile row (detail::NarrowDeal), the two blocks side by side, each loading its own B.
   auto locate = [&](int p, int& m0, int& n0, bool& solo, int& kb, int& ke) {
@@ -241,7 +212,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   // a last column TMA would overrun; beta == 0 only: the buffer holds C's type, and alpha * AB
   // rounded to it before adding beta * C would round twice). Rows wholly past m are skipped.
   auto staged = [&](int m0, int n0, int w) {
-    return EDGE && !C_T && a.beta == 0.0f && !(TMA_C && n0 + BN <= tma_cols) && c_row(m0, w, 0) < a.m;
+    return EDGE && !C_T && a.beta == 0.0f && !(TMA_C && n0 + BN <= tma_cols) && m0 + 64 * w < a.m;
   };
 
   if (wg == 0) {
@@ -273,14 +244,6 @@ __global__ void __launch_bounds__(THREADS, 1)
               constexpr int MN_BOX = ROW / int(sizeof(T));
               for (int j = 0; j < BM / MN_BOX; ++j)
                 detail::tma_load_2d(sa + j * BK * ROW, &map_a, m0 + MN_BOX * j, k0, bar);
-            } else if (RES && res_on) {  // one box of 128 / P rows per class, class after class
-              if constexpr (RES) {  // (each map at a constant offset of the parameter: the loop unrolled)
-                const int per = BM >> log2p;
-#pragma unroll
-                for (int j = 0; j < detail::kResidueMaxClasses; ++j)
-                  if (j < (1 << log2p))
-                    detail::tma_load_2d(sa + j * per * ROW, &res.map[j], k0 + res.shift[j], m0 >> log2p, bar);
-              }
             } else {
               detail::tma_load_2d(sa, &map_a, k0, m0, bar);
             }
@@ -320,7 +283,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         bool solo;
         locate(p, m0, n0, solo, kb, ke);
         if (!staged(m0, n0, w)) continue;
-        const int row0 = m0 + 64 * w, rows = RES ? 64 : min(64, static_cast<int>(a.m) - row0);
+        const int row0 = m0 + 64 * w, rows = min(64, static_cast<int>(a.m) - row0);
         for (int c = 0; c < CHUNKS; ++c) {  // (chunks past n too: the consumer fills every one)
           const int col0 = n0 + c * CHUNK, cols = min(CHUNK, static_cast<int>(a.n) - col0);
           detail::mbar_wait(&c_full[w], phase);
@@ -331,11 +294,6 @@ __global__ void __launch_bounds__(THREADS, 1)
           constexpr int PER = CHUNK / 32;
 #pragma unroll 1
           for (int r = 0; r < rows; ++r, dst += a.ldc) {
-            if constexpr (RES) {  // the tile's rows permuted (or not): each row found, those past m skipped
-              const int row = c_row(m0, w, r);
-              if (row >= a.m) continue;
-              dst = a.C + static_cast<int64_t>(row) * a.ldc + col0;
-            }
             T v[PER];
 #pragma unroll
             for (int i = 0; i < PER; ++i)
@@ -487,7 +445,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         // every stuck waiter was such a consumer, or its block's, at the first stage of the last
         // tile row; rung 17, whose consumers always multiply, never hung there). The cause is not
         // understood; this keeps each consumer's pace through the stages that of rung 17's.
-        if (nb == 64 || c_row(m0, cw, 0) >= a.m) mainloop(std::integral_constant<int, 64>{}, two);
+        if (nb == 64 || m0 + 64 * cw >= a.m) mainloop(std::integral_constant<int, 64>{}, two);
         else if (nb == 128) mainloop(std::integral_constant<int, 128>{}, false);
         else mainloop(std::integral_constant<int, 256>{}, false);
       } else {
@@ -507,7 +465,7 @@ __global__ void __launch_bounds__(THREADS, 1)
           detail::mbar_wait(&c_empty[cw], handed >> 1);
           handed ^= 3;
         }
-        if (EDGE && c_row(m0, cw, 0) >= a.m) {
+        if (EDGE && m0 + 64 * cw >= a.m) {
           // no rows of C here
         } else if (C_T) {  // C^T's rows m0 + 64 cw .. are C's columns
           if constexpr (C_T) {
@@ -535,10 +493,6 @@ __global__ void __launch_bounds__(THREADS, 1)
             detail::mbar_arrive(&c_full[cw]);  // this thread's part is in buf
             handed |= 1;
           }
-        } else if constexpr (RES) {
-          detail::store_acc_64xn_rows<T>(
-              d, a.C, a.ldc, [&](int l) { return c_row(m0, cw, l); }, n0, static_cast<int>(a.m), static_cast<int>(a.n),
-              a.alpha, a.beta, c_vec);
         } else {
           detail::store_acc_64xn(d, a.C, a.ldc, m0 + cw * 64, n0, static_cast<int>(a.m), static_cast<int>(a.n),
                                  a.alpha, a.beta, c_vec);
@@ -573,36 +527,11 @@ __global__ void __launch_bounds__(THREADS, 1)
 }
 
 template <typename T, bool A_MN, bool B_MN, int CL, bool TMA_C, bool SK, bool EDGE, bool OVL, bool C_T = false,
-          bool BAL = false, bool RES = false>
+          bool BAL = false>
 void launch(const ArgsT<T>& a, const char* name) {
   constexpr int BK = bk<T>(), E = int(sizeof(T));
-  // RES: a k-contiguous A that TMA cannot address as one matrix, one map per row residue class.
-  std::conditional_t<RES, ResidueMaps, NoResidue> res{};
-  bool perm = false;  // the tile's rows come out permuted: no TMA stores of C
-  if constexpr (RES) {
-    if (!A_MN && !pack::tma_ok(a.A, a.lda, E)) {
-      const int p = detail::residue_classes(a.lda, a.k, E);
-      if (p > detail::kResidueMaxClasses)  // run_any copies A then
-        throw Error(std::string("rungs: ") + name + ": A reached the kernel with " + std::to_string(p) + " row classes");
-      res.on = 1, res.log2p = detail::residue_log2(p), perm = p > 1;
-      for (int j = 0; j < p; ++j) {
-        const detail::ResidueClass rc = detail::residue_class(reinterpret_cast<uintptr_t>(a.A), a.lda, E, j);
-        const int64_t rows = detail::residue_rows(a.m, p, j);
-        if (rows == 0) {  // no rows of A in this class (m < P): its boxes read class 0 again, stored nowhere
-          res.map[j] = res.map[0], res.shift[j] = res.shift[0];
-          continue;
-        }
-        res.map[j] = detail::make_tensor_map_2d(reinterpret_cast<const void*>(rc.base), detail::tma_operand_type<T>(), E,
-                                                rows, a.k + rc.shift, p * a.lda, BM / p, BK);
-        res.shift[j] = rc.shift;
-      }
-    }
-  }
-  bool a_classes = false;
-  if constexpr (RES) a_classes = res.on != 0;
   const CUtensorMap ma = A_MN ? detail::make_tensor_map_2d(a.A, detail::tma_operand_type<T>(), E, a.k, a.m, a.lda, BK, ROW / E)
-                         : a_classes ? CUtensorMap{}
-                                     : detail::make_tensor_map_2d(a.A, detail::tma_operand_type<T>(), E, a.m, a.k, a.lda, BM, BK);
+                              : detail::make_tensor_map_2d(a.A, detail::tma_operand_type<T>(), E, a.m, a.k, a.lda, BM, BK);
   const CUtensorMap mb = B_MN ? detail::make_tensor_map_2d(a.B, detail::tma_operand_type<T>(), E, a.k, a.n, a.ldb, BK, ROW / E)
                               : detail::make_tensor_map_2d(a.B, detail::tma_operand_type<T>(), E, a.n, a.k, a.ldb, BN / CL, BK);
   // BAL, B k-contiguous: boxes of 64 rows of n for the narrow tiles' paired stages.
@@ -612,7 +541,7 @@ void launch(const ArgsT<T>& a, const char* name) {
   const int64_t tiles_m = ceil_div(a.m, BM), tiles_n = ceil_div(a.n, BN);
   const int64_t cluster_tiles = ceil_div(tiles_m, CL) * tiles_n;
   if (cluster_tiles > INT32_MAX) throw Unsupported(std::string("rungs: ") + name + ": too many tiles for one launch");
-  auto* kernel = &wgmma_ws_kernel<T, A_MN, B_MN, CL, TMA_C, SK, EDGE, OVL, C_T, BAL, RES>;
+  auto* kernel = &wgmma_ws_kernel<T, A_MN, B_MN, CL, TMA_C, SK, EDGE, OVL, C_T, BAL>;
   constexpr int SMEM_BYTES = smem_bytes<TMA_C>();
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), SMEM_BYTES);
   const int fit = detail::max_active_clusters(reinterpret_cast<const void*>(kernel), THREADS, SMEM_BYTES, CL, name);
@@ -623,8 +552,7 @@ void launch(const ArgsT<T>& a, const char* name) {
   // n - 1, not at n (measured on the H100: n = 1, ldc = 16 wrote 7 elements of bf16 padding; also
   // triton-lang/triton#11583): where n * sizeof(T) is not a multiple of 16, only tiles whose 256
   // columns lie inside C use them (tma_cols = n), the last tile column stores directly.
-  const bool tma_c =
-      TMA_C && !perm && a.beta == 0.0f && reinterpret_cast<uintptr_t>(a.C) % 16 == 0 && (a.ldc * E) % 16 == 0;
+  const bool tma_c = TMA_C && a.beta == 0.0f && reinterpret_cast<uintptr_t>(a.C) % 16 == 0 && (a.ldc * E) % 16 == 0;
   // C_T: C is n x m here (C's columns are this kernel's rows): the clipped dimension is m.
   const int64_t c_cols = C_T ? a.m : a.n, c_rows = C_T ? a.n : a.m;
   const int64_t tma_cols = !tma_c ? 0 : (c_cols * E) % 16 == 0 ? INT64_MAX : c_cols;
@@ -653,45 +581,31 @@ void launch(const ArgsT<T>& a, const char* name) {
                                 BAL && tiles_m % CL != 0);
   const detail::ClusterLaunch l(static_cast<unsigned>(clusters * CL), THREADS, SMEM_BYTES, CL, a.stream);
   RUNGS_CUDA(cudaLaunchKernelEx(&l.cfg, kernel, ma, mb, mc, a, static_cast<int>(tiles_m), static_cast<int>(tiles_n),
-                                c_vec, tma_cols, sk, deal, mb64, res));
+                                c_vec, tma_cols, sk, deal, mb64));
   detail::check_launch(name);
 #if defined(RUNGS_HANG_DEBUG)
   detail::hang_report<<<1, 1, 0, a.stream>>>();
 #endif
 }
 
-template <bool TMA_C, bool SK = false, bool EDGE = false, bool OVL = false, bool BAL = false, bool RES = false,
-          typename T>
+template <bool TMA_C, bool SK = false, bool EDGE = false, bool OVL = false, bool BAL = false, typename T>
 void run_any(const ArgsT<T>& user, const char* name) {
   detail::require_sm90a(name);
   std::unique_ptr<detail::Scratch> keep_a, keep_b;  // freed on the stream after the kernel
-  // RES: a k-contiguous A (stored m x k) stays where it is when this kernel multiplies it as its A
-  // (tf32: not for nn, which swaps the operands) and its row classes fit the kernel's maps.
-  constexpr bool TF32 = std::is_same_v<T, float>;
-  const bool a_in_place = RES && user.ta == Trans::N && (!TF32 || user.tb == Trans::T) &&
-                          detail::residue_classes(user.lda, user.k, int(sizeof(T))) <= detail::kResidueMaxClasses;
-  const ArgsT<T> a = pack::operands(user, keep_a, keep_b, true, a_in_place);
-  // The class maps only where A needs them: elsewhere rung 23's kernel itself (RES = false).
-  const bool classes = a_in_place && !pack::tma_ok(a.A, a.lda, int(sizeof(T)));
+  const ArgsT<T> a = pack::operands(user, keep_a, keep_b, true);
   detail::dispatch_trans(a.ta, a.tb, [&](auto ta, auto tb) {
-    constexpr bool TA = decltype(ta)::value, TB = decltype(tb)::value;
-    auto kmajor_a = [&](auto res) {  // A k-contiguous as this kernel's A: classes or not
-      if constexpr (TF32) launch<T, TA, false, CLUSTER, TMA_C, SK, EDGE, false, false, BAL, decltype(res)::value>(a, name);
-      else launch<T, TA, !TB, CLUSTER, TMA_C, SK, EDGE, OVL, false, BAL, decltype(res)::value>(a, name);
-    };
-    if constexpr (TF32 && !TB) {  // operands() left no tn: A or B (or both) K-major
-      if constexpr (!TA) {  // nn: C^T = B^T A^T, B (n-contiguous) the A_MN operand
+    if constexpr (std::is_same_v<T, float>) {  // operands() left no tn: A or B (or both) K-major
+      if constexpr (decltype(tb)::value) {  // B K-major: A K-major in shared memory, or MN-major through registers
+        launch<T, decltype(ta)::value, false, CLUSTER, TMA_C, SK, EDGE, false, false, BAL>(a, name);
+      } else if constexpr (!decltype(ta)::value) {  // nn: C^T = B^T A^T, B (n-contiguous) the A_MN operand
         ArgsT<T> s = a;
         s.m = a.n, s.n = a.m, s.A = a.B, s.lda = a.ldb, s.B = a.A, s.ldb = a.lda, s.ta = Trans::T, s.tb = Trans::T;
         launch<T, true, false, CLUSTER, TMA_C, SK, EDGE, false, true, BAL>(s, name);
       } else {  // tn: operands() copies A k-contiguous, so this is a bug, not a shape to skip
         throw Error(std::string("rungs: ") + name + ": tf32 tn reached the kernel uncopied");
       }
-    } else if constexpr (RES && !TA) {  // (tf32: B K-major; A K-major in shared memory)
-      if (classes) kmajor_a(std::true_type{});
-      else kmajor_a(std::false_type{});
-    } else {  // (tf32: B K-major; A K-major in shared memory, or MN-major through registers)
-      kmajor_a(std::false_type{});
+    } else {
+      launch<T, decltype(ta)::value, !decltype(tb)::value, CLUSTER, TMA_C, SK, EDGE, OVL, false, BAL>(a, name);
     }
   });
 }

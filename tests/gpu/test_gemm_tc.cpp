@@ -324,38 +324,6 @@ TEST_P(GemmTc, ShortLastRow) {
   RUNGS_FINISH(tally_);
 }
 
-// A stored m x k whose rows TMA cannot address (ld * size % 16 != 0): rung 24 reads it in place, one
-// tensor map per row residue class (8, 4 or 2 classes for 16-bit, 4 or 2 for float), and puts the
-// tile's permuted rows of C back. m not a multiple of the classes (classes of unequal length), fewer
-// rows than classes, a narrow last column, an odd number of tile rows, clusters with two tiles (2100 x
-// 2052: 81 cluster tiles), all but that one under the sanitizers' size cap, A's padding NaN (a box that read a neighbouring row's bytes would show), beta == 0
-// (storer warps) and != 0 (direct stores), nn and nt (tf32 nn swaps A and B: A is copied there), and
-// A 2 bytes (4 for float) off 16-byte alignment. Every rung runs these shapes.
-TEST_P(GemmTc, UnalignedRowsInPlace) {
-  uint64_t seed = 1450;
-  const GemmKind kind = GetParam().kind;
-  const bool h16 = check::is_16bit(kind);
-  for (Trans tb : kT)
-    for (int64_t pad : {int64_t{1}, int64_t{2}, h16 ? int64_t{4} : int64_t{3}}) {
-      const int64_t shapes[][3] = {{200, 264, 72}, {5, 40, 33}, {300, 136, 72}, {129, 300, 64}};
-      for (const auto& sh : shapes) {
-        check::GemmShape s = aligned_rows(shape(Trans::N, tb, sh[0], sh[1], sh[2]), kind);
-        s.lda += pad;
-        check_case(s, ++seed);
-      }
-    }
-  check::GemmShape s = aligned_rows(shape(Trans::N, Trans::N, 200, 264, 72), kind);
-  s.lda += 1, s.alpha = 1.5f, s.beta = -0.5f;
-  check_case(s, ++seed);
-  s.tb = Trans::T, s = aligned_rows(s, kind), s.lda += 1;
-  check_case(s, ++seed);
-  check_case(aligned_rows(shape(Trans::N, Trans::T, 200, 264, 72), kind), ++seed, 1);  // A's base off by one element
-  s = aligned_rows(shape(Trans::N, Trans::N, 2100, 2052, 75), kind);
-  s.lda += 1;
-  check_case(s, ++seed);
-  RUNGS_FINISH(tally_);
-}
-
 TEST_P(GemmTc, MisalignedPointers) {  // A + 1, B + 1, C + 1 element: 2-byte (4-byte) aligned only
   uint64_t seed = 1400;
   for (Trans ta : kT)
