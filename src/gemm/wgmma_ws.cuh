@@ -206,7 +206,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   };
   // BAL: stages of two k tiles for a tile only 64 columns wide (B: 8 KB a k tile, B_PAIR).
   constexpr int B_PAIR = 64 * ROW;
-  auto paired = [&](int nb, bool solo) { return BAL && !RS && nb == 64 && !solo; };
+  auto paired = [&](int nb, bool solo) { return BAL && nb == 64 && !solo; };
   constexpr int E = int(sizeof(T)), CHUNK = 256 / E, CHUNKS = BN / CHUNK;  // C's pieces through c_buf
   // EDGE: consumer w's rows of tile (m0, n0) leave through the storer warp (C unaligned for TMA, or
   // a last column TMA would overrun; beta == 0 only: the buffer holds C's type, and alpha * AB
@@ -356,24 +356,33 @@ __global__ void __launch_bounds__(THREADS, 1)
           // one fragment set), the fragments of stage it + 1 are loaded into the other, after
           // wait<1> has retired the group that read it (stage it - 1). Two sets by name (fa, fb),
           // the loop unrolled by two, so no register array is indexed at run time.
+          // BAL, a narrow tile (fourteenth session): stages of two k tiles (A, A', B, B') here too,
+          // each k tile still a step of its own: k tile kt is half h = (kt - kb) % 2 of stage it (A
+          // at h A_BYTES, B at 2 A_BYTES + h B_PAIR); a stage's first half releases the stage before
+          // (wait<1> has retired its last half). The same loop (a second loop for the pairs made
+          // ptxas serialize the kernel's wgmmas, C7512: register resources).
           uint32_t fa[16], fb[16];
-          auto load = [&](uint32_t (&f)[16], int u) {
+          const bool pair = BAL && N == 64 && two;
+          auto load = [&](uint32_t (&f)[16], int u, int h) {
             const int s = u % STAGES;
-            detail::mbar_wait(&full[s], (u / STAGES) & 1);
-            detail::load_a_frags_mn_tf32(f, smem + s * STAGE_BYTES, cw);
+            if (h == 0) detail::mbar_wait(&full[s], (u / STAGES) & 1);
+            detail::load_a_frags_mn_tf32(f, smem + s * STAGE_BYTES + h * A_BYTES, cw);
           };
           auto step = [&](const uint32_t (&cur)[16], uint32_t (&nxt)[16], int kt) {
+            const int h = pair ? (kt - kb) & 1 : 0;
             detail::wgmma_fence();
-            detail::wgmma_stage_64xn_rs<N>(d, cur, smem + (it % STAGES) * STAGE_BYTES + A_BYTES);
+            detail::wgmma_stage_64xn_rs<N>(
+                d, cur, smem + (it % STAGES) * STAGE_BYTES + (pair ? 2 * A_BYTES + h * B_PAIR : A_BYTES));
             detail::wgmma_commit();
             // Stage it - 1's MMAs have retired: its slot and nxt are free. Stream-K (SK) waits for
             // stage it's too: with a group in flight across stages its partial-sum code spills.
             detail::wgmma_wait<SK ? 0 : 1>();
-            if (kt > kb) release((it - 1) % STAGES);
-            if (kt + 1 < ke) load(nxt, it + 1);
-            ++it;
+            if (kt > kb && h == 0) release((it - 1) % STAGES);
+            const bool done = h == 1 || !pair || kt + 1 == ke;  // the stage's last k tile
+            if (kt + 1 < ke) load(nxt, done ? it + 1 : it, done ? 0 : 1);
+            if (done) ++it;
           };
-          if (kb < ke) load(fa, it);
+          if (kb < ke) load(fa, it, 0);
           int kt = kb;
           for (; kt + 1 < ke; kt += 2) step(fa, fb, kt), step(fb, fa, kt + 1);
           if (kt < ke) step(fa, fb, kt);
@@ -535,7 +544,7 @@ void launch(const ArgsT<T>& a, const char* name) {
   const CUtensorMap mb = B_MN ? detail::make_tensor_map_2d(a.B, detail::tma_operand_type<T>(), E, a.k, a.n, a.ldb, BK, ROW / E)
                               : detail::make_tensor_map_2d(a.B, detail::tma_operand_type<T>(), E, a.n, a.k, a.ldb, BN / CL, BK);
   // BAL, B k-contiguous: boxes of 64 rows of n for the narrow tiles' paired stages.
-  const CUtensorMap mb64 = BAL && !B_MN && !(std::is_same_v<T, float> && A_MN)
+  const CUtensorMap mb64 = BAL && !B_MN
                                ? detail::make_tensor_map_2d(a.B, detail::tma_operand_type<T>(), E, a.n, a.k, a.ldb, 64, BK)
                                : CUtensorMap{};
   const int64_t tiles_m = ceil_div(a.m, BM), tiles_n = ceil_div(a.n, BN);
