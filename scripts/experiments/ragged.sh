@@ -6,7 +6,7 @@
 # Usage: scripts/experiments/ragged.sh   NOTESTS=1: bench only; NOSAN=1: no sanitizers;
 # VARIANTS=a,b,c: the benched rungs; SAN_RUNG=name: the rung under the sanitizers; SHAPES="M N K
 # DTYPES [TRANS];...": the benched shapes instead of the list below; TEST_FILTER=...: the tests run
-# instead of those named below.
+# instead of those named below; SAN_FILTER=...: the tests under the sanitizers instead of SAN_RUNG's.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/experiments/lib.sh  # OUT, log, build_gpu
@@ -42,7 +42,7 @@ if [ -z "${NOTESTS:-}${NOSAN:-}" ]; then
     log "compute-sanitizer $tool"
     extra=(); [ $tool = racecheck ] && extra=(--racecheck-report hazard)
     timeout "${SAN_TIMEOUT:-150}" compute-sanitizer --tool $tool "${extra[@]}" --error-exitcode 9 \
-      build-gpu/tests/rungs_gpu_tests --gtest_filter="Ladder/GemmTc.*/${SAN_RUNG:-wgmma_balanced}_*" >"$OUT/$tool.log" 2>&1
+      build-gpu/tests/rungs_gpu_tests --gtest_filter="${SAN_FILTER:-Ladder/GemmTc.*/${SAN_RUNG:-wgmma_balanced}_*}" >"$OUT/$tool.log" 2>&1
     echo "$tool rc $?"
     grep -E "tests ran|PASSED|FAILED" "$OUT/$tool.log" | tail -3
     grep -m5 -E "Invalid|hazard|ERROR SUMMARY" "$OUT/$tool.log"

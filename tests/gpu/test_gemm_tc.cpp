@@ -290,7 +290,8 @@ TEST_P(GemmTc, StreamKTails) {
 // the clusters that run one full tile fewer (3200 x 1288 on the H100's 66 clusters: 13 cluster
 // rows, 65 full and 13 narrow cluster tiles; cluster 65 takes two, the rest go round-robin), k of
 // an odd number of k tiles (136: rung 23 pairs them for the narrow tiles, the last alone) and an
-// even one (72 for 16 bits, 128 below), B n-contiguous and k-contiguous, beta != 0 once, rows past m.
+// even one (72 for 16 bits, 128 below), B n-contiguous and k-contiguous, beta != 0 once, rows past m,
+// and tf32's register path (A m-contiguous: nn, whose swapped product has the narrow column, and tt).
 TEST_P(GemmTc, NarrowLastColumn) {
   uint64_t seed = 1395;
   for (Trans tb : kT) check_case(aligned_rows(shape(Trans::N, tb, 3200, 1288, 136), GetParam().kind), ++seed);
@@ -301,6 +302,8 @@ TEST_P(GemmTc, NarrowLastColumn) {
   for (Trans tb : kT)  // small enough for the sanitizers: a pair and an odd last k tile, narrow column
     for (const auto& sh : {std::array<int64_t, 3>{64, 264, 192}, std::array<int64_t, 3>{120, 260, 128}})
       check_case(aligned_rows(shape(Trans::N, tb, sh[0], sh[1], sh[2]), GetParam().kind), ++seed);
+  // tf32 through registers (nn swapped, its narrow column is m's 264; tt), 3 k tiles: a pair, then one.
+  for (Trans t : kT) check_case(aligned_rows(shape(t, t, 264, 64, 72), GetParam().kind), ++seed);
   RUNGS_FINISH(tally_);
 }
 
