@@ -121,6 +121,16 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, i
 #endif
 }
 
+// Fetches a tensor map into the TMA unit's descriptor cache ahead of its first use (the kernel's
+// prologue), so the first loads do not wait for it. `map` must be a valid map (a kernel parameter).
+__device__ __forceinline__ void tma_prefetch(const CUtensorMap* map) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(map) : "memory");
+#else
+  (void)map;
+#endif
+}
+
 // ---- the TMA rungs' kernel prologue ----
 // The start of dynamic shared memory rounded up to 1024 bytes: the 128-byte swizzle repeats every
 // 1024 bytes, so every TMA box must start on such a boundary (the launch asks for 1024 more).

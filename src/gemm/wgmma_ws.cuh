@@ -169,6 +169,13 @@ __global__ void __launch_bounds__(THREADS, 1)
   uint64_t* c_empty = c_full + CONSUMERS;
   const int tid = threadIdx.x, wg = tid / 128;
   const uint32_t rank = detail::cluster_rank();
+  // The maps this block's TMA will read, fetched while the barriers are set up (fourteenth session):
+  // the producer's, and C's for the consumers' stores where they use it.
+  if (tid == 0) {
+    detail::tma_prefetch(&map_a), detail::tma_prefetch(&map_b);
+    if (BAL && !B_MN) detail::tma_prefetch(&map_b64);
+  }
+  if (TMA_C && tid == 128 && tma_cols > 0) detail::tma_prefetch(&map_c);
   detail::init_pipeline_barriers(full, empty, STAGES, CONSUMERS * CL);
   if (EDGE && tid == 0) {
     for (int w = 0; w < CONSUMERS; ++w) detail::mbar_init(&c_full[w], 128), detail::mbar_init(&c_empty[w], 32);
