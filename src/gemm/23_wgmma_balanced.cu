@@ -9,8 +9,8 @@
 //    Here the narrow tiles go to the clusters that run one full tile fewer, two each, and every
 //    cluster runs its narrow tiles last. At 4096 x 4104 (256 full and 16 narrow cluster tiles on the
 //    H100's 66 clusters): 58 clusters run 4 full tiles, 8 run 3 full and 2 narrow.
-//  * two k tiles per stage for a narrow tile, where A is read from shared memory (all but tf32
-//    through registers; a k-contiguous B in boxes of 64 rows of n, map_b64): its stage
+//  * two k tiles per stage for a narrow tile (a k-contiguous B in boxes of 64 rows of n, map_b64;
+//    tf32's register path too since the fourteenth session): its stage
 //    holds A, A', B and B' (16 + 16 + 8 + 8 KB of the 48), so twice the bytes are in flight. A
 //    narrow tile multiplies a quarter of a full one's columns but loads all of A: rung 20 measured
 //    it at ~0.66 of a full tile's time (0.029 ms at 4096 x 4104, where a quarter of a round, 0.011,
@@ -41,6 +41,14 @@
 // 4096 x 4104 x 4096 from 0.406 ms to ~0.345 (its 4096^3 x 4 / 3.88), bf16 4104 x 4096 x 4096 from
 // ~0.21 (rung 20) to ~0.18. The producer warpgroup's 48 registers spilled with the new walk (16-bit,
 // B n-contiguous): 56 for it, 216 for the consumers (no spills).
+// Register path (fourteenth session, e67241e): tf32 with A read through registers (nn swapped, tt)
+// pairs its narrow tiles' stages too, each k tile of a pair a step of the same loop (a second loop
+// made ptxas serialize the wgmmas, C7512). Predicted tf32 nn 4104 x 4096 x 4096 from 0.385 ms (1.12x
+// its 4096^3) to ~0.35. Measured (H100, 13bc237, rung 20 and cuBLAS in the same run): 0.3685 ms =
+// 1.07x its 4096^3 (rung 20 0.3951, cuBLAS 0.4602), tt 4096 x 4104 0.3715 (0.3967, 0.4099); at
+// e67241e 0.3639 / 0.3667. Partly as predicted: the narrow register-path tile still costs ~0.57 of a
+// full one. A miss: tf32 nn 2056 x 2048 x 2048, 0.0888 ms against rung 20's 0.0776 (the deal gives
+// two clusters three narrow tiles each; at ~0.57 round-robin is better; `auto` takes rung 20 there).
 // Bound now: on unaligned rows, the copies of A and B and C's storer path (~0.075 ms at 4095 x 4097 x
 // 4093); where one round of tiles does not fill the clusters, the narrow tiles beside full ones.
 #include "gemm/wgmma_ws.cuh"

@@ -80,9 +80,8 @@ const std::vector<Rung>& ladder() {
        90, false, nullptr, nullptr, wgmma_x3_rs::run_tf32x3, nullptr, nullptr},
       {"wgmma_balanced",
        "rung 20 with its ragged edges balanced: a narrow last tile column (<= 64 columns) dealt two tiles each "
-       "to the clusters with one full tile fewer, run last, with two k tiles per stage where A is read from "
-       "shared memory (all but tf32 through registers); a short last tile row (odd tile rows) paired side by "
-       "side (sm_90a); f16 bf16 tf32",
+       "to the clusters with one full tile fewer, run last, with two k tiles per stage; a short last tile row "
+       "(odd tile rows) paired side by side (sm_90a); f16 bf16 tf32",
        90, false, nullptr, wgmma_balanced::run_tf32, nullptr, wgmma_balanced::run_f16, wgmma_balanced::run_bf16},
   };
   return rungs;

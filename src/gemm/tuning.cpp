@@ -67,6 +67,10 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   //    ms (1.32-1.35x; its swapped product has 4104 rows), 4104x4096x4096 nn 0.385 vs 0.468 (1.21x), nt
   //    0.345 vs 0.368 (1.07x), 4096x4104x4096 nt 0.344 vs 0.367 (1.07x, twelfth session): rung 23 for
   //    tf32 where m or n is not a multiple of 128, from 2^35 (tn keeps rung 20, level with it).
+  //  Fourteenth session (13bc237, H100): tf32's register path pairs a narrow tile's stages too:
+  //    4104x4096x4096 nn 0.3685 ms (was 0.385; rung 20 0.3951, cuBLAS 0.4602), 4096x4104x4096 tt
+  //    0.3715 (0.3967, 0.4099): the rule above stands. At 2056x2048x2048 nn rung 23 is slower than
+  //    rung 20 (0.0888 vs 0.0776): below 2^35, not taken.
   //  - tf32x3: wgmma_x3_rs (rung 22, eleventh session): 96.4 / 122.0 / 126.4 TFLOP/s at 2048^3 /
   //    4096^3 / 8192^3 against rung 16's 87.5 / 105.4 / 99.1 and wmma's ~11, 115.2 at 4095x4097x4093,
   //    normwise error as rung 16's (3.1e-7; cuBLAS sgemm 1.1e-6); it runs any shape (A read in place

@@ -136,9 +136,9 @@ __device__ __forceinline__ void add_partial(float (&d)[128], const float* slot) 
 // result is C's transpose, stored as such.
 // BAL (rung 23, with EDGE): a narrow last tile column (<= 64 columns) and a short last tile row (the
 // tile rows odd in number: its tiles paired side by side, solo) dealt by detail::NarrowDeal,
-// and, where A is read from shared memory (not RS), its tiles' stages hold two k tiles each (A, A',
-// B, B': 16 + 16 + 8 + 8 KB), so twice the bytes are in flight for a tile whose time is the latency
-// of its loads. A k-contiguous B comes in boxes of 64 rows of n for them (map_b64).
+// and its tiles' stages hold two k tiles each (A, A', B, B': 16 + 16 + 8 + 8 KB; tf32's register
+// path too, since the fourteenth session), so twice the bytes are in flight for a tile whose time is
+// the latency of its loads. A k-contiguous B comes in boxes of 64 rows of n for them (map_b64).
 template <typename T, bool A_MN, bool B_MN, int CL, bool TMA_C, bool SK, bool EDGE, bool OVL, bool C_T, bool BAL>
 __global__ void __launch_bounds__(THREADS, 1)
     wgmma_ws_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
