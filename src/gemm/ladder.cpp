@@ -83,10 +83,6 @@ const std::vector<Rung>& ladder() {
        "to the clusters with one full tile fewer, run last, with two k tiles per stage; a short last tile row "
        "(odd tile rows) paired side by side (sm_90a); f16 bf16 tf32",
        90, false, nullptr, wgmma_balanced::run_tf32, nullptr, wgmma_balanced::run_f16, wgmma_balanced::run_bf16},
-      {"wgmma_cluster4",
-       "rung 17 with clusters of four blocks along m: B's k tile multicast to all four, a quarter less L2-to-SM "
-       "traffic per block (sm_90a); f16 bf16 tf32",
-       90, false, nullptr, wgmma_cluster4::run_tf32, nullptr, wgmma_cluster4::run_f16, wgmma_cluster4::run_bf16},
   };
   return rungs;
 }

@@ -604,27 +604,24 @@ void launch(const ArgsT<T>& a, const char* name) {
 #endif
 }
 
-// CLN: blocks per cluster along m, B multicast to all of them (rung 24: 4; the others CLUSTER).
-template <bool TMA_C, bool SK = false, bool EDGE = false, bool OVL = false, bool BAL = false, int CLN = CLUSTER,
-          typename T>
+template <bool TMA_C, bool SK = false, bool EDGE = false, bool OVL = false, bool BAL = false, typename T>
 void run_any(const ArgsT<T>& user, const char* name) {
-  static_assert(CLN == CLUSTER || (!SK && !EDGE && !OVL && !BAL), "rungs 19-23 walk clusters of two");
   detail::require_sm90a(name);
   std::unique_ptr<detail::Scratch> keep_a, keep_b;  // freed on the stream after the kernel
   const ArgsT<T> a = pack::operands(user, keep_a, keep_b, true);
   detail::dispatch_trans(a.ta, a.tb, [&](auto ta, auto tb) {
     if constexpr (std::is_same_v<T, float>) {  // operands() left no tn: A or B (or both) K-major
       if constexpr (decltype(tb)::value) {  // B K-major: A K-major in shared memory, or MN-major through registers
-        launch<T, decltype(ta)::value, false, CLN, TMA_C, SK, EDGE, false, false, BAL>(a, name);
+        launch<T, decltype(ta)::value, false, CLUSTER, TMA_C, SK, EDGE, false, false, BAL>(a, name);
       } else if constexpr (!decltype(ta)::value) {  // nn: C^T = B^T A^T, B (n-contiguous) the A_MN operand
         ArgsT<T> s = a;
         s.m = a.n, s.n = a.m, s.A = a.B, s.lda = a.ldb, s.B = a.A, s.ldb = a.lda, s.ta = Trans::T, s.tb = Trans::T;
-        launch<T, true, false, CLN, TMA_C, SK, EDGE, false, true, BAL>(s, name);
+        launch<T, true, false, CLUSTER, TMA_C, SK, EDGE, false, true, BAL>(s, name);
       } else {  // tn: operands() copies A k-contiguous, so this is a bug, not a shape to skip
         throw Error(std::string("rungs: ") + name + ": tf32 tn reached the kernel uncopied");
       }
     } else {
-      launch<T, decltype(ta)::value, !decltype(tb)::value, CLN, TMA_C, SK, EDGE, OVL, false, BAL>(a, name);
+      launch<T, decltype(ta)::value, !decltype(tb)::value, CLUSTER, TMA_C, SK, EDGE, OVL, false, BAL>(a, name);
     }
   });
 }
