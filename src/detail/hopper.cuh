@@ -824,30 +824,6 @@ __device__ __forceinline__ void store_acc_64x256_tma(const float (&d)[N / 2], un
     send_c_chunk<T>(buf, map, row0, col0 + c * CHUNK, bar_id, [&](uint32_t b) { fill_c_chunk<T, N>(d, b, c, alpha); });
 }
 
-// A block's last tile (fifteenth session): every chunk of C at once into `buf` (CHUNKS x 16 KB of
-// shared memory that nothing reads or loads into any more: the pipeline's stages once both
-// consumers are past their last MMAs), one named-barrier round, and all of its TMA stores issued
-// together, so no chunk waits for the previous one's reads (store_acc_64x256_tma's one buffer).
-template <typename T, int N = 256>
-__device__ __forceinline__ void store_acc_64x256_tma_all(const float (&d)[N / 2], unsigned char* buf,
-                                                         const CUtensorMap* map, int row0, int col0, float alpha,
-                                                         int bar_id) {
-  constexpr int BOX_COLS = 128 / int(sizeof(T)), CHUNK = 2 * BOX_COLS, CHUNKS = N / CHUNK, CHUNK_BYTES = 16384;
-  static_assert(N % CHUNK == 0, "whole 64 x 256-byte pieces");
-#pragma unroll
-  for (int c = 0; c < CHUNKS; ++c) fill_c_chunk<T, N>(d, smem_u32(buf + c * CHUNK_BYTES), c, alpha);
-  fence_proxy_async_shared();
-  named_barrier(bar_id, 128);
-  if (threadIdx.x % 128 == 0) {
-#pragma unroll
-    for (int c = 0; c < CHUNKS; ++c) {
-      tma_store_2d(map, buf + c * CHUNK_BYTES, col0 + c * CHUNK, row0);
-      tma_store_2d(map, buf + c * CHUNK_BYTES + 8192, col0 + c * CHUNK + BOX_COLS, row0);
-    }
-    bulk_commit();
-  }
-}
-
 // C^T's 64 x N accumulator (float; see fill_c_chunk_t) out through `buf` and TMA stores: chunk c
 // (accumulator columns 64c ..) to C rows col0 + 64c .., columns row0 .. row0 + 63. As
 // store_acc_64x256_tma otherwise; `map`: C with boxes of 64 rows x 32 floats.

@@ -153,9 +153,6 @@ __global__ void __launch_bounds__(THREADS, 1)
   // leaves the consumers 216 (the block's 384 x 168 registers), enough for the shared-memory form
   // (tf32 through registers, RS, needs its 232; its storers fit in 40).
   constexpr bool WIDE_STORER = BAL && !TF32;
-  // Rung 17's last tile (fifteenth session): C's chunks all at once through the free stages.
-  constexpr bool LAST_ALL = TMA_C && !SK && !EDGE && !OVL && !C_T;
-  static_assert(!LAST_ALL || CONSUMERS * BN * sizeof(T) / 256 * C_BYTES <= STAGES * STAGE_BYTES, "C fits the stages");
   static_assert(!(TF32 && B_MN) && (!C_T || TF32), "tf32: B K-major; C_T for tf32 only");
   constexpr int BK = bk<T>();
   extern __shared__ unsigned char smem_raw[];
@@ -498,13 +495,7 @@ __global__ void __launch_bounds__(THREADS, 1)
           if constexpr (OVL) detail::pack_acc<T>(d, pk, a.alpha);
           pend_row = m0 + cw * 64, pend_col = n0;
         } else if (TMA_C && n0 + BN <= tma_cols) {
-          if (LAST_ALL && p + 1 == count) {  // the block's last tile: both consumers past their MMAs,
-            detail::named_barrier(3, 256);   // the stages are free for all of C's chunks at once
-            detail::store_acc_64x256_tma_all<T>(d, smem + cw * CHUNKS * C_BYTES, &map_c, m0 + cw * 64, n0,
-                                                a.alpha, 1 + cw);
-          } else {
-            detail::store_acc_64x256_tma<T>(d, buf, &map_c, m0 + cw * 64, n0, a.alpha, 1 + cw);
-          }
+          detail::store_acc_64x256_tma<T>(d, buf, &map_c, m0 + cw * 64, n0, a.alpha, 1 + cw);
         } else if (staged(m0, n0, cw)) {
 #pragma unroll
           for (int c = 0; c < CHUNKS; ++c) {
@@ -546,10 +537,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     if constexpr (OVL) {  // the last tile's C
       if (pend_row >= 0) emit(std::integral_constant<int, 0>{}), emit(std::integral_constant<int, 1>{});
     }
-    // This consumer's C stores have read their buffers (shared memory must outlive that; the
-    // grid's completion makes their writes visible, so the block need not wait for them: at
-    // 2048^3, one tile per block, that wait was the tail of every block).
-    if (TMA_C && tid % 128 == 0) detail::bulk_wait<0, true>();
+    if (TMA_C && tid % 128 == 0) detail::bulk_wait<0, false>();  // this consumer's C stores are done
   }
   detail::cluster_sync();  // no block leaves while its peer may still signal or write into it
 }
