@@ -24,6 +24,33 @@
 
 namespace rungs::sgemm::ws_kernel {
 
+#if defined(RUNGS_WS_TIMELINE)
+// scripts/experiments/ws_timeline.cu only: clock64 stamps of a launch's phases, per block (slots:
+// that file's header), in a namespace of their own so the library's kernels stay unstamped.
+inline namespace timeline {
+constexpr int TL_SLOTS = 112, TL_BLOCKS = 264;
+__device__ long long g_timeline[TL_BLOCKS * TL_SLOTS];
+__device__ __forceinline__ void tl_stamp(int slot) {
+  if (blockIdx.x < TL_BLOCKS) g_timeline[blockIdx.x * TL_SLOTS + slot] = clock64();
+}
+__device__ __forceinline__ void tl_globaltimer(int slot) {
+  long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  if (blockIdx.x < TL_BLOCKS) g_timeline[blockIdx.x * TL_SLOTS + slot] = t;
+}
+#define RUNGS_TL(cond, slot) \
+  do {                         \
+    if (cond) tl_stamp(slot);  \
+  } while (0)
+#define RUNGS_TL_GT(cond, slot) \
+  do {                            \
+    if (cond) tl_globaltimer(slot); \
+  } while (0)
+#else
+#define RUNGS_TL(cond, slot) ((void)0)
+#define RUNGS_TL_GT(cond, slot) ((void)0)
+#endif
+
 
 using detail::ceil_div;
 
@@ -169,6 +196,8 @@ __global__ void __launch_bounds__(THREADS, 1)
   uint64_t* c_empty = c_full + CONSUMERS;
   const int tid = threadIdx.x, wg = tid / 128;
   const uint32_t rank = detail::cluster_rank();
+  RUNGS_TL(tid == 0, 0);
+  RUNGS_TL_GT(tid == 0, 1);
   // The maps this block's TMA will read, fetched while the barriers are set up (fourteenth session):
   // the producer's, and C's for the consumers' stores where they use it.
   if (tid == 0) {
@@ -182,6 +211,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     detail::mbar_init_fence();
   }
   detail::cluster_sync();  // the peer's barriers exist before anyone signals them
+  RUNGS_TL(tid == 0, 2);
   const detail::ClusterWalk walk = detail::cluster_walk(tiles_m, tiles_n, CL);
   const Pieces pieces(sk, walk.first, walk.stride, std::bool_constant<SK>{});
   const detail::NarrowDeal::Share share = deal.share(BAL ? walk.first : 0);
@@ -224,6 +254,7 @@ __global__ void __launch_bounds__(THREADS, 1)
 
   if (wg == 0) {
     detail::setmaxnreg_dec<WIDE_STORER ? 56 : 40>();
+    RUNGS_TL(tid == 0, 3);
     if (tid == 0) {
       int it = 0;  // k tiles issued by this block so far, over all its tiles: slot it % STAGES
       for (int p = 0; p < count; ++p) {
@@ -274,6 +305,7 @@ __global__ void __launch_bounds__(THREADS, 1)
               detail::tma_load_2d_multicast(sb + rank * (B_BYTES / CL), &map_b, k0, n0 + int(rank) * (BN / CL), bar, all);
             }
           }
+          RUNGS_TL(it < 32, 4 + it);  // k tile it's loads issued
         }
       }
     } else if (EDGE && tid >= 32 && tid / 32 <= CONSUMERS) {
@@ -315,6 +347,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     }
   } else {
     detail::setmaxnreg_inc<WIDE_STORER ? 216 : 232>();
+    RUNGS_TL(tid == 128, 36);
     const int cw = wg - 1;  // this consumer's 64 rows of the 128-row tile
     auto release = [&](int slot) {  // both blocks' producers may refill `slot`
       if (tid % 128 == 0)
@@ -432,6 +465,7 @@ __global__ void __launch_bounds__(THREADS, 1)
           for (int kt = kb; kt < ke; ++kt, ++it) {
             const int s = it % STAGES;
             detail::mbar_wait(&full[s], (it / STAGES) & 1);
+            RUNGS_TL(tid == 128 && it < 32, 37 + it);  // k tile it's data here
             const unsigned char* As = smem + s * STAGE_BYTES;
             const unsigned char* Bs = As + A_BYTES;
             detail::wgmma_fence();
@@ -442,9 +476,11 @@ __global__ void __launch_bounds__(THREADS, 1)
               if (pend_row >= 0 && kt == kb + 1) emit(std::integral_constant<int, 1>{});
             }
             detail::wgmma_wait<1>();  // the MMAs of k tile it - 1 have retired: release its slot
+            RUNGS_TL(tid == 128 && it < 32, 69 + it);
             if (kt > kb) release((it - 1) % STAGES);
           }
           detail::wgmma_wait<0>();
+          RUNGS_TL(tid % 128 == 0 && it <= 32, tid == 128 ? 101 : 106);  // this consumer's MMAs done
           if (ke > kb) release((it - 1) % STAGES);
         }
       };
@@ -532,14 +568,18 @@ __global__ void __launch_bounds__(THREADS, 1)
         }
       } else {
         store_tile();
+        RUNGS_TL(tid % 128 == 0, tid == 128 ? 102 : 107);  // C's stores issued
       }
     }
     if constexpr (OVL) {  // the last tile's C
       if (pend_row >= 0) emit(std::integral_constant<int, 0>{}), emit(std::integral_constant<int, 1>{});
     }
     if (TMA_C && tid % 128 == 0) detail::bulk_wait<0, false>();  // this consumer's C stores are done
+    RUNGS_TL(tid == 128, 103);
   }
   detail::cluster_sync();  // no block leaves while its peer may still signal or write into it
+  RUNGS_TL(tid == 0, 104);
+  RUNGS_TL_GT(tid == 0, 105);
 }
 
 template <typename T, bool A_MN, bool B_MN, int CL, bool TMA_C, bool SK, bool EDGE, bool OVL, bool C_T = false,
@@ -626,4 +666,7 @@ void run_any(const ArgsT<T>& user, const char* name) {
   });
 }
 
+#if defined(RUNGS_WS_TIMELINE)
+}  // namespace timeline
+#endif
 }  // namespace rungs::sgemm::ws_kernel

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# One device call: build the library, then scripts/experiments/ws_timeline.cu (rung 17's kernel with
+# clock64 stamps, RUNGS_WS_TIMELINE) and run it at the sizes given (default 2048).
+# Usage: scripts/experiments/ws_timeline.sh [sizes]   output on stdout and in $OUT/ws_timeline.txt
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+source scripts/experiments/lib.sh  # OUT, log, build_gpu
+build_gpu rungs
+log "ws_timeline"
+mkdir -p build-experiments
+nvcc -std=c++17 -O3 --generate-code=arch=compute_90a,code=sm_90a -DRUNGS_HAVE_SM90A=1 -DRUNGS_WS_TIMELINE -Iinclude -Isrc \
+  --expt-relaxed-constexpr scripts/experiments/ws_timeline.cu build-gpu/librungs.a -lcublas -lcuda \
+  -o build-experiments/ws_timeline 2>&1 | grep -v Advisory
+for n in ${1:-2048}; do build-experiments/ws_timeline "$n" | tee -a "$OUT/ws_timeline.txt"; done
