@@ -272,20 +272,6 @@ __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 #endif
 }
-// cluster_sync in two halves: every thread arrives once (its earlier writes, barrier inits among
-// them, released to the cluster) and waits once before it first touches a peer block (a multicast,
-// a remote arrive); the work between overlaps the barrier's latency. Not .aligned: the waits are
-// made by one thread or by some warps of a block.
-__device__ __forceinline__ void cluster_arrive() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("barrier.cluster.arrive.release;\n" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void cluster_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("barrier.cluster.wait.acquire;\n" ::: "memory");
-#endif
-}
 // Arrives on the mbarrier at the same shared-memory offset as `bar` in block `cta` of the cluster.
 // Default semantics (release, cta scope) as CUTLASS's ClusterBarrier::arrive: the slot's readers
 // are wgmma reads already retired by wgmma.wait_group. A .release.cluster arrive here cost the

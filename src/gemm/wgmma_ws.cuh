@@ -210,16 +210,11 @@ __global__ void __launch_bounds__(THREADS, 1)
     for (int w = 0; w < CONSUMERS; ++w) detail::mbar_init(&c_full[w], 128), detail::mbar_init(&c_empty[w], 32);
     detail::mbar_init_fence();
   }
-  // The peer's barriers must exist before anyone signals them. SPLIT (rungs without EDGE: 15, 17,
-  // 19, 21; fifteenth session): every thread arrives here and waits (detail::cluster_wait) just
-  // before its first remote operation, so the set-up below and the first STAGES k tiles' loads
-  // (all of B loaded by each block, nothing sent to the peer) run under the barrier's latency (a
-  // block of rung 17 at 2048^3 saw its first data ~5.7 thousand cycles after its start, 1.8
-  // thousand of them in the set-up and this barrier). Rungs 20 and 23 keep the whole barrier (their
-  // producer warpgroup has no registers to spare for the tail below).
-  constexpr bool SPLIT = !EDGE;
-  if constexpr (SPLIT) detail::cluster_arrive();
-  else detail::cluster_sync();
+  detail::cluster_sync();  // the peer's barriers exist before anyone signals them
+  // TAIL (rungs without EDGE: 15, 17, 19, 21; fifteenth session): no cluster barrier at the
+  // kernel's end; the producer's tail keeps the block until nothing of the peer's can reach it.
+  // Rungs 20 and 23 keep the barrier (their producer warpgroup has no registers to spare).
+  constexpr bool TAIL = !EDGE;
   RUNGS_TL(tid == 0, 2);
   const detail::ClusterWalk walk = detail::cluster_walk(tiles_m, tiles_n, CL);
   const Pieces pieces(sk, walk.first, walk.stride, std::bool_constant<SK>{});
@@ -266,7 +261,6 @@ __global__ void __launch_bounds__(THREADS, 1)
     RUNGS_TL(tid == 0, 3);
     if (tid == 0) {
       int it = 0;  // k tiles issued by this block so far, over all its tiles: slot it % STAGES
-      bool synced = false;  // past detail::cluster_wait
       for (int p = 0; p < count; ++p) {
         int m0, n0, kb, ke;
         bool solo;
@@ -284,11 +278,7 @@ __global__ void __launch_bounds__(THREADS, 1)
           unsigned char* st = smem + s * STAGE_BYTES;
           uint64_t* bar = &full[s];
           const int tiles = two && kt + 1 < ke ? 2 : 1;  // k tiles in this stage
-          // Without EDGE, the block's first STAGES k tiles load all of their B themselves (no
-          // multicast: 16 KB more from L2 each), so they need nothing of the peer block.
-          const bool local = SPLIT && it < STAGES;
-          if (SPLIT && !local && !synced) detail::cluster_wait(), synced = true;
-          // A (own) + B from both blocks (or all of it, local / solo), per k tile
+          // A (own) + B from both blocks, per k tile
           detail::mbar_expect_tx(bar, tiles * (A_BYTES + (EDGE ? b_bytes : B_BYTES)));
           RUNGS_TL(it == 0, 111);
           for (int h = 0; h < tiles; ++h) {  // k tile kt + h: A at st + h A_BYTES, B after both A's
@@ -305,7 +295,7 @@ __global__ void __launch_bounds__(THREADS, 1)
             constexpr uint16_t all = (1u << CL) - 1;
             if (!B_MN && two) {  // 64 rows of n, k-contiguous, from block 0 to both
               if (rank == 0) detail::tma_load_2d_multicast(sb, &map_b64, k0, n0, bar, all);
-            } else if (solo || local) {  // a short pair (or local): all of its own B, the same boxes
+            } else if (solo) {  // a short pair: all of its own B, the same boxes, no multicast
               if constexpr (B_MN) {
                 for (int j = 0; j < BN / 64 && 64 * j < nb; ++j)
                   detail::tma_load_2d(sb + j * BK * ROW, &map_b, n0 + 64 * j, k0, bar);
@@ -324,11 +314,10 @@ __global__ void __launch_bounds__(THREADS, 1)
           RUNGS_TL(it < 32, 4 + it);  // k tile it's loads issued
         }
       }
-      if constexpr (SPLIT) {
-        if (!synced) detail::cluster_wait();
+      if constexpr (TAIL) {
         // The block may leave once every stage it filled has been released by the consumers of
         // both blocks: then no remote arrive or multicast into it is still on its way (CUTLASS's
-        // producer tail; SPLIT has no cluster barrier at the kernel's end).
+        // producer tail, in place of a cluster barrier at the kernel's end).
         for (int j = 0; j < STAGES; ++j, ++it)
           if (it >= STAGES) detail::mbar_wait(&empty[it % STAGES], ((it / STAGES) - 1) & 1);
       }
@@ -368,13 +357,10 @@ __global__ void __launch_bounds__(THREADS, 1)
           detail::mbar_arrive(&c_empty[w]);  // this lane's reads of buf are done
         }
       }
-    } else if constexpr (SPLIT) {
-      detail::cluster_wait();  // (each thread waits once; these have nothing else to do)
     }
   } else {
     detail::setmaxnreg_inc<WIDE_STORER ? 216 : 232>();
     RUNGS_TL(tid == 128, 36);
-    if constexpr (SPLIT) detail::cluster_wait();  // before the first release, a remote arrive
     const int cw = wg - 1;  // this consumer's 64 rows of the 128-row tile
     auto release = [&](int slot) {  // both blocks' producers may refill `slot`
       if (tid % 128 == 0)
@@ -604,9 +590,9 @@ __global__ void __launch_bounds__(THREADS, 1)
     if (TMA_C && tid % 128 == 0) detail::bulk_wait<0, false>();  // this consumer's C stores are done
     RUNGS_TL(tid == 128, 103);
   }
-  // SPLIT: no cluster barrier here, the producer's tail above keeps the block until nothing of the
+  // TAIL: no cluster barrier here, the producer's tail above keeps the block until nothing of the
   // peer's can still reach it.
-  if constexpr (!SPLIT) detail::cluster_sync();  // no block leaves while its peer may still signal or write into it
+  if constexpr (!TAIL) detail::cluster_sync();  // no block leaves while its peer may still signal or write into it
   RUNGS_TL(tid == 0, 104);
   RUNGS_TL_GT(tid == 0, 105);
 }
