@@ -28,15 +28,14 @@
 // 0.99 / 1.06x, f16 0.93 / 0.99 / 1.03x (within the runs' spread of the above). ncu's stall
 // sampling at 4096^3 (cac4f83): the consumers spend 59 % of all warp samples in the mainloop
 // (wgmma issue and wgmma.wait: tensor-bound) and 4 % in the epilogue.
-// Fifteenth session (8393812, the ws template's SPLIT): a stamped block at 2048^3 bf16
-// (scripts/experiments/ws_timeline.cu) saw its first data 5.7 thousand cycles after its start (1.8
-// thousand in the set-up and the cluster barrier, 1 thousand to its first load, 2.4 thousand of
-// load latency) and left 2.1 thousand after its stores completed (the kernel-end cluster barrier).
-// Now the barrier is split (arrive at once, wait before the first remote operation), the first 4
-// k tiles load all of B per block (no multicast, nothing of the peer needed), and the end barrier
-// is the producer's tail (every stage released by both blocks' consumers). Predicted 2048^3 bf16
-// ~0.028 ms. Measured (H100, rung 20 unchanged beside it): bf16 0.0286 ms = 0.97x cuBLAS (rung 20
-// 0.0296), f16 0.0296 = 0.96x (0.0306); 4096^3 0.1740 (1.00x by the medians, 0.1737), 8192^3 1.02x.
+// Fifteenth session, measured and reverted (8393812 / 3048f46, reverted for want of a race check):
+// a stamped block at 2048^3 bf16 (scripts/experiments/ws_timeline.cu) left 2.1 thousand cycles
+// after its stores completed, at the kernel-end cluster barrier. With that barrier replaced by the
+// producer's tail (every stage released by both blocks' consumers, as CUTLASS does) and the start
+// barrier split (arrive, then each thread's wait before its first remote operation): bf16 2048^3
+// 0.0286 ms = 0.97x cuBLAS, f16 0.0294-0.0296 = 0.95-0.96x, 4096^3 0.99-1.00x, 1019 of 1019 GPU
+// tests, memcheck clean; but racecheck hung in its first test (the old code's took 2.4 s), and the
+// tail alone (01ace2a) found no GPU time left to run. docs/gemm_tc.md has the timeline.
 // Bound now: the cooperative schedule (both consumers of a block finish a tile together, so the
 // tensor cores wait while they fill their buffers: ~8 thousand cycles per tile at 4096^3 against
 // cuBLAS's ~6), 3.88 tiles per block at 4096^3, and one wave's fill and drain at 2048.

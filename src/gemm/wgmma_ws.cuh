@@ -211,10 +211,6 @@ __global__ void __launch_bounds__(THREADS, 1)
     detail::mbar_init_fence();
   }
   detail::cluster_sync();  // the peer's barriers exist before anyone signals them
-  // TAIL (rungs without EDGE: 15, 17, 19, 21; fifteenth session): no cluster barrier at the
-  // kernel's end; the producer's tail keeps the block until nothing of the peer's can reach it.
-  // Rungs 20 and 23 keep the barrier (their producer warpgroup has no registers to spare).
-  constexpr bool TAIL = !EDGE;
   RUNGS_TL(tid == 0, 2);
   const detail::ClusterWalk walk = detail::cluster_walk(tiles_m, tiles_n, CL);
   const Pieces pieces(sk, walk.first, walk.stride, std::bool_constant<SK>{});
@@ -265,7 +261,6 @@ __global__ void __launch_bounds__(THREADS, 1)
         int m0, n0, kb, ke;
         bool solo;
         locate(p, m0, n0, solo, kb, ke);
-        RUNGS_TL(p == 0, 110);
         // EDGE: only the B columns the tile multiplies (the same in both blocks of the cluster, but
         // for a short pair's).
         const int nb = EDGE ? edge_width(static_cast<int>(a.n) - n0) : BN;
@@ -280,7 +275,6 @@ __global__ void __launch_bounds__(THREADS, 1)
           const int tiles = two && kt + 1 < ke ? 2 : 1;  // k tiles in this stage
           // A (own) + B from both blocks, per k tile
           detail::mbar_expect_tx(bar, tiles * (A_BYTES + (EDGE ? b_bytes : B_BYTES)));
-          RUNGS_TL(it == 0, 111);
           for (int h = 0; h < tiles; ++h) {  // k tile kt + h: A at st + h A_BYTES, B after both A's
             const int k0 = (kt + h) * BK;
             unsigned char* sa = st + h * A_BYTES;
@@ -313,13 +307,6 @@ __global__ void __launch_bounds__(THREADS, 1)
           }
           RUNGS_TL(it < 32, 4 + it);  // k tile it's loads issued
         }
-      }
-      if constexpr (TAIL) {
-        // The block may leave once every stage it filled has been released by the consumers of
-        // both blocks: then no remote arrive or multicast into it is still on its way (CUTLASS's
-        // producer tail, in place of a cluster barrier at the kernel's end).
-        for (int j = 0; j < STAGES; ++j, ++it)
-          if (it >= STAGES) detail::mbar_wait(&empty[it % STAGES], ((it / STAGES) - 1) & 1);
       }
     } else if (EDGE && tid >= 32 && tid / 32 <= CONSUMERS) {
       // Storer warp w + 1 writes consumer w's staged chunks to C, a row at a time (lane j: column
@@ -590,9 +577,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     if (TMA_C && tid % 128 == 0) detail::bulk_wait<0, false>();  // this consumer's C stores are done
     RUNGS_TL(tid == 128, 103);
   }
-  // TAIL: no cluster barrier here, the producer's tail above keeps the block until nothing of the
-  // peer's can still reach it.
-  if constexpr (!TAIL) detail::cluster_sync();  // no block leaves while its peer may still signal or write into it
+  detail::cluster_sync();  // no block leaves while its peer may still signal or write into it
   RUNGS_TL(tid == 0, 104);
   RUNGS_TL_GT(tid == 0, 105);
 }
