@@ -28,8 +28,11 @@ struct Maps {
 
 constexpr int BOX_ROWS = 16, BOX_COLS = 64, BOX_BYTES = BOX_ROWS * 128;
 
+// One box of BYTES (shared memory aligned to ALIGN: 1024 for the 128-byte swizzle) through TMA
+// into `out`, as 16-bit elements.
+template <int BYTES = BOX_BYTES, int ALIGN = 1024>
 __device__ void load_box(const CUtensorMap* map, int c0, int c1, uint16_t* out) {
-  __shared__ alignas(1024) unsigned char buf[BOX_BYTES];
+  __shared__ alignas(ALIGN) unsigned char buf[BYTES];
   __shared__ uint64_t bar;
   if (threadIdx.x == 0) {
     mbar_init(&bar, 1);
@@ -37,11 +40,11 @@ __device__ void load_box(const CUtensorMap* map, int c0, int c1, uint16_t* out) 
   }
   __syncthreads();
   if (threadIdx.x == 0) {
-    mbar_expect_tx(&bar, BOX_BYTES);
+    mbar_expect_tx(&bar, BYTES);
     tma_load_2d(buf, map, c0, c1, &bar);
   }
   mbar_wait(&bar, 0);
-  for (int i = threadIdx.x; i < BOX_BYTES / 2; i += blockDim.x) out[i] = reinterpret_cast<uint16_t*>(buf)[i];
+  for (int i = threadIdx.x; i < BYTES / 2; i += blockDim.x) out[i] = reinterpret_cast<uint16_t*>(buf)[i];
 }
 
 __global__ void plain(const __grid_constant__ CUtensorMap map, int c0, uint16_t* out) { load_box(&map, c0, 0, out); }
@@ -49,19 +52,7 @@ __global__ void in_struct(const __grid_constant__ Maps maps, int j, int c0, uint
 __global__ void in_struct_const(const __grid_constant__ Maps maps, int c0, uint16_t* out) { load_box(&maps.map[1], c0 + maps.shift[1], 0, out); }
 // Mode 4: a box 16 bytes wide and 16 rows, no swizzle (rows 16 bytes apart in shared memory).
 __global__ void narrow_box(const __grid_constant__ CUtensorMap map, int c0, uint16_t* out) {
-  __shared__ alignas(128) unsigned char buf[16 * 16];
-  __shared__ uint64_t bar;
-  if (threadIdx.x == 0) {
-    mbar_init(&bar, 1);
-    mbar_init_fence();
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    mbar_expect_tx(&bar, 16 * 16);
-    tma_load_2d(buf, &map, c0, 0, &bar);
-  }
-  mbar_wait(&bar, 0);
-  for (int i = threadIdx.x; i < 16 * 8; i += blockDim.x) out[i] = reinterpret_cast<uint16_t*>(buf)[i];
+  load_box<16 * 16, 128>(&map, c0, 0, out);
 }
 
 typedef CUresult (*Encode)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*, const cuuint64_t*,
