@@ -211,6 +211,10 @@ __global__ void __launch_bounds__(THREADS, 1)
     detail::mbar_init_fence();
   }
   detail::cluster_sync();  // the peer's barriers exist before anyone signals them
+  // TAIL (rungs without EDGE: 15, 17, 19, 21; sixteenth session): no cluster barrier at the
+  // kernel's end; the producer's tail keeps the block until nothing of the peer's can reach it.
+  // Rungs 20 and 23 keep the barrier (their producer warpgroup spilled with the tail).
+  constexpr bool TAIL = !EDGE;
   RUNGS_TL(tid == 0, 2);
   const detail::ClusterWalk walk = detail::cluster_walk(tiles_m, tiles_n, CL);
   const Pieces pieces(sk, walk.first, walk.stride, std::bool_constant<SK>{});
@@ -307,6 +311,13 @@ __global__ void __launch_bounds__(THREADS, 1)
           }
           RUNGS_TL(it < 32, 4 + it);  // k tile it's loads issued
         }
+      }
+      if constexpr (TAIL) {
+        // The block may leave once every stage it filled has been released by the consumers of
+        // both blocks: then no remote arrive or multicast into it is still on its way (CUTLASS's
+        // producer tail, in place of a cluster barrier at the kernel's end).
+        for (int j = 0; j < STAGES; ++j, ++it)
+          if (it >= STAGES) detail::mbar_wait(&empty[it % STAGES], ((it / STAGES) - 1) & 1);
       }
     } else if (EDGE && tid >= 32 && tid / 32 <= CONSUMERS) {
       // Storer warp w + 1 writes consumer w's staged chunks to C, a row at a time (lane j: column
@@ -577,7 +588,9 @@ __global__ void __launch_bounds__(THREADS, 1)
     if (TMA_C && tid % 128 == 0) detail::bulk_wait<0, false>();  // this consumer's C stores are done
     RUNGS_TL(tid == 128, 103);
   }
-  detail::cluster_sync();  // no block leaves while its peer may still signal or write into it
+  // TAIL: no cluster barrier here; the producer's tail above keeps the block until nothing of the
+  // peer's can still reach it.
+  if constexpr (!TAIL) detail::cluster_sync();  // no block leaves while its peer may still signal or write into it
   RUNGS_TL(tid == 0, 104);
   RUNGS_TL_GT(tid == 0, 105);
 }
