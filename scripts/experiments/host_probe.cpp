@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -28,6 +29,53 @@ int main(int argc, char** argv) {
   const bool only_flow = argc > 1 && std::string(argv[1]) == "flow";
   cudaStream_t s;
   cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  if (argc > 1 && std::string(argv[1]) == "between") {
+    // What the bench does between its timed calls, one thing at a time (sixteenth session: the bench
+    // measured 1024^3 pinned 34 us slower than back-to-back calls): nothing; C reset from a pinned copy
+    // (the bench's reset_c); a 4 MB memset of another host buffer; the host idle for 0.3 ms; the naive
+    // flow (copies in, cuBLAS, copy out on one stream). 41 calls each, interleaved rounds, medians.
+    const int64_t n = 1024;
+    const size_t bytes = n * n * 4;
+    float *A, *B, *C, *C0, *X, *dA, *dB, *dC;
+    cudaMallocHost((void**)&A, bytes), cudaMallocHost((void**)&B, bytes), cudaMallocHost((void**)&C, bytes);
+    cudaMallocHost((void**)&C0, bytes), cudaMallocHost((void**)&X, bytes);
+    cudaMalloc((void**)&dA, bytes), cudaMalloc((void**)&dB, bytes), cudaMalloc((void**)&dC, bytes);
+    for (int64_t i = 0; i < n * n; ++i) A[i] = 0.5f, B[i] = 0.25f, C0[i] = std::nanf("");
+    Options o;
+    o.stream = s;
+    auto naive = [&] {
+      cudaMemcpyAsync(dA, A, bytes, cudaMemcpyHostToDevice, s);
+      cudaMemcpyAsync(dB, B, bytes, cudaMemcpyHostToDevice, s);
+      gemm(Trans::N, Trans::N, n, n, n, 1.0f, dA, n, dB, n, 0.0f, dC, n, o);
+      cudaMemcpyAsync(C, dC, bytes, cudaMemcpyDeviceToHost, s);
+      cudaStreamSynchronize(s);
+    };
+    const char* names[] = {"nothing", "C reset (memcpy 4 MB into C)", "memset 4 MB elsewhere", "host idle 0.3 ms",
+                           "naive flow", "naive flow + C reset (the bench)"};
+    std::vector<double> t[6];
+    for (int r = 0; r < 44; ++r)
+      for (int v = 0; v < 6; ++v) {
+        if (v == 1 || v == 5) std::memcpy(C, C0, bytes);
+        if (v == 2) std::memset(X, r, bytes);
+        if (v == 3) {
+          const auto t0 = Clock::now();
+          while (ms(t0) < 0.3) {
+          }
+        }
+        if (v == 4 || v == 5) naive();
+        if (v == 5) std::memcpy(C, C0, bytes);
+        const auto t0 = Clock::now();
+        gemm_host(Trans::N, Trans::N, n, n, n, 1.0f, A, n, B, n, 0.0f, C, n);
+        if (r >= 3) t[v].push_back(ms(t0));
+      }
+    std::printf("1024^3 pinned gemm_host (auto plan), median of 41 calls, by what ran before each call:\n");
+    for (int v = 0; v < 6; ++v) {
+      std::sort(t[v].begin(), t[v].end());
+      std::printf("  %-36s median %.4f ms  (min %.4f, p90 %.4f)\n", names[v], t[v][t[v].size() / 2], t[v][0],
+                  t[v][t[v].size() * 9 / 10]);
+    }
+    return 0;
+  }
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);

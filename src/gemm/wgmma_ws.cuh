@@ -28,7 +28,7 @@ namespace rungs::sgemm::ws_kernel {
 // scripts/experiments/ws_timeline.cu only: clock64 stamps of a launch's phases, per block (slots:
 // that file's header), in a namespace of their own so the library's kernels stay unstamped.
 inline namespace timeline {
-constexpr int TL_SLOTS = 112, TL_BLOCKS = 264;
+constexpr int TL_SLOTS = 116, TL_BLOCKS = 264;
 __device__ long long g_timeline[TL_BLOCKS * TL_SLOTS];
 __device__ __forceinline__ void tl_stamp(int slot) {
   if (blockIdx.x < TL_BLOCKS) g_timeline[blockIdx.x * TL_SLOTS + slot] = clock64();
@@ -210,12 +210,10 @@ __global__ void __launch_bounds__(THREADS, 1)
     for (int w = 0; w < CONSUMERS; ++w) detail::mbar_init(&c_full[w], 128), detail::mbar_init(&c_empty[w], 32);
     detail::mbar_init_fence();
   }
-  detail::cluster_sync();  // the peer's barriers exist before anyone signals them
-  // TAIL (rungs without EDGE: 15, 17, 19, 21; sixteenth session): no cluster barrier at the
-  // kernel's end; the producer's tail keeps the block until nothing of the peer's can reach it.
-  // Rungs 20 and 23 keep the barrier (their producer warpgroup spilled with the tail).
-  constexpr bool TAIL = !EDGE;
-  RUNGS_TL(tid == 0, 2);
+  RUNGS_TL(tid == 0, 112);
+  // The cluster barrier in two halves (sixteenth session): arrive here (the barriers' set-up
+  // released to the peer), wait once the walk and the producer's first tile are worked out.
+  detail::cluster_arrive();
   const detail::ClusterWalk walk = detail::cluster_walk(tiles_m, tiles_n, CL);
   const Pieces pieces(sk, walk.first, walk.stride, std::bool_constant<SK>{});
   const detail::NarrowDeal::Share share = deal.share(BAL ? walk.first : 0);
@@ -245,6 +243,21 @@ __global__ void __launch_bounds__(THREADS, 1)
     }
     origin(cm, tn, m0, n0);
   };
+  // The walk above and (EARLY: rungs without EDGE) the producer's first tile are worked out inside
+  // the cluster barrier, so that their kernel-parameter reads and divisions (~1.3 thousand cycles
+  // from the barrier to the first load at 2048^3, the timeline of the sixteenth session) overlap
+  // its latency. Rungs 20 and 23 locate it in the loop: their producer warpgroup spilled.
+  constexpr bool EARLY = !EDGE;
+  int m0_first = 0, n0_first = 0, kb_first = 0, ke_first = 0;
+  bool solo_first = false;
+  if (EARLY && tid == 0 && count > 0) locate(0, m0_first, n0_first, solo_first, kb_first, ke_first);
+  RUNGS_TL(tid == 0, 108);
+  detail::cluster_wait();  // the peer's barriers exist before anyone signals them
+  // TAIL (rungs without EDGE: 15, 17, 19, 21; sixteenth session): no cluster barrier at the
+  // kernel's end; the producer's tail keeps the block until nothing of the peer's can reach it.
+  // Rungs 20 and 23 keep the barrier (their producer warpgroup spilled with the tail).
+  constexpr bool TAIL = !EDGE;
+  RUNGS_TL(tid == 0, 2);
   // BAL: stages of two k tiles for a tile only 64 columns wide (B: 8 KB a k tile, B_PAIR).
   constexpr int B_PAIR = 64 * ROW;
   auto paired = [&](int nb, bool solo) { return BAL && nb == 64 && !solo; };
@@ -264,7 +277,9 @@ __global__ void __launch_bounds__(THREADS, 1)
       for (int p = 0; p < count; ++p) {
         int m0, n0, kb, ke;
         bool solo;
-        locate(p, m0, n0, solo, kb, ke);
+        if (EARLY && p == 0) m0 = m0_first, n0 = n0_first, solo = solo_first, kb = kb_first, ke = ke_first;
+        else locate(p, m0, n0, solo, kb, ke);
+        RUNGS_TL(p == 0, 109);
         // EDGE: only the B columns the tile multiplies (the same in both blocks of the cluster, but
         // for a short pair's).
         const int nb = EDGE ? edge_width(static_cast<int>(a.n) - n0) : BN;
@@ -279,6 +294,7 @@ __global__ void __launch_bounds__(THREADS, 1)
           const int tiles = two && kt + 1 < ke ? 2 : 1;  // k tiles in this stage
           // A (own) + B from both blocks, per k tile
           detail::mbar_expect_tx(bar, tiles * (A_BYTES + (EDGE ? b_bytes : B_BYTES)));
+          RUNGS_TL(it == 0, 110);
           for (int h = 0; h < tiles; ++h) {  // k tile kt + h: A at st + h A_BYTES, B after both A's
             const int k0 = (kt + h) * BK;
             unsigned char* sa = st + h * A_BYTES;
@@ -318,6 +334,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         // producer tail, in place of a cluster barrier at the kernel's end).
         for (int j = 0; j < STAGES; ++j, ++it)
           if (it >= STAGES) detail::mbar_wait(&empty[it % STAGES], ((it / STAGES) - 1) & 1);
+        RUNGS_TL(true, 111);
       }
     } else if (EDGE && tid >= 32 && tid / 32 <= CONSUMERS) {
       // Storer warp w + 1 writes consumer w's staged chunks to C, a row at a time (lane j: column
