@@ -7,7 +7,7 @@
 // 4 + i k tile i's loads issued, 36 consumer 0 start, 37 + i k tile i's data seen by consumer 0,
 // 69 + i consumer 0 past wait<1> in k step i, 101 / 106 consumer 0 / 1 MMAs done, 102 / 107 C's
 // stores issued, 103 consumer 0's stores done, 104 exit, 105 exit (globaltimer); 108 the tile walk
-// and the producer's first tile worked out (before the cluster barrier), 109 the first tile's loop, 110 its first expect_tx, 111 the producer's tail done, 112 the
+// computed, 109 the first tile located, 110 its first expect_tx, 111 the producer's tail done, 112 the
 // barriers initialised (before the cluster barrier).
 // Usage (after scripts/gpu.sh build or build_gpu rungs): scripts/experiments/ws_timeline.sh
 #include "gemm/wgmma_ws.cuh"
@@ -91,8 +91,8 @@ int main(int argc, char** argv) {
               start_skew.back());
   std::printf("median cycles from the block's start:\n");
   const struct { int slot; const char* what; } rows[] = {
-      {112, "barriers initialised"}, {108, "tile walk, first tile located (tid 0)"},
-      {2, "barriers ready (cluster_sync)"}, {3, "producer start (after setmaxnreg)"},
+      {112, "barriers initialised"}, {2, "barriers ready (cluster_sync)"},
+      {108, "tile walk computed (tid 0)"}, {3, "producer start (after setmaxnreg)"},
       {109, "first tile located"}, {110, "first expect_tx done"}, {4, "k tile 0's loads issued"},
       {7, "k tile 3's loads issued"}, {8, "k tile 4's loads issued (slot 0 reused)"}, {36, "consumer 0 start"},
       {37, "k tile 0's data seen"}, {38, "k tile 1's data seen"}, {41, "k tile 4's data seen"},

@@ -272,19 +272,6 @@ __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 #endif
 }
-// cluster_sync in two halves, for work that needs nothing of the peer to overlap the barrier's
-// latency: every thread of the block calls both, at the same points of the code (.aligned, as
-// cluster_sync; the fifteenth session's per-thread waits without .aligned hung racecheck).
-__device__ __forceinline__ void cluster_arrive() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void cluster_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
-#endif
-}
 // Arrives on the mbarrier at the same shared-memory offset as `bar` in block `cta` of the cluster.
 // Default semantics (release, cta scope) as CUTLASS's ClusterBarrier::arrive: the slot's readers
 // are wgmma reads already retired by wgmma.wait_group. A .release.cluster arrive here cost the

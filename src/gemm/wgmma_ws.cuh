@@ -211,13 +211,17 @@ __global__ void __launch_bounds__(THREADS, 1)
     detail::mbar_init_fence();
   }
   RUNGS_TL(tid == 0, 112);
-  // The cluster barrier in two halves (sixteenth session): arrive here (the barriers' set-up
-  // released to the peer), wait once the walk and the producer's first tile are worked out.
-  detail::cluster_arrive();
+  detail::cluster_sync();  // the peer's barriers exist before anyone signals them
+  // TAIL (rungs without EDGE: 15, 17, 19, 21; sixteenth session): no cluster barrier at the
+  // kernel's end; the producer's tail keeps the block until nothing of the peer's can reach it.
+  // Rungs 20 and 23 keep the barrier (their producer warpgroup spilled with the tail).
+  constexpr bool TAIL = !EDGE;
+  RUNGS_TL(tid == 0, 2);
   const detail::ClusterWalk walk = detail::cluster_walk(tiles_m, tiles_n, CL);
   const Pieces pieces(sk, walk.first, walk.stride, std::bool_constant<SK>{});
   const detail::NarrowDeal::Share share = deal.share(BAL ? walk.first : 0);
   const int count = BAL ? share.count : pieces.count;
+  RUNGS_TL(tid == 0, 108);
   // This block's tile of cluster tile (cm, tn): the cluster's tile rows 2 cm, 2 cm + 1, column tn.
   auto origin = [&](int cm, int tn, int& m0, int& n0) { m0 = (cm * CL + static_cast<int>(rank)) * BM, n0 = tn * BN; };
   // Piece p of this cluster: this block's tile at (m0, n0), k tiles kb .. ke - 1. solo (BAL): a short
@@ -243,21 +247,6 @@ __global__ void __launch_bounds__(THREADS, 1)
     }
     origin(cm, tn, m0, n0);
   };
-  // The walk above and (EARLY: rungs without EDGE) the producer's first tile are worked out inside
-  // the cluster barrier, so that their kernel-parameter reads and divisions (~1.3 thousand cycles
-  // from the barrier to the first load at 2048^3, the timeline of the sixteenth session) overlap
-  // its latency. Rungs 20 and 23 locate it in the loop: their producer warpgroup spilled.
-  constexpr bool EARLY = !EDGE;
-  int m0_first = 0, n0_first = 0, kb_first = 0, ke_first = 0;
-  bool solo_first = false;
-  if (EARLY && tid == 0 && count > 0) locate(0, m0_first, n0_first, solo_first, kb_first, ke_first);
-  RUNGS_TL(tid == 0, 108);
-  detail::cluster_wait();  // the peer's barriers exist before anyone signals them
-  // TAIL (rungs without EDGE: 15, 17, 19, 21; sixteenth session): no cluster barrier at the
-  // kernel's end; the producer's tail keeps the block until nothing of the peer's can reach it.
-  // Rungs 20 and 23 keep the barrier (their producer warpgroup spilled with the tail).
-  constexpr bool TAIL = !EDGE;
-  RUNGS_TL(tid == 0, 2);
   // BAL: stages of two k tiles for a tile only 64 columns wide (B: 8 KB a k tile, B_PAIR).
   constexpr int B_PAIR = 64 * ROW;
   auto paired = [&](int nb, bool solo) { return BAL && nb == 64 && !solo; };
@@ -277,8 +266,7 @@ __global__ void __launch_bounds__(THREADS, 1)
       for (int p = 0; p < count; ++p) {
         int m0, n0, kb, ke;
         bool solo;
-        if (EARLY && p == 0) m0 = m0_first, n0 = n0_first, solo = solo_first, kb = kb_first, ke = ke_first;
-        else locate(p, m0, n0, solo, kb, ke);
+        locate(p, m0, n0, solo, kb, ke);
         RUNGS_TL(p == 0, 109);
         // EDGE: only the B columns the tile multiplies (the same in both blocks of the cluster, but
         // for a short pair's).
