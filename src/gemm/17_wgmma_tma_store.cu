@@ -28,14 +28,17 @@
 // 0.99 / 1.06x, f16 0.93 / 0.99 / 1.03x (within the runs' spread of the above). ncu's stall
 // sampling at 4096^3 (cac4f83): the consumers spend 59 % of all warp samples in the mainloop
 // (wgmma issue and wgmma.wait: tensor-bound) and 4 % in the epilogue.
-// Fifteenth session, measured and reverted (8393812 / 3048f46, reverted for want of a race check):
-// a stamped block at 2048^3 bf16 (scripts/experiments/ws_timeline.cu) left 2.1 thousand cycles
-// after its stores completed, at the kernel-end cluster barrier. With that barrier replaced by the
-// producer's tail (every stage released by both blocks' consumers, as CUTLASS does) and the start
-// barrier split (arrive, then each thread's wait before its first remote operation): bf16 2048^3
-// 0.0286 ms = 0.97x cuBLAS, f16 0.0294-0.0296 = 0.95-0.96x, 4096^3 0.99-1.00x, 1019 of 1019 GPU
-// tests, memcheck clean; but racecheck hung in its first test (the old code's took 2.4 s), and the
-// tail alone (01ace2a) found no GPU time left to run. docs/gemm_tc.md has the timeline.
+// The producer's tail (fifteenth and sixteenth sessions): a stamped block at 2048^3 bf16
+// (scripts/experiments/ws_timeline.cu) left 2.1 thousand cycles after its stores completed, at the
+// kernel-end cluster barrier. That barrier is now the producer's tail (every stage released by both
+// blocks' consumers, as CUTLASS does; rungs 15, 17, 19, 21). Predicted 2048^3 bf16 ~0.028 ms. The
+// fifteenth session's version, with the start barrier split into per-thread waits, measured 0.97x
+// but hung racecheck; the tail alone (7fac9f9) passed racecheck and all 1019 GPU tests and measured
+// (H100, cuBLAS interleaved, two runs) bf16 2048^3 0.0289 / 0.0284 ms = 0.99 / 0.97x, f16 0.95x,
+// 4096^3 bf16 0.99x, f16 1.00x, 8192^3 1.01-1.04x. The block now exits ~6 thousand cycles sooner
+// (40062 against 46262 from its start). Tried next and reverted (bf1d4ac): the start barrier in two
+// .aligned halves with the tile walk between them; the walk's first kernel-parameter reads then
+// took ~2 thousand cycles, so the first load left only ~100 cycles sooner: no gain (0.0285 ms).
 // Bound now: the cooperative schedule (both consumers of a block finish a tile together, so the
 // tensor cores wait while they fill their buffers: ~8 thousand cycles per tile at 4096^3 against
 // cuBLAS's ~6), 3.88 tiles per block at 4096^3, and one wave's fill and drain at 2048.
