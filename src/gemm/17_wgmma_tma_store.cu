@@ -35,10 +35,11 @@
 // fifteenth session's version, with the start barrier split into per-thread waits, measured 0.97x
 // but hung racecheck; the tail alone (7fac9f9) passed racecheck and all 1019 GPU tests and measured
 // (H100, cuBLAS interleaved, five runs) bf16 2048^3 0.0284-0.0289 ms = 0.96-0.99x, f16 0.95-0.97x,
-// 4096^3 0.99-1.00x, 8192^3 1.01-1.04x: as predicted at 2048, < 1 % at 4096. The block now exits ~6 thousand cycles sooner
-// (40062 against 46262 from its start). Tried next and reverted (bf1d4ac): the start barrier in two
-// .aligned halves with the tile walk between them; the walk's first kernel-parameter reads then
-// took ~2 thousand cycles, so the first load left only ~100 cycles sooner: no gain (0.0285 ms).
+// 4096^3 0.99-1.00x, 8192^3 1.01-1.04x: as predicted at 2048, < 1 % at 4096. The block now exits ~6
+// thousand cycles sooner (40062 against 46262 from its start). Tried next and reverted (bf1d4ac):
+// the start barrier in two .aligned halves with the tile walk between them; the walk's first
+// kernel-parameter reads then took ~2 thousand cycles, so the first load left only ~100 cycles
+// sooner: no gain (0.0285 ms).
 // Bound now: the cooperative schedule (both consumers of a block finish a tile together, so the
 // tensor cores wait while they fill their buffers: ~8 thousand cycles per tile at 4096^3 against
 // cuBLAS's ~6), 3.88 tiles per block at 4096^3, and one wave's fill and drain at 2048.
