@@ -2,7 +2,8 @@
 # Everything rungs needs from a GPU machine, in one go (used through the device tool):
 # build with all cores, the full GPU test suite, the same tests at small shapes under
 # compute-sanitizer (memcheck; racecheck for the shared-memory rungs), then `rungs bench`
-# (the main job) and `rungs tune gemm`. Results land under $OUT (default ./out).
+# (the main job) and `rungs tune gemm`. Results land under $OUT (default ./out); more than 7 files
+# there are packed into $OUT/results.tar.gz (the device tool brings back 8), the summaries kept.
 # Usage: scripts/gpu.sh [stage ...]   stages: build test sanitize bench tune (default: all but tune)
 # Environment (all optional; the defaults run everything):
 #   RUNGS_LADDERS="gemm gemv reduce gemm_host"  the ladders (and gemm_host) whose tests, sanitizer
@@ -17,7 +18,7 @@
 # ~10 minutes: blocktile_2d's OddShapes take 3); split it, e.g. `scripts/gpu.sh build test sanitize`
 # with RUNGS_LADDERS=gemm, then with "gemv reduce", then `scripts/gpu.sh bench`.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT"
 stages=("$@")
@@ -134,6 +135,17 @@ fi
 if has tune; then
   log "rungs tune gemm"
   build-gpu/rungs tune gemm --size 1024,2048,4096,8192 2>/dev/null | tee "$OUT/tune.txt" || status=1
+fi
+# The device tool brings back at most 8 files from $OUT (sixteenth session: a racecheck log was
+# lost that way): past 7, everything but the summaries goes into one archive, results.tar.gz.
+mapfile -t outs < <(find "$OUT" -maxdepth 1 -type f ! -name results.tar.gz -printf '%f\n' | sort)
+if [ ${#outs[@]} -gt 7 ]; then
+  keep=" device.txt bench.txt bench-host.txt tests.log "
+  (cd "$OUT" && tar czf results.tar.gz "${outs[@]}") && for f in "${outs[@]}"; do
+    [[ "$keep" == *" $f "* ]] || rm -f "$OUT/$f"
+  done
+  echo "$OUT: ${#outs[@]} files, all in results.tar.gz; beside it: $(cd "$OUT" && find . -maxdepth 1 -type f \
+    ! -name results.tar.gz -printf '%f ')"
 fi
 log "done, status $status"
 exit $status
