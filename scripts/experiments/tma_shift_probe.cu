@@ -87,6 +87,22 @@ int main(int argc, char** argv) {
   uint16_t* out;
   cudaMalloc(&out, BOX_BYTES);
   cudaMemset(out, 0xFF, BOX_BYTES);
+  // The box in `out` (128-byte swizzle) against A's rows row0 + P r and columns col0 + c (zero past
+  // m or k): the mismatches, the first `show` of them printed after `what`.
+  auto mismatches = [&](int row0, int col0, int show, const char* what) {
+    std::vector<uint16_t> o(BOX_BYTES / 2);
+    cudaMemcpy(o.data(), out, BOX_BYTES, cudaMemcpyDeviceToHost);
+    int bad = 0;
+    for (int r = 0; r < BOX_ROWS; ++r)
+      for (int c = 0; c < BOX_COLS; ++c) {
+        const int byte = r * 128 + ((((c * 2) / 16) ^ (r % 8)) * 16) + (c * 2) % 16;
+        const int row = row0 + P * r, col = col0 + c;
+        const uint16_t want = (row < m && col < k) ? h[size_t(row) * lda + col] : 0;
+        const uint16_t got = o[byte / 2];
+        if (got != want && bad++ < show) printf("  %s: (%d, %d) got %u want %u\n", what, r, c, got, want);
+      }
+    return bad;
+  };
   const int j = mode == 0 ? 0 : 1;
   if (mode == 4) {
     CUtensorMap nm;
@@ -117,17 +133,7 @@ int main(int argc, char** argv) {
     plain<<<1, 32>>>(maps.map[1], 8, out);
     cudaError_t e = cudaDeviceSynchronize();
     if (e != cudaSuccess) { printf("mode 5 (class 1, coordinate 8): %s\n", cudaGetErrorString(e)); return 1; }
-    std::vector<uint16_t> o(BOX_BYTES / 2);
-    cudaMemcpy(o.data(), out, BOX_BYTES, cudaMemcpyDeviceToHost);
-    int bad = 0;
-    for (int r2 = 0; r2 < BOX_ROWS; ++r2)
-      for (int c = 0; c < BOX_COLS; ++c) {
-        const int byte = r2 * 128 + ((((c * 2) / 16) ^ (r2 % 8)) * 16) + (c * 2) % 16;
-        const int row = 1 + P * r2, col = 8 + c - maps.shift[1];
-        const uint16_t want = (row < m && col < k) ? h[size_t(row) * lda + col] : 0;
-        if (o[byte / 2] != want) ++bad;
-      }
-    printf("mode 5 (class 1, coordinate 8): %d mismatches\n", bad);
+    printf("mode 5 (class 1, coordinate 8): %d mismatches\n", mismatches(1, 8 - maps.shift[1], 0, "mode 5"));
     return 0;
   }
   for (int c0 : {0, 64}) {
@@ -137,17 +143,9 @@ int main(int argc, char** argv) {
     else in_struct_const<<<1, 32>>>(maps, c0, out);
     cudaError_t e = cudaDeviceSynchronize();
     if (e != cudaSuccess) { printf("mode %d c0 %d: %s\n", mode, c0, cudaGetErrorString(e)); return 1; }
-    std::vector<uint16_t> o(BOX_BYTES / 2);
-    cudaMemcpy(o.data(), out, BOX_BYTES, cudaMemcpyDeviceToHost);
-    int bad = 0;
-    for (int r = 0; r < BOX_ROWS; ++r)
-      for (int c = 0; c < BOX_COLS; ++c) {
-        const int byte = r * 128 + ((((c * 2) / 16) ^ (r % 8)) * 16) + (c * 2) % 16;
-        const int row = j + P * r, col = c0 + c;
-        const uint16_t want = (row < m && col < k) ? h[size_t(row) * lda + col] : 0;
-        const uint16_t got = o[byte / 2];
-        if (got != want && bad++ < 5) printf("  mode %d c0 %d: (%d, %d) got %u want %u\n", mode, c0, r, c, got, want);
-      }
+    char what[32];
+    snprintf(what, sizeof what, "mode %d c0 %d", mode, c0);
+    const int bad = mismatches(j, c0, 5, what);
     printf("mode %d (class %d, shift %d) c0 %d: %d mismatches\n", mode, j, maps.shift[j], c0, bad);
   }
   return 0;
