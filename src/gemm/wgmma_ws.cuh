@@ -263,6 +263,11 @@ __global__ void __launch_bounds__(THREADS, 1)
     RUNGS_TL(tid == 0, 3);
     if (tid == 0) {
       int it = 0;  // k tiles issued by this block so far, over all its tiles: slot it % STAGES
+      // Fill i (use i / STAGES of slot i % STAGES) needs the slot's use before it released by the
+      // consumers of both blocks (the first STAGES fills need nothing).
+      auto wait_released = [&](int i) {
+        if (i >= STAGES) detail::mbar_wait(&empty[i % STAGES], ((i / STAGES) - 1) & 1);
+      };
       for (int p = 0; p < count; ++p) {
         int m0, n0, kb, ke;
         bool solo;
@@ -275,8 +280,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         const int b_bytes = two ? B_PAIR : B_MN ? nb / 64 * BK * ROW : (nb > BN / CL ? B_BYTES : B_BYTES / CL);
         for (int kt = kb; kt < ke; kt += two ? 2 : 1, ++it) {
           const int s = it % STAGES;
-          // Use u = it / STAGES of slot s needs use u - 1 released by the consumers of both blocks.
-          if (it >= STAGES) detail::mbar_wait(&empty[s], ((it / STAGES) - 1) & 1);
+          wait_released(it);
           unsigned char* st = smem + s * STAGE_BYTES;
           uint64_t* bar = &full[s];
           const int tiles = two && kt + 1 < ke ? 2 : 1;  // k tiles in this stage
@@ -320,8 +324,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         // The block may leave once every stage it filled has been released by the consumers of
         // both blocks: then no remote arrive or multicast into it is still on its way (CUTLASS's
         // producer tail, in place of a cluster barrier at the kernel's end).
-        for (int j = 0; j < STAGES; ++j, ++it)
-          if (it >= STAGES) detail::mbar_wait(&empty[it % STAGES], ((it / STAGES) - 1) & 1);
+        for (int j = 0; j < STAGES; ++j) wait_released(it + j);
         RUNGS_TL(true, 111);
       }
     } else if (EDGE && tid >= 32 && tid / 32 <= CONSUMERS) {
