@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 using namespace rungs::sgemm;
@@ -28,6 +29,7 @@ static long long median(std::vector<long long> v) {
 
 int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 2048;
+  const bool ovl = argc > 2 && std::string(argv[2]) == "21";  // rung 21 (epilogue under the next tile)
   const size_t elems = static_cast<size_t>(n) * n;
   std::vector<__nv_bfloat16> h(elems);
   for (size_t i = 0; i < elems; ++i) h[i] = __float2bfloat16(static_cast<float>((i * 2654435761u) % 1000) / 1000.0f - 0.5f);
@@ -46,7 +48,8 @@ int main(int argc, char** argv) {
   for (int r = 0; r < 8; ++r) {
     cudaMemsetAsync(flush, r, flush_bytes, st);
     cudaEventRecord(e0, st);
-    ws_kernel::run_any<true>(a, "wgmma_tma_store (timeline)");
+    if (ovl) ws_kernel::run_any<true, false, false, true>(a, "wgmma_overlap (timeline)");
+    else ws_kernel::run_any<true>(a, "wgmma_tma_store (timeline)");
     cudaEventRecord(e1, st);
     cudaStreamSynchronize(st);
     float t = 0;
@@ -61,7 +64,8 @@ int main(int argc, char** argv) {
   std::vector<long long> tl(ws_kernel::TL_BLOCKS * ws_kernel::TL_SLOTS, 0);
   cudaMemcpyFromSymbol(tl.data(), ws_kernel::g_timeline, tl.size() * sizeof(long long));
   std::sort(ms.begin(), ms.end());
-  std::printf("%d^3 bf16 nn, rung 17 with stamps: event time median %.4f ms (min %.4f)\n", n, ms[ms.size() / 2], ms[0]);
+  std::printf("%d^3 bf16 nn, rung %s with stamps: event time median %.4f ms (min %.4f)\n", n, ovl ? "21" : "17", ms[ms.size() / 2],
+              ms[0]);
   int blocks = 0;
   long long gt0 = 0, gt1 = 0;
   for (int b = 0; b < ws_kernel::TL_BLOCKS; ++b) {
@@ -115,5 +119,31 @@ int main(int argc, char** argv) {
   }
   std::printf("k steps 4..31: median gap between data arrivals %lld cycles; loads issued to data seen %lld\n",
               median(gaps), median(waits));
+  // Per piece (tile) of the blocks with the most pieces (seventeenth session: where a 4-tile block's
+  // ~16 thousand cycles beside its MMAs go at 4096^3): medians over those blocks, cycles from start.
+  int most = 0;
+  auto pieces_of = [&](const long long* t) {
+    int c = 0;
+    while (c < 6 && t[116 + 5 * c]) ++c;
+    return c;
+  };
+  for (int b = 0; b < ws_kernel::TL_BLOCKS; ++b)
+    if (tl[b * ws_kernel::TL_SLOTS + 1]) most = std::max(most, pieces_of(&tl[b * ws_kernel::TL_SLOTS]));
+  std::printf("blocks with %d pieces (k tiles per piece %d, MMAs alone %d cycles a piece at 1024 per k tile):\n", most,
+              (n + 63) / 64, (n + 63) / 64 * 1024);
+  std::printf("  piece: consumer 0 starts / first data / MMAs done / C issued; producer's first k tile issued;"
+              " MMA span; gap to next first data\n");
+  for (int p = 0; p < most; ++p) {
+    std::vector<long long> v[5], span, gap;
+    for (int b = 0; b < ws_kernel::TL_BLOCKS; ++b) {
+      const long long* t = &tl[b * ws_kernel::TL_SLOTS];
+      if (!t[1] || pieces_of(t) != most) continue;
+      for (int j = 0; j < 5; ++j) v[j].push_back(t[116 + 5 * p + j] - t[0]);
+      span.push_back(t[118 + 5 * p] - t[117 + 5 * p]);
+      if (p + 1 < most) gap.push_back(t[117 + 5 * (p + 1)] - t[118 + 5 * p]);
+    }
+    std::printf("  %d: %8lld %8lld %8lld %8lld; %8lld; %8lld; %8lld\n", p, median(v[0]), median(v[1]), median(v[2]),
+                median(v[3]), median(v[4]), median(span), gap.empty() ? -1 : median(gap));
+  }
   return 0;
 }

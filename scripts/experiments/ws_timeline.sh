@@ -11,4 +11,4 @@ mkdir -p build-experiments
 nvcc -std=c++17 -O3 --generate-code=arch=compute_90a,code=sm_90a -DRUNGS_HAVE_SM90A=1 -DRUNGS_WS_TIMELINE -Iinclude -Isrc \
   --expt-relaxed-constexpr scripts/experiments/ws_timeline.cu build-gpu/librungs.a -lcublas -lcuda \
   -o build-experiments/ws_timeline 2>&1 | grep -v Advisory
-for n in ${1:-2048}; do build-experiments/ws_timeline "$n" | tee -a "$OUT/ws_timeline.txt"; done
+for n in ${1:-2048}; do build-experiments/ws_timeline "$n" ${RUNG:-17} | tee -a "$OUT/ws_timeline.txt"; done

@@ -782,8 +782,8 @@ __device__ __forceinline__ void fill_c_chunk_packed(const uint32_t (&w)[N / 4], 
 
 // C[row0 .., col0 ..] = alpha * d for one warpgroup's 64 x N accumulator (N = 256 unless given;
 // layout as in store_acc_64xn) through shared memory and TMA stores. `buf`: 16 KB, 1024-aligned, this
-// warpgroup's own, filled by fill_c_chunk and stored in chunks of 64 rows x 256 bytes (2 for 16-bit C, 4 for
-// float). `map`: C with boxes of 64 rows x 128 bytes; TMA clips the boxes at m, and at n only to
+// warpgroup's own, filled and stored box by box (store_acc_64x256_tma, below; OVL's and C_T's chunks of
+// two boxes through send_c_chunk). `map`: C with boxes of 64 rows x 128 bytes; TMA clips the boxes at m, and at n only to
 // the 16-byte chunk holding column n - 1 (the caller keeps such boxes away from padding). Thread
 // t % 128 == 0 issues the stores and owns their bulk groups; the warpgroup syncs on named
 // barrier `bar_id`. The stores are left in flight: the next call waits for their reads of `buf`,
@@ -814,14 +814,50 @@ __device__ __forceinline__ void send_c_chunk(unsigned char* buf, const CUtensorM
   if (t == 0) tma_store_c_chunk<T>(map, buf, row0, col0);
 }
 
+// Box b of a warpgroup's 64 x N accumulator (columns b * BOX_COLS .., BOX_COLS = 128 / sizeof(T)) into
+// shared memory at `base` (1024-aligned, 8 KB): alpha applied, converted to T, one box of 64 rows x 128
+// bytes in the 128-byte swizzle, laid out as fill_c_chunk lays out each of its two boxes.
+template <typename T, int N = 256>
+__device__ __forceinline__ void fill_c_box(const float (&d)[N / 2], uint32_t base, int b, float alpha) {
+  constexpr int E = int(sizeof(T)), BOX_COLS = 128 / E;
+  const int t = static_cast<int>(threadIdx.x % 128), lane = t % 32, w = t / 32, g = lane / 4, q = lane % 4;
+#pragma unroll
+  for (int jj = 0; jj < BOX_COLS / 8; ++jj) {
+    const int j = b * (BOX_COLS / 8) + jj, col = 8 * jj + 2 * q;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const uint32_t p = base + static_cast<uint32_t>(swizzle128_offset(16 * w + g + 8 * h, col * E));
+      const float v0 = alpha * d[4 * j + 2 * h], v1 = alpha * d[4 * j + 2 * h + 1];
+      if constexpr (std::is_same_v<T, float>) st_shared_v2(p, __float_as_uint(v0), __float_as_uint(v1));
+      else st_shared_b32(p, pack2<T>(v0, v1));
+    }
+  }
+}
+
+// C leaves box by box (seventeenth session): box b (64 rows x 128 bytes) is filled into half b % 2 of
+// `buf` and stored as a bulk group of its own, after waiting only for the reads of the box two before
+// it (the same half), so the TMA reads of one box overlap the fill of the next. Chunks of two boxes
+// with each chunk waiting for the previous chunk's reads (send_c_chunk, until then) took ~2.6
+// thousand cycles from a 4096^3 tile's last MMA to its last store issued (ws_timeline, H100).
 template <typename T, int N = 256>
 __device__ __forceinline__ void store_acc_64x256_tma(const float (&d)[N / 2], unsigned char* buf, const CUtensorMap* map,
                                                      int row0, int col0, float alpha, int bar_id) {
-  constexpr int BOX_COLS = 128 / int(sizeof(T)), CHUNK = 2 * BOX_COLS, CHUNKS = N / CHUNK;
-  static_assert(N % CHUNK == 0, "whole 64 x 256-byte pieces");
+  constexpr int BOX_COLS = 128 / int(sizeof(T)), BOXES = N / BOX_COLS;
+  static_assert(N % (2 * BOX_COLS) == 0, "whole pairs of 64 x 128-byte boxes");
+  const int t = static_cast<int>(threadIdx.x % 128);
 #pragma unroll
-  for (int c = 0; c < CHUNKS; ++c)
-    send_c_chunk<T>(buf, map, row0, col0 + c * CHUNK, bar_id, [&](uint32_t b) { fill_c_chunk<T, N>(d, b, c, alpha); });
+  for (int b = 0; b < BOXES; ++b) {
+    unsigned char* half = buf + (b % 2) * 8192;
+    if (t == 0) bulk_wait<1, true>();  // box b - 2's stores (or an earlier tile's) have read this half
+    named_barrier(bar_id, 128);
+    fill_c_box<T, N>(d, smem_u32(half), b, alpha);
+    fence_proxy_async_shared();
+    named_barrier(bar_id, 128);
+    if (t == 0) {
+      tma_store_2d(map, half, col0 + b * BOX_COLS, row0);
+      bulk_commit();
+    }
+  }
 }
 
 // C^T's 64 x N accumulator (float; see fill_c_chunk_t) out through `buf` and TMA stores: chunk c

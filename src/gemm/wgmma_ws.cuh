@@ -28,7 +28,7 @@ namespace rungs::sgemm::ws_kernel {
 // scripts/experiments/ws_timeline.cu only: clock64 stamps of a launch's phases, per block (slots:
 // that file's header), in a namespace of their own so the library's kernels stay unstamped.
 inline namespace timeline {
-constexpr int TL_SLOTS = 116, TL_BLOCKS = 264;
+constexpr int TL_SLOTS = 146, TL_BLOCKS = 264;
 __device__ long long g_timeline[TL_BLOCKS * TL_SLOTS];
 __device__ __forceinline__ void tl_stamp(int slot) {
   if (blockIdx.x < TL_BLOCKS) g_timeline[blockIdx.x * TL_SLOTS + slot] = clock64();
@@ -287,6 +287,7 @@ __global__ void __launch_bounds__(THREADS, 1)
           // A (own) + B from both blocks, per k tile
           detail::mbar_expect_tx(bar, tiles * (A_BYTES + (EDGE ? b_bytes : B_BYTES)));
           RUNGS_TL(it == 0, 110);
+          RUNGS_TL(kt == kb && p < 6, 120 + 5 * p);  // piece p's first k tile: its slot free, expect_tx done
           for (int h = 0; h < tiles; ++h) {  // k tile kt + h: A at st + h A_BYTES, B after both A's
             const int k0 = (kt + h) * BK;
             unsigned char* sa = st + h * A_BYTES;
@@ -403,6 +404,7 @@ __global__ void __launch_bounds__(THREADS, 1)
       }
     };
     for (int p = 0; p < count; ++p) {
+      RUNGS_TL(tid == 128 && p < 6, 116 + 5 * p);  // consumer 0 starts piece p
       int t = 0, kb = 0, ke = sk.kt;
       if constexpr (!BAL) pieces.at(p, walk.first, walk.stride, sk.kt, t, kb, ke);
 #pragma unroll
@@ -485,6 +487,7 @@ __global__ void __launch_bounds__(THREADS, 1)
             const int s = it % STAGES;
             detail::mbar_wait(&full[s], (it / STAGES) & 1);
             RUNGS_TL(tid == 128 && it < 32, 37 + it);  // k tile it's data here
+            RUNGS_TL(tid == 128 && kt == kb && p < 6, 117 + 5 * p);  // piece p's first data here
             const unsigned char* As = smem + s * STAGE_BYTES;
             const unsigned char* Bs = As + A_BYTES;
             detail::wgmma_fence();
@@ -500,6 +503,7 @@ __global__ void __launch_bounds__(THREADS, 1)
           }
           detail::wgmma_wait<0>();
           RUNGS_TL(tid % 128 == 0 && it <= 32, tid == 128 ? 101 : 106);  // this consumer's MMAs done
+          RUNGS_TL(tid == 128 && p < 6, 118 + 5 * p);  // piece p's MMAs done (consumer 0)
           if (ke > kb) release((it - 1) % STAGES);
         }
       };
@@ -588,6 +592,7 @@ __global__ void __launch_bounds__(THREADS, 1)
       } else {
         store_tile();
         RUNGS_TL(tid % 128 == 0, tid == 128 ? 102 : 107);  // C's stores issued
+        RUNGS_TL(tid == 128 && p < 6, 119 + 5 * p);  // piece p's C stores issued (consumer 0)
       }
     }
     if constexpr (OVL) {  // the last tile's C
