@@ -145,5 +145,15 @@ int main(int argc, char** argv) {
     std::printf("  %d: %8lld %8lld %8lld %8lld; %8lld; %8lld; %8lld\n", p, median(v[0]), median(v[1]), median(v[2]),
                 median(v[3]), median(v[4]), median(span), gap.empty() ? -1 : median(gap));
   }
+  std::printf("  piece 0's C boxes (consumer 0, cycles from start): after the fill / the store's issue\n");
+  for (int b = 0; b < 4; ++b) {
+    std::vector<long long> v[2];
+    for (int blk = 0; blk < ws_kernel::TL_BLOCKS; ++blk) {
+      const long long* t = &tl[blk * ws_kernel::TL_SLOTS];
+      if (!t[1] || !t[146 + 3 * b]) continue;
+      for (int j = 0; j < 2; ++j) v[j].push_back(t[146 + 3 * b + j] - t[0]);
+    }
+    std::printf("    box %d: %8lld %8lld\n", b, median(v[0]), median(v[1]));
+  }
   return 0;
 }

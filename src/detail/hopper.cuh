@@ -817,7 +817,7 @@ __device__ __forceinline__ void send_c_chunk(unsigned char* buf, const CUtensorM
 // Box b of a warpgroup's 64 x N accumulator (columns b * BOX_COLS .., BOX_COLS = 128 / sizeof(T)) into
 // shared memory at `base` (1024-aligned, 8 KB): alpha applied, converted to T, one box of 64 rows x 128
 // bytes in the 128-byte swizzle, laid out as fill_c_chunk lays out each of its two boxes.
-template <typename T, int N = 256>
+template <typename T, int N = 256, bool ALPHA1 = false>
 __device__ __forceinline__ void fill_c_box(const float (&d)[N / 2], uint32_t base, int b, float alpha) {
   constexpr int E = int(sizeof(T)), BOX_COLS = 128 / E;
   const int t = static_cast<int>(threadIdx.x % 128), lane = t % 32, w = t / 32, g = lane / 4, q = lane % 4;
@@ -827,7 +827,8 @@ __device__ __forceinline__ void fill_c_box(const float (&d)[N / 2], uint32_t bas
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const uint32_t p = base + static_cast<uint32_t>(swizzle128_offset(16 * w + g + 8 * h, col * E));
-      const float v0 = alpha * d[4 * j + 2 * h], v1 = alpha * d[4 * j + 2 * h + 1];
+      const float v0 = ALPHA1 ? d[4 * j + 2 * h] : alpha * d[4 * j + 2 * h];
+      const float v1 = ALPHA1 ? d[4 * j + 2 * h + 1] : alpha * d[4 * j + 2 * h + 1];
       if constexpr (std::is_same_v<T, float>) st_shared_v2(p, __float_as_uint(v0), __float_as_uint(v1));
       else st_shared_b32(p, pack2<T>(v0, v1));
     }
@@ -835,29 +836,44 @@ __device__ __forceinline__ void fill_c_box(const float (&d)[N / 2], uint32_t bas
 }
 
 // C leaves box by box (seventeenth session): box b (64 rows x 128 bytes) is filled into half b % 2 of
-// `buf` and stored as a bulk group of its own, after waiting only for the reads of the box two before
-// it (the same half), so the TMA reads of one box overlap the fill of the next. Chunks of two boxes
-// with each chunk waiting for the previous chunk's reads (send_c_chunk, until then) took ~2.6
-// thousand cycles from a 4096^3 tile's last MMA to its last store issued (ws_timeline, H100).
-template <typename T, int N = 256>
+// `buf` and stored as a bulk group of its own, so the TMA reads of one box overlap the fill of the
+// next, with one warpgroup barrier per box: before it, thread 0 waits for the reads of box b - 1 (the
+// half box b + 1 will fill). alpha == 1 (a uniform branch) fills without the multiplications. Chunks
+// of two boxes, each chunk waiting for the previous chunk's reads between two barriers
+// (send_c_chunk, until then), took ~2.6 thousand cycles from a 4096^3 tile's last MMA to its last
+// store issued (ws_timeline, H100): ~0.75 thousand of tile coordinates and waits, then ~0.5 thousand
+// per box.
+// `stamp(b, step)`: a timing hook (scripts/experiments/ws_timeline.cu), called after box b's fill
+// (step 0) and its store's issue (1); the library passes none.
+struct NoStamp {
+  __device__ __forceinline__ void operator()(int, int) const {}
+};
+template <typename T, int N = 256, typename Stamp = NoStamp>
 __device__ __forceinline__ void store_acc_64x256_tma(const float (&d)[N / 2], unsigned char* buf, const CUtensorMap* map,
-                                                     int row0, int col0, float alpha, int bar_id) {
+                                                     int row0, int col0, float alpha, int bar_id, Stamp stamp = {}) {
   constexpr int BOX_COLS = 128 / int(sizeof(T)), BOXES = N / BOX_COLS;
   static_assert(N % (2 * BOX_COLS) == 0, "whole pairs of 64 x 128-byte boxes");
   const int t = static_cast<int>(threadIdx.x % 128);
+  auto boxes = [&](auto one) {
+    if (t == 0) bulk_wait<1, true>();  // half 0 free: only an earlier tile's last box (half 1) may still read
+    named_barrier(bar_id, 128);
 #pragma unroll
-  for (int b = 0; b < BOXES; ++b) {
-    unsigned char* half = buf + (b % 2) * 8192;
-    if (t == 0) bulk_wait<1, true>();  // box b - 2's stores (or an earlier tile's) have read this half
-    named_barrier(bar_id, 128);
-    fill_c_box<T, N>(d, smem_u32(half), b, alpha);
-    fence_proxy_async_shared();
-    named_barrier(bar_id, 128);
-    if (t == 0) {
-      tma_store_2d(map, half, col0 + b * BOX_COLS, row0);
-      bulk_commit();
+    for (int b = 0; b < BOXES; ++b) {
+      unsigned char* half = buf + (b % 2) * 8192;
+      fill_c_box<T, N, decltype(one)::value>(d, smem_u32(half), b, alpha);
+      fence_proxy_async_shared();
+      stamp(b, 0);
+      if (t == 0) bulk_wait<0, true>();  // box b - 1 (or an earlier tile's last) has read the other half
+      named_barrier(bar_id, 128);
+      if (t == 0) {
+        tma_store_2d(map, half, col0 + b * BOX_COLS, row0);
+        bulk_commit();
+      }
+      stamp(b, 1);
     }
-  }
+  };
+  if (alpha == 1.0f) boxes(std::true_type{});
+  else boxes(std::false_type{});
 }
 
 // C^T's 64 x N accumulator (float; see fill_c_chunk_t) out through `buf` and TMA stores: chunk c

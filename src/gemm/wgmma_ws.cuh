@@ -28,7 +28,7 @@ namespace rungs::sgemm::ws_kernel {
 // scripts/experiments/ws_timeline.cu only: clock64 stamps of a launch's phases, per block (slots:
 // that file's header), in a namespace of their own so the library's kernels stay unstamped.
 inline namespace timeline {
-constexpr int TL_SLOTS = 146, TL_BLOCKS = 264;
+constexpr int TL_SLOTS = 160, TL_BLOCKS = 264;
 __device__ long long g_timeline[TL_BLOCKS * TL_SLOTS];
 __device__ __forceinline__ void tl_stamp(int slot) {
   if (blockIdx.x < TL_BLOCKS) g_timeline[blockIdx.x * TL_SLOTS + slot] = clock64();
@@ -407,6 +407,10 @@ __global__ void __launch_bounds__(THREADS, 1)
       RUNGS_TL(tid == 128 && p < 6, 116 + 5 * p);  // consumer 0 starts piece p
       int t = 0, kb = 0, ke = sk.kt;
       if constexpr (!BAL) pieces.at(p, walk.first, walk.stride, sk.kt, t, kb, ke);
+      // !EDGE: this block's tile origin, worked out under the piece's first MMAs (seventeenth
+      // session: its divisions took ~0.4 thousand cycles between a tile's last MMA and its C, while
+      // the tensor cores waited); tm0 < 0: not yet (store_tile works it out).
+      int tm0 = -1, tn0 = 0;
 #pragma unroll
       for (int i = 0; i < 128; ++i) d[i] = 0.0f;
       // The k loop, multiplying the first N columns of B (two: stages of two k tiles, BAL).
@@ -493,6 +497,12 @@ __global__ void __launch_bounds__(THREADS, 1)
             detail::wgmma_fence();
             detail::wgmma_stage_64xn<T, A_MN, B_MN, N>(d, As, Bs, cw);
             detail::wgmma_commit();
+            if constexpr (!EDGE) {
+              if (kt == kb) {
+                bool solo;
+                tile_of(p, t, tm0, tn0, solo);
+              }
+            }
             if constexpr (OVL) {  // the last tile's C, a chunk per k tile, while these MMAs run
               if (pend_row >= 0 && kt == kb) emit(std::integral_constant<int, 0>{});
               if (pend_row >= 0 && kt == kb + 1) emit(std::integral_constant<int, 1>{});
@@ -532,9 +542,9 @@ __global__ void __launch_bounds__(THREADS, 1)
         pend_row = -1;
       }
       auto store_tile = [&] {
-        int m0, n0;  // (found only now: fewer registers held beside the accumulators)
+        int m0 = tm0, n0 = tn0;
         bool solo;
-        tile_of(p, t, m0, n0, solo);
+        if (m0 < 0) tile_of(p, t, m0, n0, solo);
         unsigned char* buf = c_buf + cw * C_BYTES;
         if (EDGE && (handed & 1)) {  // the storer's last chunk has left the buffer
           detail::mbar_wait(&c_empty[cw], handed >> 1);
@@ -554,7 +564,13 @@ __global__ void __launch_bounds__(THREADS, 1)
           if constexpr (OVL) detail::pack_acc<T>(d, pk, a.alpha);
           pend_row = m0 + cw * 64, pend_col = n0;
         } else if (TMA_C && n0 + BN <= tma_cols) {
+#if defined(RUNGS_WS_TIMELINE)
+          // piece 0's boxes, consumer 0: after the fill (146 + 3 b) and the store's issue (147 + 3 b)
+          detail::store_acc_64x256_tma<T>(d, buf, &map_c, m0 + cw * 64, n0, a.alpha, 1 + cw,
+                                          [&](int b, int step) { RUNGS_TL(tid == 128 && p == 0 && b < 4, 146 + 3 * b + step); });
+#else
           detail::store_acc_64x256_tma<T>(d, buf, &map_c, m0 + cw * 64, n0, a.alpha, 1 + cw);
+#endif
         } else if (staged(m0, n0, cw)) {
 #pragma unroll
           for (int c = 0; c < CHUNKS; ++c) {
