@@ -29,7 +29,8 @@ static long long median(std::vector<long long> v) {
 
 int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 2048;
-  const bool ovl = argc > 2 && std::string(argv[2]) == "21";  // rung 21 (epilogue under the next tile)
+  // the rung: 17 (default), 21 (epilogue under the next tile) or 24 (C through st.global)
+  const std::string rung = argc > 2 ? argv[2] : "17";
   const size_t elems = static_cast<size_t>(n) * n;
   std::vector<__nv_bfloat16> h(elems);
   for (size_t i = 0; i < elems; ++i) h[i] = __float2bfloat16(static_cast<float>((i * 2654435761u) % 1000) / 1000.0f - 0.5f);
@@ -48,7 +49,8 @@ int main(int argc, char** argv) {
   for (int r = 0; r < 8; ++r) {
     cudaMemsetAsync(flush, r, flush_bytes, st);
     cudaEventRecord(e0, st);
-    if (ovl) ws_kernel::run_any<true, false, false, true>(a, "wgmma_overlap (timeline)");
+    if (rung == "21") ws_kernel::run_any<true, false, false, true>(a, "wgmma_overlap (timeline)");
+    else if (rung == "24") ws_kernel::run_any<true, false, false, false, false, true>(a, "wgmma_st_global (timeline)");
     else ws_kernel::run_any<true>(a, "wgmma_tma_store (timeline)");
     cudaEventRecord(e1, st);
     cudaStreamSynchronize(st);
@@ -64,7 +66,7 @@ int main(int argc, char** argv) {
   std::vector<long long> tl(ws_kernel::TL_BLOCKS * ws_kernel::TL_SLOTS, 0);
   cudaMemcpyFromSymbol(tl.data(), ws_kernel::g_timeline, tl.size() * sizeof(long long));
   std::sort(ms.begin(), ms.end());
-  std::printf("%d^3 bf16 nn, rung %s with stamps: event time median %.4f ms (min %.4f)\n", n, ovl ? "21" : "17", ms[ms.size() / 2],
+  std::printf("%d^3 bf16 nn, rung %s with stamps: event time median %.4f ms (min %.4f)\n", n, rung.c_str(), ms[ms.size() / 2],
               ms[0]);
   int blocks = 0;
   long long gt0 = 0, gt1 = 0;

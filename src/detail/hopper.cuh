@@ -203,6 +203,16 @@ __device__ __forceinline__ void st_shared_v2(uint32_t addr, uint32_t a, uint32_t
   (void)addr; (void)a; (void)b;
 #endif
 }
+// 16 bytes from a shared-space address (smem_u32), 16-byte aligned.
+__device__ __forceinline__ uint4 ld_shared_v4(uint32_t addr) {
+  uint4 v{};
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(addr) : "memory");
+#else
+  (void)addr;
+#endif
+  return v;
+}
 // One element of T (2 or 4 bytes) from a shared-space address (smem_u32).
 template <typename T>
 __device__ __forceinline__ T ld_shared(uint32_t addr) {
@@ -872,8 +882,45 @@ __device__ __forceinline__ void store_acc_64x256_tma(const float (&d)[N / 2], un
       stamp(b, 1);
     }
   };
-  if (alpha == 1.0f) boxes(std::true_type{});
+  // (fp32 C, tf32: two copies of the fill made ptxas serialize the kernel's wgmmas, C7511 / C7514)
+  if (sizeof(T) == 2 && alpha == 1.0f) boxes(std::true_type{});
   else boxes(std::false_type{});
+}
+
+// Rung 24: C[row0 .., col0 ..] = alpha * d (a warpgroup's 64 x N accumulator; rows at or past m and
+// 16-byte pieces at or past column n skipped, n * sizeof(T) a multiple of 16 or the tile inside C) through `buf` (16 KB, as store_acc_64x256_tma fills it, a chunk of two boxes at a time) and
+// coalesced 16-byte st.global instead of TMA stores: thread t moves the chunk's 16-byte pieces t, t +
+// 128, ... (a warp: two rows of 256 bytes per instruction; 4 shared-memory wavefronts, the least for 512
+// bytes). C's base and rows 16-byte aligned (the caller's tma_c test).
+// Why: the 4096^3 timeline (seventeenth session) puts each 8 KB TMA store's reads at ~0.5 thousand
+// cycles (~16 B per cycle per consumer) with the producer's TMA loads queued beside them, and rung 21,
+// whose TMA stores ran under the next tile's MMAs, lengthened that tile's MMAs by ~2 thousand cycles: the
+// SM's TMA unit is busy with the operands; the LSU path is not.
+template <typename T, int N = 256>
+__device__ __forceinline__ void store_acc_64xn_stg(const float (&d)[N / 2], unsigned char* buf, T* C, int64_t ldc, int row0,
+                                                  int col0, int m, int n, float alpha, int bar_id) {
+  constexpr int E = int(sizeof(T)), BOX_COLS = 128 / E, CHUNK = 2 * BOX_COLS, CHUNKS = N / CHUNK;
+  static_assert(N % CHUNK == 0, "whole 64 x 256-byte chunks");
+  const int t = static_cast<int>(threadIdx.x % 128);
+  const uint32_t base = smem_u32(buf);
+  auto chunks = [&](auto one) {
+#pragma unroll
+    for (int c = 0; c < CHUNKS; ++c) {
+      named_barrier(bar_id, 128);  // every thread's reads of buf (the last chunk's, or an earlier tile's) are done
+      fill_c_box<T, N, decltype(one)::value>(d, base, 2 * c, alpha);
+      fill_c_box<T, N, decltype(one)::value>(d, base + 8192, 2 * c + 1, alpha);
+      named_barrier(bar_id, 128);  // the chunk is in buf
+#pragma unroll
+      for (int it = 0; it < 8; ++it) {
+        const int i = it * 128 + t, r = i / 16, piece = i % 16;  // row r, 16-byte piece of its 256 bytes
+        const uint4 v = ld_shared_v4(base + static_cast<uint32_t>((piece / 8) * 8192 + swizzle128_offset(r, (piece % 8) * 16)));
+        const int col = col0 + c * CHUNK + piece * (16 / E);
+        if (row0 + r < m && col < n) *reinterpret_cast<uint4*>(C + static_cast<int64_t>(row0 + r) * ldc + col) = v;
+      }
+    }
+  };
+  if (sizeof(T) == 2 && alpha == 1.0f) chunks(std::true_type{});  // (as store_acc_64x256_tma)
+  else chunks(std::false_type{});
 }
 
 // C^T's 64 x N accumulator (float; see fill_c_chunk_t) out through `buf` and TMA stores: chunk c

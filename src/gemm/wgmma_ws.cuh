@@ -166,7 +166,7 @@ __device__ __forceinline__ void add_partial(float (&d)[128], const float* slot) 
 // and its tiles' stages hold two k tiles each (A, A', B, B': 16 + 16 + 8 + 8 KB; tf32's register
 // path too, since the fourteenth session), so twice the bytes are in flight for a tile whose time is
 // the latency of its loads. A k-contiguous B comes in boxes of 64 rows of n for them (map_b64).
-template <typename T, bool A_MN, bool B_MN, int CL, bool TMA_C, bool SK, bool EDGE, bool OVL, bool C_T, bool BAL>
+template <typename T, bool A_MN, bool B_MN, int CL, bool TMA_C, bool SK, bool EDGE, bool OVL, bool C_T, bool BAL, bool STG>
 __global__ void __launch_bounds__(THREADS, 1)
     wgmma_ws_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                     const __grid_constant__ CUtensorMap map_c, ArgsT<T> a, int tiles_m, int tiles_n, bool c_vec,
@@ -174,6 +174,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   static_assert(!(SK && EDGE), "rung 20's storer warps walk whole tiles only");
   static_assert(!BAL || EDGE, "rung 23 is rung 20 with its ragged edges dealt");
   static_assert(!OVL || (TMA_C && !SK && !EDGE && sizeof(T) == 2), "rung 21: rung 17's epilogue, 16-bit C");
+  static_assert(!STG || (TMA_C && !SK && !EDGE && !OVL), "rung 24: rung 17 with C's stores through st.global");
   constexpr bool TF32 = std::is_same_v<T, float>, RS = TF32 && A_MN;
   // BAL, 16-bit: the storer warps' walk (detail::NarrowDeal::Share) spilled at 40 registers, and at
   // 48 once the short last row's walk was added (thirteenth session); 56 for the producer warpgroup
@@ -204,7 +205,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     detail::tma_prefetch(&map_a), detail::tma_prefetch(&map_b);
     if (BAL && !B_MN) detail::tma_prefetch(&map_b64);
   }
-  if (TMA_C && tid == 128 && tma_cols > 0) detail::tma_prefetch(&map_c);
+  if (TMA_C && !STG && tid == 128 && tma_cols > 0) detail::tma_prefetch(&map_c);
   detail::init_pipeline_barriers(full, empty, STAGES, CONSUMERS * CL);
   if (EDGE && tid == 0) {
     for (int w = 0; w < CONSUMERS; ++w) detail::mbar_init(&c_full[w], 128), detail::mbar_init(&c_empty[w], 32);
@@ -563,6 +564,9 @@ __global__ void __launch_bounds__(THREADS, 1)
         } else if (OVL && n0 + BN <= tma_cols) {  // out under the next tile's MMAs (or after the last)
           if constexpr (OVL) detail::pack_acc<T>(d, pk, a.alpha);
           pend_row = m0 + cw * 64, pend_col = n0;
+        } else if (STG && n0 + BN <= tma_cols) {
+          detail::store_acc_64xn_stg<T>(d, buf, a.C, a.ldc, m0 + cw * 64, n0, static_cast<int>(a.m), static_cast<int>(a.n),
+                                        a.alpha, 1 + cw);
         } else if (TMA_C && n0 + BN <= tma_cols) {
 #if defined(RUNGS_WS_TIMELINE)
           // piece 0's boxes, consumer 0: after the fill (146 + 3 b) and the store's issue (147 + 3 b)
@@ -625,7 +629,7 @@ __global__ void __launch_bounds__(THREADS, 1)
 }
 
 template <typename T, bool A_MN, bool B_MN, int CL, bool TMA_C, bool SK, bool EDGE, bool OVL, bool C_T = false,
-          bool BAL = false>
+          bool BAL = false, bool STG = false>
 void launch(const ArgsT<T>& a, const char* name) {
   constexpr int BK = bk<T>(), E = int(sizeof(T));
   const CUtensorMap ma = A_MN ? detail::make_tensor_map_2d(a.A, detail::tma_operand_type<T>(), E, a.k, a.m, a.lda, BK, ROW / E)
@@ -639,7 +643,7 @@ void launch(const ArgsT<T>& a, const char* name) {
   const int64_t tiles_m = ceil_div(a.m, BM), tiles_n = ceil_div(a.n, BN);
   const int64_t cluster_tiles = ceil_div(tiles_m, CL) * tiles_n;
   if (cluster_tiles > INT32_MAX) throw Unsupported(std::string("rungs: ") + name + ": too many tiles for one launch");
-  auto* kernel = &wgmma_ws_kernel<T, A_MN, B_MN, CL, TMA_C, SK, EDGE, OVL, C_T, BAL>;
+  auto* kernel = &wgmma_ws_kernel<T, A_MN, B_MN, CL, TMA_C, SK, EDGE, OVL, C_T, BAL, STG>;
   constexpr int SMEM_BYTES = smem_bytes<TMA_C>();
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), SMEM_BYTES);
   const int fit = detail::max_active_clusters(reinterpret_cast<const void*>(kernel), THREADS, SMEM_BYTES, CL, name);
@@ -686,7 +690,7 @@ void launch(const ArgsT<T>& a, const char* name) {
 #endif
 }
 
-template <bool TMA_C, bool SK = false, bool EDGE = false, bool OVL = false, bool BAL = false, typename T>
+template <bool TMA_C, bool SK = false, bool EDGE = false, bool OVL = false, bool BAL = false, bool STG = false, typename T>
 void run_any(const ArgsT<T>& user, const char* name) {
   detail::require_sm90a(name);
   std::unique_ptr<detail::Scratch> keep_a, keep_b;  // freed on the stream after the kernel
@@ -694,16 +698,16 @@ void run_any(const ArgsT<T>& user, const char* name) {
   detail::dispatch_trans(a.ta, a.tb, [&](auto ta, auto tb) {
     if constexpr (std::is_same_v<T, float>) {  // operands() left no tn: A or B (or both) K-major
       if constexpr (decltype(tb)::value) {  // B K-major: A K-major in shared memory, or MN-major through registers
-        launch<T, decltype(ta)::value, false, CLUSTER, TMA_C, SK, EDGE, false, false, BAL>(a, name);
+        launch<T, decltype(ta)::value, false, CLUSTER, TMA_C, SK, EDGE, false, false, BAL, STG>(a, name);
       } else if constexpr (!decltype(ta)::value) {  // nn: C^T = B^T A^T, B (n-contiguous) the A_MN operand
         ArgsT<T> s = a;
         s.m = a.n, s.n = a.m, s.A = a.B, s.lda = a.ldb, s.B = a.A, s.ldb = a.lda, s.ta = Trans::T, s.tb = Trans::T;
-        launch<T, true, false, CLUSTER, TMA_C, SK, EDGE, false, true, BAL>(s, name);
+        launch<T, true, false, CLUSTER, TMA_C, SK, EDGE, false, true, BAL, STG>(s, name);
       } else {  // tn: operands() copies A k-contiguous, so this is a bug, not a shape to skip
         throw Error(std::string("rungs: ") + name + ": tf32 tn reached the kernel uncopied");
       }
     } else {
-      launch<T, decltype(ta)::value, !decltype(tb)::value, CLUSTER, TMA_C, SK, EDGE, OVL, false, BAL>(a, name);
+      launch<T, decltype(ta)::value, !decltype(tb)::value, CLUSTER, TMA_C, SK, EDGE, OVL, false, BAL, STG>(a, name);
     }
   });
 }
