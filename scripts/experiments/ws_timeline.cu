@@ -29,8 +29,11 @@ static long long median(std::vector<long long> v) {
 
 int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 2048;
-  // the rung: 17 (default), 21 (epilogue under the next tile) or 24 (C through st.global)
+  // the rung: 17 (default) or 21 (epilogue under the next tile); then the cycles odd clusters wait at
+  // their start (default 0), so that their C leaves apart from the even clusters'
   const std::string rung = argc > 2 ? argv[2] : "17";
+  const long long stagger = argc > 3 ? std::atoll(argv[3]) : 0;
+  cudaMemcpyToSymbol(ws_kernel::g_stagger, &stagger, sizeof stagger);
   const size_t elems = static_cast<size_t>(n) * n;
   std::vector<__nv_bfloat16> h(elems);
   for (size_t i = 0; i < elems; ++i) h[i] = __float2bfloat16(static_cast<float>((i * 2654435761u) % 1000) / 1000.0f - 0.5f);
@@ -50,7 +53,6 @@ int main(int argc, char** argv) {
     cudaMemsetAsync(flush, r, flush_bytes, st);
     cudaEventRecord(e0, st);
     if (rung == "21") ws_kernel::run_any<true, false, false, true>(a, "wgmma_overlap (timeline)");
-    else if (rung == "24") ws_kernel::run_any<true, false, false, false, false, true>(a, "wgmma_st_global (timeline)");
     else ws_kernel::run_any<true>(a, "wgmma_tma_store (timeline)");
     cudaEventRecord(e1, st);
     cudaStreamSynchronize(st);
@@ -66,7 +68,7 @@ int main(int argc, char** argv) {
   std::vector<long long> tl(ws_kernel::TL_BLOCKS * ws_kernel::TL_SLOTS, 0);
   cudaMemcpyFromSymbol(tl.data(), ws_kernel::g_timeline, tl.size() * sizeof(long long));
   std::sort(ms.begin(), ms.end());
-  std::printf("%d^3 bf16 nn, rung %s with stamps: event time median %.4f ms (min %.4f)\n", n, rung.c_str(), ms[ms.size() / 2],
+  std::printf("%d^3 bf16 nn, odd clusters %lld cycles late, rung %s with stamps: event time median %.4f ms (min %.4f)\n", n, stagger, rung.c_str(), ms[ms.size() / 2],
               ms[0]);
   int blocks = 0;
   long long gt0 = 0, gt1 = 0;
@@ -147,15 +149,17 @@ int main(int argc, char** argv) {
     std::printf("  %d: %8lld %8lld %8lld %8lld; %8lld; %8lld; %8lld\n", p, median(v[0]), median(v[1]), median(v[2]),
                 median(v[3]), median(v[4]), median(span), gap.empty() ? -1 : median(gap));
   }
-  std::printf("  piece 0's C boxes (consumer 0, cycles from start): after the fill / the store's issue\n");
-  for (int b = 0; b < 4; ++b) {
-    std::vector<long long> v[2];
-    for (int blk = 0; blk < ws_kernel::TL_BLOCKS; ++blk) {
-      const long long* t = &tl[blk * ws_kernel::TL_SLOTS];
-      if (!t[1] || !t[146 + 3 * b]) continue;
-      for (int j = 0; j < 2; ++j) v[j].push_back(t[146 + 3 * b + j] - t[0]);
+  // C's epilogue (MMAs done to C issued, consumer 0) per piece, even and odd clusters apart.
+  std::printf("  C's epilogue (MMAs done to C issued), median cycles, even / odd clusters:");
+  for (int p = 0; p < most; ++p) {
+    std::vector<long long> e[2];
+    for (int b = 0; b < ws_kernel::TL_BLOCKS; ++b) {
+      const long long* t = &tl[b * ws_kernel::TL_SLOTS];
+      if (!t[1] || pieces_of(t) != most) continue;
+      e[(b / 2) % 2].push_back(t[119 + 5 * p] - t[118 + 5 * p]);
     }
-    std::printf("    box %d: %8lld %8lld\n", b, median(v[0]), median(v[1]));
+    std::printf("  %d: %lld / %lld", p, median(e[0]), median(e[1]));
   }
+  std::printf("\n");
   return 0;
 }

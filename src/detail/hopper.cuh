@@ -203,16 +203,6 @@ __device__ __forceinline__ void st_shared_v2(uint32_t addr, uint32_t a, uint32_t
   (void)addr; (void)a; (void)b;
 #endif
 }
-// 16 bytes from a shared-space address (smem_u32), 16-byte aligned.
-__device__ __forceinline__ uint4 ld_shared_v4(uint32_t addr) {
-  uint4 v{};
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(addr) : "memory");
-#else
-  (void)addr;
-#endif
-  return v;
-}
 // One element of T (2 or 4 bytes) from a shared-space address (smem_u32).
 template <typename T>
 __device__ __forceinline__ T ld_shared(uint32_t addr) {
@@ -792,8 +782,8 @@ __device__ __forceinline__ void fill_c_chunk_packed(const uint32_t (&w)[N / 4], 
 
 // C[row0 .., col0 ..] = alpha * d for one warpgroup's 64 x N accumulator (N = 256 unless given;
 // layout as in store_acc_64xn) through shared memory and TMA stores. `buf`: 16 KB, 1024-aligned, this
-// warpgroup's own, filled and stored box by box (store_acc_64x256_tma, below; OVL's and C_T's chunks of
-// two boxes through send_c_chunk). `map`: C with boxes of 64 rows x 128 bytes; TMA clips the boxes at m, and at n only to
+// warpgroup's own, filled by fill_c_chunk and stored in chunks of 64 rows x 256 bytes (2 for 16-bit C, 4 for
+// float). `map`: C with boxes of 64 rows x 128 bytes; TMA clips the boxes at m, and at n only to
 // the 16-byte chunk holding column n - 1 (the caller keeps such boxes away from padding). Thread
 // t % 128 == 0 issues the stores and owns their bulk groups; the warpgroup syncs on named
 // barrier `bar_id`. The stores are left in flight: the next call waits for their reads of `buf`,
@@ -824,103 +814,14 @@ __device__ __forceinline__ void send_c_chunk(unsigned char* buf, const CUtensorM
   if (t == 0) tma_store_c_chunk<T>(map, buf, row0, col0);
 }
 
-// Box b of a warpgroup's 64 x N accumulator (columns b * BOX_COLS .., BOX_COLS = 128 / sizeof(T)) into
-// shared memory at `base` (1024-aligned, 8 KB): alpha applied, converted to T, one box of 64 rows x 128
-// bytes in the 128-byte swizzle, laid out as fill_c_chunk lays out each of its two boxes.
-template <typename T, int N = 256, bool ALPHA1 = false>
-__device__ __forceinline__ void fill_c_box(const float (&d)[N / 2], uint32_t base, int b, float alpha) {
-  constexpr int E = int(sizeof(T)), BOX_COLS = 128 / E;
-  const int t = static_cast<int>(threadIdx.x % 128), lane = t % 32, w = t / 32, g = lane / 4, q = lane % 4;
-#pragma unroll
-  for (int jj = 0; jj < BOX_COLS / 8; ++jj) {
-    const int j = b * (BOX_COLS / 8) + jj, col = 8 * jj + 2 * q;
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const uint32_t p = base + static_cast<uint32_t>(swizzle128_offset(16 * w + g + 8 * h, col * E));
-      const float v0 = ALPHA1 ? d[4 * j + 2 * h] : alpha * d[4 * j + 2 * h];
-      const float v1 = ALPHA1 ? d[4 * j + 2 * h + 1] : alpha * d[4 * j + 2 * h + 1];
-      if constexpr (std::is_same_v<T, float>) st_shared_v2(p, __float_as_uint(v0), __float_as_uint(v1));
-      else st_shared_b32(p, pack2<T>(v0, v1));
-    }
-  }
-}
-
-// C leaves box by box (seventeenth session): box b (64 rows x 128 bytes) is filled into half b % 2 of
-// `buf` and stored as a bulk group of its own, so the TMA reads of one box overlap the fill of the
-// next, with one warpgroup barrier per box: before it, thread 0 waits for the reads of box b - 1 (the
-// half box b + 1 will fill). alpha == 1 (a uniform branch) fills without the multiplications. Chunks
-// of two boxes, each chunk waiting for the previous chunk's reads between two barriers
-// (send_c_chunk, until then), took ~2.6 thousand cycles from a 4096^3 tile's last MMA to its last
-// store issued (ws_timeline, H100): ~0.75 thousand of tile coordinates and waits, then ~0.5 thousand
-// per box.
-// `stamp(b, step)`: a timing hook (scripts/experiments/ws_timeline.cu), called after box b's fill
-// (step 0) and its store's issue (1); the library passes none.
-struct NoStamp {
-  __device__ __forceinline__ void operator()(int, int) const {}
-};
-template <typename T, int N = 256, typename Stamp = NoStamp>
-__device__ __forceinline__ void store_acc_64x256_tma(const float (&d)[N / 2], unsigned char* buf, const CUtensorMap* map,
-                                                     int row0, int col0, float alpha, int bar_id, Stamp stamp = {}) {
-  constexpr int BOX_COLS = 128 / int(sizeof(T)), BOXES = N / BOX_COLS;
-  static_assert(N % (2 * BOX_COLS) == 0, "whole pairs of 64 x 128-byte boxes");
-  const int t = static_cast<int>(threadIdx.x % 128);
-  auto boxes = [&](auto one) {
-    if (t == 0) bulk_wait<1, true>();  // half 0 free: only an earlier tile's last box (half 1) may still read
-    named_barrier(bar_id, 128);
-#pragma unroll
-    for (int b = 0; b < BOXES; ++b) {
-      unsigned char* half = buf + (b % 2) * 8192;
-      fill_c_box<T, N, decltype(one)::value>(d, smem_u32(half), b, alpha);
-      fence_proxy_async_shared();
-      stamp(b, 0);
-      if (t == 0) bulk_wait<0, true>();  // box b - 1 (or an earlier tile's last) has read the other half
-      named_barrier(bar_id, 128);
-      if (t == 0) {
-        tma_store_2d(map, half, col0 + b * BOX_COLS, row0);
-        bulk_commit();
-      }
-      stamp(b, 1);
-    }
-  };
-  // (fp32 C, tf32: two copies of the fill made ptxas serialize the kernel's wgmmas, C7511 / C7514)
-  if (sizeof(T) == 2 && alpha == 1.0f) boxes(std::true_type{});
-  else boxes(std::false_type{});
-}
-
-// Rung 24: C[row0 .., col0 ..] = alpha * d (a warpgroup's 64 x N accumulator; rows at or past m and
-// 16-byte pieces at or past column n skipped, n * sizeof(T) a multiple of 16 or the tile inside C) through `buf` (16 KB, as store_acc_64x256_tma fills it, a chunk of two boxes at a time) and
-// coalesced 16-byte st.global instead of TMA stores: thread t moves the chunk's 16-byte pieces t, t +
-// 128, ... (a warp: two rows of 256 bytes per instruction; 4 shared-memory wavefronts, the least for 512
-// bytes). C's base and rows 16-byte aligned (the caller's tma_c test).
-// Why: the 4096^3 timeline (seventeenth session) puts each 8 KB TMA store's reads at ~0.5 thousand
-// cycles (~16 B per cycle per consumer) with the producer's TMA loads queued beside them, and rung 21,
-// whose TMA stores ran under the next tile's MMAs, lengthened that tile's MMAs by ~2 thousand cycles: the
-// SM's TMA unit is busy with the operands; the LSU path is not.
 template <typename T, int N = 256>
-__device__ __forceinline__ void store_acc_64xn_stg(const float (&d)[N / 2], unsigned char* buf, T* C, int64_t ldc, int row0,
-                                                  int col0, int m, int n, float alpha, int bar_id) {
-  constexpr int E = int(sizeof(T)), BOX_COLS = 128 / E, CHUNK = 2 * BOX_COLS, CHUNKS = N / CHUNK;
-  static_assert(N % CHUNK == 0, "whole 64 x 256-byte chunks");
-  const int t = static_cast<int>(threadIdx.x % 128);
-  const uint32_t base = smem_u32(buf);
-  auto chunks = [&](auto one) {
+__device__ __forceinline__ void store_acc_64x256_tma(const float (&d)[N / 2], unsigned char* buf, const CUtensorMap* map,
+                                                     int row0, int col0, float alpha, int bar_id) {
+  constexpr int BOX_COLS = 128 / int(sizeof(T)), CHUNK = 2 * BOX_COLS, CHUNKS = N / CHUNK;
+  static_assert(N % CHUNK == 0, "whole 64 x 256-byte pieces");
 #pragma unroll
-    for (int c = 0; c < CHUNKS; ++c) {
-      named_barrier(bar_id, 128);  // every thread's reads of buf (the last chunk's, or an earlier tile's) are done
-      fill_c_box<T, N, decltype(one)::value>(d, base, 2 * c, alpha);
-      fill_c_box<T, N, decltype(one)::value>(d, base + 8192, 2 * c + 1, alpha);
-      named_barrier(bar_id, 128);  // the chunk is in buf
-#pragma unroll
-      for (int it = 0; it < 8; ++it) {
-        const int i = it * 128 + t, r = i / 16, piece = i % 16;  // row r, 16-byte piece of its 256 bytes
-        const uint4 v = ld_shared_v4(base + static_cast<uint32_t>((piece / 8) * 8192 + swizzle128_offset(r, (piece % 8) * 16)));
-        const int col = col0 + c * CHUNK + piece * (16 / E);
-        if (row0 + r < m && col < n) *reinterpret_cast<uint4*>(C + static_cast<int64_t>(row0 + r) * ldc + col) = v;
-      }
-    }
-  };
-  if (sizeof(T) == 2 && alpha == 1.0f) chunks(std::true_type{});  // (as store_acc_64x256_tma)
-  else chunks(std::false_type{});
+  for (int c = 0; c < CHUNKS; ++c)
+    send_c_chunk<T>(buf, map, row0, col0 + c * CHUNK, bar_id, [&](uint32_t b) { fill_c_chunk<T, N>(d, b, c, alpha); });
 }
 
 // C^T's 64 x N accumulator (float; see fill_c_chunk_t) out through `buf` and TMA stores: chunk c

@@ -133,11 +133,6 @@ void run_tf32(const Args&);
 void run_f16(const ArgsH&);
 void run_bf16(const ArgsBF&);
 }  // namespace wgmma_balanced
-namespace wgmma_st_global {                           // 24_wgmma_st_global.cu (sm_90a)
-void run_tf32(const Args&);
-void run_f16(const ArgsH&);
-void run_bf16(const ArgsBF&);
-}  // namespace wgmma_st_global
 
 // C = beta * C over m x n (beta == 0 writes zeros without reading C). Used for k == 0 / alpha == 0.
 void scale_c(int64_t m, int64_t n, float beta, float* C, int64_t ldc, cudaStream_t stream);

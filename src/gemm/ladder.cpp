@@ -83,10 +83,6 @@ const std::vector<Rung>& ladder() {
        "to the clusters with one full tile fewer, run last, with two k tiles per stage; a short last tile row "
        "(odd tile rows) paired side by side (sm_90a); f16 bf16 tf32",
        90, false, nullptr, wgmma_balanced::run_tf32, nullptr, wgmma_balanced::run_f16, wgmma_balanced::run_bf16},
-      {"wgmma_st_global",
-       "rung 17 with C's stores through shared memory and coalesced 16-byte st.global instead of TMA, leaving the "
-       "SM's TMA unit to the operand loads (sm_90a); f16 bf16 tf32 (tf32 nn: rung 17's TMA stores)",
-       90, false, nullptr, wgmma_st_global::run_tf32, nullptr, wgmma_st_global::run_f16, wgmma_st_global::run_bf16},
   };
   return rungs;
 }

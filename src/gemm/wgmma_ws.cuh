@@ -28,7 +28,8 @@ namespace rungs::sgemm::ws_kernel {
 // scripts/experiments/ws_timeline.cu only: clock64 stamps of a launch's phases, per block (slots:
 // that file's header), in a namespace of their own so the library's kernels stay unstamped.
 inline namespace timeline {
-constexpr int TL_SLOTS = 160, TL_BLOCKS = 264;
+constexpr int TL_SLOTS = 146, TL_BLOCKS = 264;
+__device__ long long g_stagger = 0;  // cycles an odd cluster waits at its start (ws_timeline's experiment)
 __device__ long long g_timeline[TL_BLOCKS * TL_SLOTS];
 __device__ __forceinline__ void tl_stamp(int slot) {
   if (blockIdx.x < TL_BLOCKS) g_timeline[blockIdx.x * TL_SLOTS + slot] = clock64();
@@ -166,7 +167,7 @@ __device__ __forceinline__ void add_partial(float (&d)[128], const float* slot) 
 // and its tiles' stages hold two k tiles each (A, A', B, B': 16 + 16 + 8 + 8 KB; tf32's register
 // path too, since the fourteenth session), so twice the bytes are in flight for a tile whose time is
 // the latency of its loads. A k-contiguous B comes in boxes of 64 rows of n for them (map_b64).
-template <typename T, bool A_MN, bool B_MN, int CL, bool TMA_C, bool SK, bool EDGE, bool OVL, bool C_T, bool BAL, bool STG>
+template <typename T, bool A_MN, bool B_MN, int CL, bool TMA_C, bool SK, bool EDGE, bool OVL, bool C_T, bool BAL>
 __global__ void __launch_bounds__(THREADS, 1)
     wgmma_ws_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                     const __grid_constant__ CUtensorMap map_c, ArgsT<T> a, int tiles_m, int tiles_n, bool c_vec,
@@ -174,7 +175,6 @@ __global__ void __launch_bounds__(THREADS, 1)
   static_assert(!(SK && EDGE), "rung 20's storer warps walk whole tiles only");
   static_assert(!BAL || EDGE, "rung 23 is rung 20 with its ragged edges dealt");
   static_assert(!OVL || (TMA_C && !SK && !EDGE && sizeof(T) == 2), "rung 21: rung 17's epilogue, 16-bit C");
-  static_assert(!STG || (TMA_C && !SK && !EDGE && !OVL), "rung 24: rung 17 with C's stores through st.global");
   constexpr bool TF32 = std::is_same_v<T, float>, RS = TF32 && A_MN;
   // BAL, 16-bit: the storer warps' walk (detail::NarrowDeal::Share) spilled at 40 registers, and at
   // 48 once the short last row's walk was added (thirteenth session); 56 for the producer warpgroup
@@ -205,7 +205,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     detail::tma_prefetch(&map_a), detail::tma_prefetch(&map_b);
     if (BAL && !B_MN) detail::tma_prefetch(&map_b64);
   }
-  if (TMA_C && !STG && tid == 128 && tma_cols > 0) detail::tma_prefetch(&map_c);
+  if (TMA_C && tid == 128 && tma_cols > 0) detail::tma_prefetch(&map_c);
   detail::init_pipeline_barriers(full, empty, STAGES, CONSUMERS * CL);
   if (EDGE && tid == 0) {
     for (int w = 0; w < CONSUMERS; ++w) detail::mbar_init(&c_full[w], 128), detail::mbar_init(&c_empty[w], 32);
@@ -219,6 +219,13 @@ __global__ void __launch_bounds__(THREADS, 1)
   constexpr bool TAIL = !EDGE;
   RUNGS_TL(tid == 0, 2);
   const detail::ClusterWalk walk = detail::cluster_walk(tiles_m, tiles_n, CL);
+#if defined(RUNGS_WS_TIMELINE)
+  if (walk.first % 2 == 1 && g_stagger > 0) {  // odd clusters start late: their C leaves apart from the even ones'
+    const long long t0 = clock64();
+    while (clock64() - t0 < g_stagger) {
+    }
+  }
+#endif
   const Pieces pieces(sk, walk.first, walk.stride, std::bool_constant<SK>{});
   const detail::NarrowDeal::Share share = deal.share(BAL ? walk.first : 0);
   const int count = BAL ? share.count : pieces.count;
@@ -408,10 +415,6 @@ __global__ void __launch_bounds__(THREADS, 1)
       RUNGS_TL(tid == 128 && p < 6, 116 + 5 * p);  // consumer 0 starts piece p
       int t = 0, kb = 0, ke = sk.kt;
       if constexpr (!BAL) pieces.at(p, walk.first, walk.stride, sk.kt, t, kb, ke);
-      // !EDGE: this block's tile origin, worked out under the piece's first MMAs (seventeenth
-      // session: its divisions took ~0.4 thousand cycles between a tile's last MMA and its C, while
-      // the tensor cores waited); tm0 < 0: not yet (store_tile works it out).
-      int tm0 = -1, tn0 = 0;
 #pragma unroll
       for (int i = 0; i < 128; ++i) d[i] = 0.0f;
       // The k loop, multiplying the first N columns of B (two: stages of two k tiles, BAL).
@@ -498,12 +501,6 @@ __global__ void __launch_bounds__(THREADS, 1)
             detail::wgmma_fence();
             detail::wgmma_stage_64xn<T, A_MN, B_MN, N>(d, As, Bs, cw);
             detail::wgmma_commit();
-            if constexpr (!EDGE) {
-              if (kt == kb) {
-                bool solo;
-                tile_of(p, t, tm0, tn0, solo);
-              }
-            }
             if constexpr (OVL) {  // the last tile's C, a chunk per k tile, while these MMAs run
               if (pend_row >= 0 && kt == kb) emit(std::integral_constant<int, 0>{});
               if (pend_row >= 0 && kt == kb + 1) emit(std::integral_constant<int, 1>{});
@@ -543,9 +540,9 @@ __global__ void __launch_bounds__(THREADS, 1)
         pend_row = -1;
       }
       auto store_tile = [&] {
-        int m0 = tm0, n0 = tn0;
+        int m0, n0;  // (found only now: fewer registers held beside the accumulators)
         bool solo;
-        if (m0 < 0) tile_of(p, t, m0, n0, solo);
+        tile_of(p, t, m0, n0, solo);
         unsigned char* buf = c_buf + cw * C_BYTES;
         if (EDGE && (handed & 1)) {  // the storer's last chunk has left the buffer
           detail::mbar_wait(&c_empty[cw], handed >> 1);
@@ -564,17 +561,8 @@ __global__ void __launch_bounds__(THREADS, 1)
         } else if (OVL && n0 + BN <= tma_cols) {  // out under the next tile's MMAs (or after the last)
           if constexpr (OVL) detail::pack_acc<T>(d, pk, a.alpha);
           pend_row = m0 + cw * 64, pend_col = n0;
-        } else if (STG && n0 + BN <= tma_cols) {
-          detail::store_acc_64xn_stg<T>(d, buf, a.C, a.ldc, m0 + cw * 64, n0, static_cast<int>(a.m), static_cast<int>(a.n),
-                                        a.alpha, 1 + cw);
         } else if (TMA_C && n0 + BN <= tma_cols) {
-#if defined(RUNGS_WS_TIMELINE)
-          // piece 0's boxes, consumer 0: after the fill (146 + 3 b) and the store's issue (147 + 3 b)
-          detail::store_acc_64x256_tma<T>(d, buf, &map_c, m0 + cw * 64, n0, a.alpha, 1 + cw,
-                                          [&](int b, int step) { RUNGS_TL(tid == 128 && p == 0 && b < 4, 146 + 3 * b + step); });
-#else
           detail::store_acc_64x256_tma<T>(d, buf, &map_c, m0 + cw * 64, n0, a.alpha, 1 + cw);
-#endif
         } else if (staged(m0, n0, cw)) {
 #pragma unroll
           for (int c = 0; c < CHUNKS; ++c) {
@@ -629,7 +617,7 @@ __global__ void __launch_bounds__(THREADS, 1)
 }
 
 template <typename T, bool A_MN, bool B_MN, int CL, bool TMA_C, bool SK, bool EDGE, bool OVL, bool C_T = false,
-          bool BAL = false, bool STG = false>
+          bool BAL = false>
 void launch(const ArgsT<T>& a, const char* name) {
   constexpr int BK = bk<T>(), E = int(sizeof(T));
   const CUtensorMap ma = A_MN ? detail::make_tensor_map_2d(a.A, detail::tma_operand_type<T>(), E, a.k, a.m, a.lda, BK, ROW / E)
@@ -643,7 +631,7 @@ void launch(const ArgsT<T>& a, const char* name) {
   const int64_t tiles_m = ceil_div(a.m, BM), tiles_n = ceil_div(a.n, BN);
   const int64_t cluster_tiles = ceil_div(tiles_m, CL) * tiles_n;
   if (cluster_tiles > INT32_MAX) throw Unsupported(std::string("rungs: ") + name + ": too many tiles for one launch");
-  auto* kernel = &wgmma_ws_kernel<T, A_MN, B_MN, CL, TMA_C, SK, EDGE, OVL, C_T, BAL, STG>;
+  auto* kernel = &wgmma_ws_kernel<T, A_MN, B_MN, CL, TMA_C, SK, EDGE, OVL, C_T, BAL>;
   constexpr int SMEM_BYTES = smem_bytes<TMA_C>();
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), SMEM_BYTES);
   const int fit = detail::max_active_clusters(reinterpret_cast<const void*>(kernel), THREADS, SMEM_BYTES, CL, name);
@@ -690,7 +678,7 @@ void launch(const ArgsT<T>& a, const char* name) {
 #endif
 }
 
-template <bool TMA_C, bool SK = false, bool EDGE = false, bool OVL = false, bool BAL = false, bool STG = false, typename T>
+template <bool TMA_C, bool SK = false, bool EDGE = false, bool OVL = false, bool BAL = false, typename T>
 void run_any(const ArgsT<T>& user, const char* name) {
   detail::require_sm90a(name);
   std::unique_ptr<detail::Scratch> keep_a, keep_b;  // freed on the stream after the kernel
@@ -698,16 +686,16 @@ void run_any(const ArgsT<T>& user, const char* name) {
   detail::dispatch_trans(a.ta, a.tb, [&](auto ta, auto tb) {
     if constexpr (std::is_same_v<T, float>) {  // operands() left no tn: A or B (or both) K-major
       if constexpr (decltype(tb)::value) {  // B K-major: A K-major in shared memory, or MN-major through registers
-        launch<T, decltype(ta)::value, false, CLUSTER, TMA_C, SK, EDGE, false, false, BAL, STG>(a, name);
+        launch<T, decltype(ta)::value, false, CLUSTER, TMA_C, SK, EDGE, false, false, BAL>(a, name);
       } else if constexpr (!decltype(ta)::value) {  // nn: C^T = B^T A^T, B (n-contiguous) the A_MN operand
         ArgsT<T> s = a;
         s.m = a.n, s.n = a.m, s.A = a.B, s.lda = a.ldb, s.B = a.A, s.ldb = a.lda, s.ta = Trans::T, s.tb = Trans::T;
-        launch<T, true, false, CLUSTER, TMA_C, SK, EDGE, false, true, BAL, STG>(s, name);
+        launch<T, true, false, CLUSTER, TMA_C, SK, EDGE, false, true, BAL>(s, name);
       } else {  // tn: operands() copies A k-contiguous, so this is a bug, not a shape to skip
         throw Error(std::string("rungs: ") + name + ": tf32 tn reached the kernel uncopied");
       }
     } else {
-      launch<T, decltype(ta)::value, !decltype(tb)::value, CLUSTER, TMA_C, SK, EDGE, OVL, false, BAL, STG>(a, name);
+      launch<T, decltype(ta)::value, !decltype(tb)::value, CLUSTER, TMA_C, SK, EDGE, OVL, false, BAL>(a, name);
     }
   });
 }
