@@ -8,8 +8,12 @@
 // 69 + i consumer 0 past wait<1> in k step i, 101 / 106 consumer 0 / 1 MMAs done, 102 / 107 C's
 // stores issued, 103 consumer 0's stores done, 104 exit, 105 exit (globaltimer); 108 the tile walk
 // computed, 109 the first tile located, 110 its first expect_tx, 111 the producer's tail done, 112 the
-// barriers initialised (before the cluster barrier).
-// Usage (after scripts/gpu.sh build or build_gpu rungs): scripts/experiments/ws_timeline.sh
+// barriers initialised (before the cluster barrier); per piece (tile) p < 6 of consumer 0 (seventeenth
+// session, the 4096^3 tile changes): 116 + 5p piece started, 117 + 5p its first data seen, 118 + 5p its
+// MMAs done, 119 + 5p its C's stores issued, 120 + 5p the producer's first k tile of it issued.
+// Usage (after scripts/gpu.sh build or build_gpu rungs): scripts/experiments/ws_timeline.sh [sizes], or
+// build-experiments/ws_timeline N [17|21] [cycles]: size, rung (21: rung 21's epilogue), and how many
+// cycles the odd clusters wait at their start (their C then leaves apart from the even clusters').
 #include "gemm/wgmma_ws.cuh"
 
 #include <cuda_bf16.h>
