@@ -32,7 +32,12 @@
 // still in flight). Where they are is not yet found (candidates: the two blocks of a cluster waiting
 // on each other's slot releases, since B is multicast into both; the kernel's start and end).
 // Kept on the ladder as the measured miss; `auto` never picks it.
-// Bound now: as rung 17, the tensor pipe at 88 % of elapsed cycles, the rest not yet located.
+// Located in the seventeenth session (ws_timeline's per-tile stamps, 4096^3 bf16, docs/gemm_tc.md): rung
+// 17's tile change costs ~3.2 thousand cycles, ~2.6 of them C's epilogue; here a tile change takes ~2.0
+// thousand, but each tile's MMAs take 66.5-67.7 thousand cycles against rung 17's ~65.0: the fill and
+// stores beside the MMAs slow them by as much as they save.
+// Bound now: as rung 17, the tensor pipe at 88 % of elapsed cycles; C's epilogue, on or beside the
+// MMAs' path, ~2.5 thousand cycles a tile.
 #include "gemm/wgmma_ws.cuh"
 
 namespace rungs::sgemm::wgmma_overlap {
