@@ -55,12 +55,21 @@ __device__ __forceinline__ void tl_globaltimer(int slot) {
 
 using detail::ceil_div;
 
+// (RUNGS_WS_STAGES, RUNGS_WS_C_BYTES: ws_timeline's experiments only, with RUNGS_WS_TIMELINE)
+#if defined(RUNGS_WS_TIMELINE) && defined(RUNGS_WS_STAGES)
+constexpr int BM = 128, BN = 256, STAGES = RUNGS_WS_STAGES;
+#else
 constexpr int BM = 128, BN = 256, STAGES = 4;
+#endif
 constexpr int CONSUMERS = 2, THREADS = 128 * (CONSUMERS + 1);  // warpgroup 0 produces
 constexpr int CLUSTER = 2;  // blocks along m sharing B (1 measured 0.73-0.82x cuBLAS bf16, 2: 0.77-0.96x)
 constexpr int ROW = 128;                                         // bytes per smem row (one swizzle row)
 constexpr int A_BYTES = BM * ROW, B_BYTES = BN * ROW, STAGE_BYTES = A_BYTES + B_BYTES;  // 16 + 32 KB
+#if defined(RUNGS_WS_TIMELINE) && defined(RUNGS_WS_C_BYTES)
+constexpr int C_BYTES = RUNGS_WS_C_BYTES;  // 32768: a consumer's whole 64 x 256 C, no wait between its chunks
+#else
 constexpr int C_BYTES = 16384;  // TMA_C: each consumer's C staging buffer (64 rows x 256 bytes)
+#endif
 template <bool TMA_C>
 constexpr int smem_bytes() {
   return STAGES * STAGE_BYTES + (TMA_C ? CONSUMERS * C_BYTES : 0) + 1024 /* alignment */ +
@@ -562,6 +571,20 @@ __global__ void __launch_bounds__(THREADS, 1)
           if constexpr (OVL) detail::pack_acc<T>(d, pk, a.alpha);
           pend_row = m0 + cw * 64, pend_col = n0;
         } else if (TMA_C && n0 + BN <= tma_cols) {
+#if defined(RUNGS_WS_TIMELINE)
+          if constexpr (C_BYTES == 32768 && sizeof(T) == 2) {  // both chunks filled, then both stored
+            if (tid % 128 == 0) detail::bulk_wait<0, true>();  // the last tile's stores have read buf
+            detail::named_barrier(1 + cw, 128);
+            detail::fill_c_chunk<T>(d, detail::smem_u32(buf), 0, a.alpha);
+            detail::fill_c_chunk<T>(d, detail::smem_u32(buf + 16384), 1, a.alpha);
+            detail::fence_proxy_async_shared();
+            detail::named_barrier(1 + cw, 128);
+            if (tid % 128 == 0) {
+              detail::tma_store_c_chunk<T>(&map_c, buf, m0 + cw * 64, n0);
+              detail::tma_store_c_chunk<T>(&map_c, buf + 16384, m0 + cw * 64, n0 + 128);
+            }
+          } else
+#endif
           detail::store_acc_64x256_tma<T>(d, buf, &map_c, m0 + cw * 64, n0, a.alpha, 1 + cw);
         } else if (staged(m0, n0, cw)) {
 #pragma unroll
