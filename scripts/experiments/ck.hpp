@@ -1,4 +1,4 @@
-// CK(call): the experiment programs' CUDA error check (reduce_sweep.cu, wgmma_probe.cu): print the
+// CK(call): the experiment programs' CUDA error check (reduce_sweep.cu, wgmma_probe.cu, register_probe.cpp): print the
 // error and where, and end the program.
 #pragma once
 

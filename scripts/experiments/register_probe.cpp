@@ -12,6 +12,8 @@
 //      pinned (cudaMallocHost), interleaved rounds, medians; each result checked against the staged one.
 #include <rungs/rungs.hpp>
 
+#include "ck.hpp"
+
 #include <cuda_runtime_api.h>
 #include <sys/mman.h>
 
@@ -31,14 +33,6 @@ static double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0.0 : v[v.size() / 2];
 }
-#define CK(x)                                                                                   \
-  do {                                                                                          \
-    cudaError_t e_ = (x);                                                                       \
-    if (e_ != cudaSuccess) {                                                                    \
-      std::printf("%s failed: %s (line %d)\n", #x, cudaGetErrorString(e_), __LINE__);           \
-      std::exit(1);                                                                             \
-    }                                                                                           \
-  } while (0)
 
 static void* huge_alloc(size_t bytes) {
   const size_t align = size_t{2} << 20;

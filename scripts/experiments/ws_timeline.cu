@@ -12,8 +12,9 @@
 // session, the 4096^3 tile changes): 116 + 5p piece started, 117 + 5p its first data seen, 118 + 5p its
 // MMAs done, 119 + 5p its C's stores issued, 120 + 5p the producer's first k tile of it issued.
 // Usage (after scripts/gpu.sh build or build_gpu rungs): scripts/experiments/ws_timeline.sh [sizes], or
-// build-experiments/ws_timeline N [17|21] [cycles]: size, rung (21: rung 21's epilogue), and how many
-// cycles the odd clusters wait at their start (their C then leaves apart from the even clusters').
+// build-experiments/ws_timeline N [17|21]: size and rung (21: rung 21's epilogue). The seventeenth
+// session's experiments with this file, since removed from the template: odd clusters started late (a
+// third argument, at e999791) and 3 stages / a 32 KB C buffer (scripts/experiments/ws_stages.sh, at 5108001).
 #include "gemm/wgmma_ws.cuh"
 
 #include <cuda_bf16.h>
@@ -33,11 +34,7 @@ static long long median(std::vector<long long> v) {
 
 int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 2048;
-  // the rung: 17 (default) or 21 (epilogue under the next tile); then the cycles odd clusters wait at
-  // their start (default 0), so that their C leaves apart from the even clusters'
-  const std::string rung = argc > 2 ? argv[2] : "17";
-  const long long stagger = argc > 3 ? std::atoll(argv[3]) : 0;
-  cudaMemcpyToSymbol(ws_kernel::g_stagger, &stagger, sizeof stagger);
+  const std::string rung = argc > 2 ? argv[2] : "17";  // 17 (default) or 21 (epilogue under the next tile)
   const size_t elems = static_cast<size_t>(n) * n;
   std::vector<__nv_bfloat16> h(elems);
   for (size_t i = 0; i < elems; ++i) h[i] = __float2bfloat16(static_cast<float>((i * 2654435761u) % 1000) / 1000.0f - 0.5f);
@@ -72,7 +69,7 @@ int main(int argc, char** argv) {
   std::vector<long long> tl(ws_kernel::TL_BLOCKS * ws_kernel::TL_SLOTS, 0);
   cudaMemcpyFromSymbol(tl.data(), ws_kernel::g_timeline, tl.size() * sizeof(long long));
   std::sort(ms.begin(), ms.end());
-  std::printf("%d^3 bf16 nn, odd clusters %lld cycles late, rung %s with stamps: event time median %.4f ms (min %.4f)\n", n, stagger, rung.c_str(), ms[ms.size() / 2],
+  std::printf("%d^3 bf16 nn, rung %s with stamps: event time median %.4f ms (min %.4f)\n", n, rung.c_str(), ms[ms.size() / 2],
               ms[0]);
   int blocks = 0;
   long long gt0 = 0, gt1 = 0;
@@ -140,30 +137,19 @@ int main(int argc, char** argv) {
   std::printf("blocks with %d pieces (k tiles per piece %d, MMAs alone %d cycles a piece at 1024 per k tile):\n", most,
               (n + 63) / 64, (n + 63) / 64 * 1024);
   std::printf("  piece: consumer 0 starts / first data / MMAs done / C issued; producer's first k tile issued;"
-              " MMA span; gap to next first data\n");
+              " MMA span; C's epilogue (MMAs done to C issued); gap to next first data\n");
   for (int p = 0; p < most; ++p) {
-    std::vector<long long> v[5], span, gap;
+    std::vector<long long> v[5], span, epi, gap;
     for (int b = 0; b < ws_kernel::TL_BLOCKS; ++b) {
       const long long* t = &tl[b * ws_kernel::TL_SLOTS];
       if (!t[1] || pieces_of(t) != most) continue;
       for (int j = 0; j < 5; ++j) v[j].push_back(t[116 + 5 * p + j] - t[0]);
       span.push_back(t[118 + 5 * p] - t[117 + 5 * p]);
+      epi.push_back(t[119 + 5 * p] - t[118 + 5 * p]);
       if (p + 1 < most) gap.push_back(t[117 + 5 * (p + 1)] - t[118 + 5 * p]);
     }
-    std::printf("  %d: %8lld %8lld %8lld %8lld; %8lld; %8lld; %8lld\n", p, median(v[0]), median(v[1]), median(v[2]),
-                median(v[3]), median(v[4]), median(span), gap.empty() ? -1 : median(gap));
+    std::printf("  %d: %8lld %8lld %8lld %8lld; %8lld; %8lld; %8lld; %8lld\n", p, median(v[0]), median(v[1]),
+                median(v[2]), median(v[3]), median(v[4]), median(span), median(epi), gap.empty() ? -1 : median(gap));
   }
-  // C's epilogue (MMAs done to C issued, consumer 0) per piece, even and odd clusters apart.
-  std::printf("  C's epilogue (MMAs done to C issued), median cycles, even / odd clusters:");
-  for (int p = 0; p < most; ++p) {
-    std::vector<long long> e[2];
-    for (int b = 0; b < ws_kernel::TL_BLOCKS; ++b) {
-      const long long* t = &tl[b * ws_kernel::TL_SLOTS];
-      if (!t[1] || pieces_of(t) != most) continue;
-      e[(b / 2) % 2].push_back(t[119 + 5 * p] - t[118 + 5 * p]);
-    }
-    std::printf("  %d: %lld / %lld", p, median(e[0]), median(e[1]));
-  }
-  std::printf("\n");
   return 0;
 }

@@ -2,7 +2,7 @@
 # One device call: build the library, then scripts/experiments/ws_timeline.cu (rung 17's kernel with
 # clock64 stamps, RUNGS_WS_TIMELINE) and run it at the sizes given (default 2048).
 # Usage: scripts/experiments/ws_timeline.sh [sizes]   output on stdout and in $OUT/ws_timeline.txt
-# (RUNG=21 for rung 21; the binary also takes a stagger: see ws_timeline.cu)
+# (RUNG=21 for rung 21)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/experiments/lib.sh  # OUT, log, build_gpu

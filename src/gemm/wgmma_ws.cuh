@@ -29,7 +29,6 @@ namespace rungs::sgemm::ws_kernel {
 // that file's header), in a namespace of their own so the library's kernels stay unstamped.
 inline namespace timeline {
 constexpr int TL_SLOTS = 146, TL_BLOCKS = 264;
-__device__ long long g_stagger = 0;  // cycles an odd cluster waits at its start (ws_timeline's experiment)
 __device__ long long g_timeline[TL_BLOCKS * TL_SLOTS];
 __device__ __forceinline__ void tl_stamp(int slot) {
   if (blockIdx.x < TL_BLOCKS) g_timeline[blockIdx.x * TL_SLOTS + slot] = clock64();
@@ -55,21 +54,12 @@ __device__ __forceinline__ void tl_globaltimer(int slot) {
 
 using detail::ceil_div;
 
-// (RUNGS_WS_STAGES, RUNGS_WS_C_BYTES: ws_timeline's experiments only, with RUNGS_WS_TIMELINE)
-#if defined(RUNGS_WS_TIMELINE) && defined(RUNGS_WS_STAGES)
-constexpr int BM = 128, BN = 256, STAGES = RUNGS_WS_STAGES;
-#else
 constexpr int BM = 128, BN = 256, STAGES = 4;
-#endif
 constexpr int CONSUMERS = 2, THREADS = 128 * (CONSUMERS + 1);  // warpgroup 0 produces
 constexpr int CLUSTER = 2;  // blocks along m sharing B (1 measured 0.73-0.82x cuBLAS bf16, 2: 0.77-0.96x)
 constexpr int ROW = 128;                                         // bytes per smem row (one swizzle row)
 constexpr int A_BYTES = BM * ROW, B_BYTES = BN * ROW, STAGE_BYTES = A_BYTES + B_BYTES;  // 16 + 32 KB
-#if defined(RUNGS_WS_TIMELINE) && defined(RUNGS_WS_C_BYTES)
-constexpr int C_BYTES = RUNGS_WS_C_BYTES;  // 32768: a consumer's whole 64 x 256 C, no wait between its chunks
-#else
 constexpr int C_BYTES = 16384;  // TMA_C: each consumer's C staging buffer (64 rows x 256 bytes)
-#endif
 template <bool TMA_C>
 constexpr int smem_bytes() {
   return STAGES * STAGE_BYTES + (TMA_C ? CONSUMERS * C_BYTES : 0) + 1024 /* alignment */ +
@@ -228,13 +218,6 @@ __global__ void __launch_bounds__(THREADS, 1)
   constexpr bool TAIL = !EDGE;
   RUNGS_TL(tid == 0, 2);
   const detail::ClusterWalk walk = detail::cluster_walk(tiles_m, tiles_n, CL);
-#if defined(RUNGS_WS_TIMELINE)
-  if (walk.first % 2 == 1 && g_stagger > 0) {  // odd clusters start late: their C leaves apart from the even ones'
-    const long long t0 = clock64();
-    while (clock64() - t0 < g_stagger) {
-    }
-  }
-#endif
   const Pieces pieces(sk, walk.first, walk.stride, std::bool_constant<SK>{});
   const detail::NarrowDeal::Share share = deal.share(BAL ? walk.first : 0);
   const int count = BAL ? share.count : pieces.count;
@@ -571,20 +554,6 @@ __global__ void __launch_bounds__(THREADS, 1)
           if constexpr (OVL) detail::pack_acc<T>(d, pk, a.alpha);
           pend_row = m0 + cw * 64, pend_col = n0;
         } else if (TMA_C && n0 + BN <= tma_cols) {
-#if defined(RUNGS_WS_TIMELINE)
-          if constexpr (C_BYTES == 32768 && sizeof(T) == 2) {  // both chunks filled, then both stored
-            if (tid % 128 == 0) detail::bulk_wait<0, true>();  // the last tile's stores have read buf
-            detail::named_barrier(1 + cw, 128);
-            detail::fill_c_chunk<T>(d, detail::smem_u32(buf), 0, a.alpha);
-            detail::fill_c_chunk<T>(d, detail::smem_u32(buf + 16384), 1, a.alpha);
-            detail::fence_proxy_async_shared();
-            detail::named_barrier(1 + cw, 128);
-            if (tid % 128 == 0) {
-              detail::tma_store_c_chunk<T>(&map_c, buf, m0 + cw * 64, n0);
-              detail::tma_store_c_chunk<T>(&map_c, buf + 16384, m0 + cw * 64, n0 + 128);
-            }
-          } else
-#endif
           detail::store_acc_64x256_tma<T>(d, buf, &map_c, m0 + cw * 64, n0, a.alpha, 1 + cw);
         } else if (staged(m0, n0, cw)) {
 #pragma unroll
