@@ -329,6 +329,81 @@ TEST(GemmHost, HalfAndBfloat16) {
       }
 }
 
+// The flow kernel (host/flow_kernel.hpp), forced on at shapes that are not multiples of its tiles
+// (128 x 256 or 256 x 128) or of anything else: every transpose, beta, padded ld, forced schedules
+// (phase 1 chunks, ragged panels). Each call must have run the kernel (CallInfo::flow).
+#define EXPECT_FLOW_CASE(shape_, seed_)                                                                     \
+  do {                                                                                                     \
+    EXPECT_HOST_CASE(shape_, Mem::pinned, seed_);                                                          \
+    EXPECT_TRUE(host::last_call().flow) << describe(shape_, Mem::pinned) << ": the flow kernel did not run"; \
+  } while (0)
+
+TEST(GemmHost, FlowKernelOddShapesEveryTransposeAndBeta) {
+  RUNGS_REQUIRE_GPU();
+  host::Tuning t;
+  t.flow = 1;
+  TuningScope scope(t);
+  uint64_t seed = 400;
+  for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 1}, {7, 5, 3}, {129, 67, 300}, {333, 1000, 257},
+                         {1025, 513, 1100}, {300, 2100, 2050}})
+    for (Trans ta : kTrans)
+      for (Trans tb : kTrans) EXPECT_FLOW_CASE(shape(m, n, k, ta, tb), ++seed);
+  for (Trans ta : kTrans)
+    for (Trans tb : kTrans)
+      for (float beta : {1.0f, -0.75f}) {
+        check::GemmShape s = shape(517, 777, 1300, ta, tb, beta, 13);
+        s.alpha = -1.5f;
+        EXPECT_FLOW_CASE(s, ++seed);
+      }
+}
+
+TEST(GemmHost, FlowKernelForcedSchedules) {
+  RUNGS_REQUIRE_GPU();
+  const host::Plan plans[] = {{1, 1, 0, 0}, {3, 5, 0, 0}, {8, 8, 1, 0.25}, {16, 16, 2, 0.5}, {5, 2, 4, 0.75}};
+  uint64_t seed = 500;
+  for (const host::Plan& p : plans) {
+    host::Tuning t;
+    t.plan = p;
+    t.flow = 1;
+    TuningScope scope(t);
+    EXPECT_FLOW_CASE(shape(1000, 777, 1111, Trans::T, Trans::N, 0.5f), ++seed);
+    EXPECT_FLOW_CASE(shape(1300, 1025, 600, Trans::N, Trans::T), ++seed);
+  }
+}
+
+// Where the library picks: the flow kernel once C has two tiles per block of its grid, not below.
+TEST(GemmHost, FlowKernelIsPickedForLargeC) {
+  RUNGS_REQUIRE_GPU();
+  EXPECT_HOST_CASE(shape(4096, 4608, 64), Mem::pinned, 601);
+  EXPECT_TRUE(host::last_call().flow) << "4096 x 4608 x 64 pinned";
+  EXPECT_HOST_CASE(shape(1024, 1024, 1024), Mem::pinned, 602);
+  EXPECT_FALSE(host::last_call().flow) << "1024^3 pinned";
+  EXPECT_HOST_CASE(shape(4096, 4608, 64), Mem::pageable, 603);
+  EXPECT_FALSE(host::last_call().flow) << "pageable memory";
+}
+
+// A failure while the flow kernel waits for pieces that will never come: the call throws, the
+// kernel is stopped (no hang), and the next call works.
+TEST(GemmHost, FlowKernelFailureInTheMiddleThenTheNextCallWorks) {
+  RUNGS_REQUIRE_GPU();
+  const check::GemmShape s = shape(700, 900, 1500);
+  const check::GemmData d = check::make_gemm_data(s, 11);
+  HostFloats A(d.A, true), B(d.B, true), C(d.C0, true);
+  {
+    host::Tuning t;
+    t.flow = 1;
+    t.fail_at_step = 5;
+    t.plan = host::Plan{4, 2, 2, 0.5};
+    TuningScope scope(t);
+    EXPECT_THROW(gemm_host(s.ta, s.tb, s.m, s.n, s.k, 1.0f, A.data(), s.lda, B.data(), s.ldb, 0.0f, C.data(), s.ldc),
+                 Error);
+  }
+  host::Tuning t;
+  t.flow = 1;
+  TuningScope scope(t);
+  EXPECT_FLOW_CASE(shape(700, 900, 1500, Trans::T, Trans::N, 1.0f), 12);
+}
+
 TEST(GemmHost, FailureInTheMiddleThenTheNextCallWorks) {
   RUNGS_REQUIRE_GPU();
   for (Mem mem : {Mem::pageable, Mem::pinned}) {
