@@ -289,10 +289,6 @@ std::string bench_help() {
         "                       from a CUDA graph: the traced call runs a little slower than the timed ones)\n"
         "  --no-graph           issue every timed call's copies and products as they come (repeated calls on\n"
         "                       pinned memory otherwise replay a CUDA graph captured from the second one)\n"
-        "  --flow auto|on|off   the flow kernel: one persistent launch that multiplies the pieces as they\n"
-        "                       arrive, waiting on counters the copy streams write (float, fp32, pinned, variant\n"
-        "                       auto); auto (default) from C of 4096^2 up, on wherever it can run, off never.\n"
-        "                       The plan column ends in \"flow\" where it ran\n"
         "  Per shape and memory kind: one checked call (C poisoned), then --warmup and --reps calls of the\n"
         "  flow interleaved with the naive flow (cudaMemcpyAsync of A, B (and C when beta != 0), rungs::gemm,\n"
         "  cudaMemcpyAsync of C back, on one stream; device buffers allocated before timing), both on the\n"
@@ -437,7 +433,6 @@ const std::vector<FlagInfo>& flags() {
       {"--plan", true, bit(Command::bench)},
       {"--trace", false, bit(Command::bench)},
       {"--no-graph", false, bit(Command::bench)},
-      {"--flow", true, bit(Command::bench)},
       {"--help", false, kAll},
   };
   return f;
@@ -738,11 +733,6 @@ Args parse_args(const std::vector<std::string>& argv) {
       else if (name == "--plan") a.plan = value;
       else if (name == "--trace") a.trace = true;
       else if (name == "--no-graph") a.no_graph = true;
-      else if (name == "--flow") {
-        if (value != "auto" && value != "on" && value != "off")
-          fail(name + ": " + quoted(value) + " is not auto, on or off");
-        a.flow = value == "auto" ? "" : value;
-      }
       continue;
     }
     // A positional argument: the operation.
@@ -758,13 +748,11 @@ Args parse_args(const std::vector<std::string>& argv) {
     positional_seen = true;
   }
 
-  if ((!a.memory.empty() || a.first_call || !a.plan.empty() || a.trace || a.no_graph || !a.flow.empty()) &&
-      a.op != "gemm_host")
+  if ((!a.memory.empty() || a.first_call || !a.plan.empty() || a.trace || a.no_graph) && a.op != "gemm_host")
     fail(std::string(a.first_call       ? "--first-call"
                      : !a.plan.empty() ? "--plan"
                      : a.trace         ? "--trace"
                      : a.no_graph      ? "--no-graph"
-                     : !a.flow.empty() ? "--flow"
                                        : "--memory") +
          " applies to rungs bench gemm_host only");
   if (a.trace && a.format != Format::table) fail("--trace prints a timeline after the table: use --format table");

@@ -85,7 +85,6 @@ struct Args {
   std::string plan;                  // bench gemm_host: force the schedule, "RxC" or "RxC:kN/F" (experiments)
   bool trace = false;                // bench gemm_host: print one traced call's timeline per row
   bool no_graph = false;             // bench gemm_host: issue every call eagerly (no CUDA graph replay)
-  std::string flow;                  // bench gemm_host: "on" / "off" forces the flow kernel; empty = auto
   std::vector<std::string> argv;     // the command line as given (for the JSON context)
 };
 

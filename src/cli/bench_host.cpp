@@ -81,7 +81,6 @@ std::string plan_name(const host::CallInfo& c) {
   if (c.plan.kmajor_chunks > 0) os << " k" << c.plan.kmajor_chunks << "/" << c.plan.kmajor_fraction;
   if (c.plan.kmajor_chunks > 0 && c.plan.kmajor_row_panels > 0) os << " r" << c.plan.kmajor_row_panels;
   if (c.jobs > 1) os << " " << c.jobs << " blocks";
-  if (c.flow) os << " flow";
   return os.str();
 }
 
@@ -399,11 +398,10 @@ host::Plan parse_plan(const std::string& t) {
 }
 
 int cmd_bench_host(const Args& a, const std::string& argv0, std::ostream& out, std::ostream& err) {
-  if (!a.plan.empty() || a.no_graph || !a.flow.empty()) {
+  if (!a.plan.empty() || a.no_graph) {
     host::Tuning t;
     if (!a.plan.empty()) t.plan = parse_plan(a.plan);
     t.graph = !a.no_graph;
-    if (!a.flow.empty()) t.flow = a.flow == "on" ? 1 : 0;
     host::set_tuning(t);
   }
   if (a.first_call) return first_call(a, out);

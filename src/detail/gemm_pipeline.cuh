@@ -313,8 +313,6 @@ __device__ __forceinline__ void lds4(float* __restrict__ dst, const float* __res
 // C[r, c .. c+3] = alpha * v + beta * C (C not read when beta == 0); cols_left = n - c (may be
 // <= 0: nothing is written past column n, so the ld padding of C is never touched).
 // vec = float4_ok(C, ldc) and c % 4 == 0: one 16-byte store (and load when beta != 0).
-// CG: C is read through L2 only (ld.global.cg), see epilogue_store.
-template <bool CG = false>
 __device__ __forceinline__ void store_c4(float* __restrict__ C, int64_t ldc, int64_t r, int64_t c, int cols_left,
                                          const float* v, float alpha, float beta, bool vec) {
   if (vec && cols_left >= 4) {
@@ -323,7 +321,7 @@ __device__ __forceinline__ void store_c4(float* __restrict__ C, int64_t ldc, int
     if (beta == 0.0f) {
       o = make_float4(alpha * v[0], alpha * v[1], alpha * v[2], alpha * v[3]);
     } else {
-      const float4 old = CG ? __ldcg(p) : *p;
+      const float4 old = *p;
       o = make_float4(alpha * v[0] + beta * old.x, alpha * v[1] + beta * old.y, alpha * v[2] + beta * old.z,
                       alpha * v[3] + beta * old.w);
     }
@@ -331,7 +329,7 @@ __device__ __forceinline__ void store_c4(float* __restrict__ C, int64_t ldc, int
   } else {
 #pragma unroll
     for (int j = 0; j < 4; ++j)
-      if (j < cols_left) epilogue_store<CG>(C, ldc, r, c + j, v[j], alpha, beta);
+      if (j < cols_left) epilogue_store(C, ldc, r, c + j, v[j], alpha, beta);
   }
 }
 

@@ -34,13 +34,10 @@ inline bool float4_ok(const void* p, int64_t ld) {
 }
 
 // C[r, c] = alpha * acc + beta * C[r, c]; with beta == 0, C is not read (NaN in C must not leak).
-// CG: C is read through L2 only (ld.global.cg): for a kernel whose other blocks wrote C (L1 is not
-// coherent between SMs), gemm_host's flow kernel.
-template <bool CG = false>
 __device__ __forceinline__ void epilogue_store(float* __restrict__ C, int64_t ldc, int64_t r, int64_t c, float acc,
                                                float alpha, float beta) {
   float* p = C + r * ldc + c;
-  *p = (beta == 0.0f) ? alpha * acc : alpha * acc + beta * (CG ? __ldcg(p) : *p);
+  *p = (beta == 0.0f) ? alpha * acc : alpha * acc + beta * *p;
 }
 
 // --- Guarded scalar tile load (rungs 03-05; any rung's fallback). ---

@@ -14,7 +14,6 @@
 
 #include "detail/check.hpp"
 #include "detail/scratch.hpp"
-#include "host/flow_kernel.hpp"
 #include "host/gemm_host.hpp"
 #include "host/schedule.hpp"
 #include "host/worker_pool.hpp"
@@ -22,7 +21,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <climits>
 #include <cmath>
 #include <cstring>
 #include <deque>
@@ -31,10 +29,7 @@
 #include <mutex>
 #include <sstream>
 #include <thread>
-#include <tuple>
 #include <type_traits>
-#include <utility>
-#include <vector>
 
 namespace rungs {
 
@@ -47,7 +42,6 @@ Tuning g_tuning;
 thread_local CallInfo t_last;
 
 using Clock = std::chrono::steady_clock;
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
@@ -103,8 +97,6 @@ class Context {
     free_slots();
     for (Buffer& b : dev_)
       if (b.p) quietly([&] { return cudaFree(b.p); });
-    if (counters_.p) quietly([&] { return cudaFree(counters_.p); });
-    if (status_) quietly([&] { return cudaFreeHost(status_); });
     if (have_dev) quietly([&] { return cudaSetDevice(cur); });
   }
   Context(const Context&) = delete;
@@ -153,37 +145,6 @@ class Context {
   }
   size_t device_held() const { return dev_[0].bytes + dev_[1].bytes + dev_[2].bytes; }
 
-  // The flow kernel's counters (device words) and its status word (pinned, mapped: the kernel
-  // writes it only when it stops early).
-  unsigned* counters(int64_t words) {
-    const size_t bytes = sizeof(unsigned) * static_cast<size_t>(words);
-    if (counters_.bytes < bytes) {
-      if (counters_.p) RUNGS_CUDA(cudaFree(counters_.p));
-      counters_ = {};
-      RUNGS_CUDA(cudaMalloc(&counters_.p, bytes));
-      counters_.bytes = bytes;
-    }
-    return static_cast<unsigned*>(counters_.p);
-  }
-  volatile int* status() {
-    if (!status_) {
-      void* p = nullptr;
-      RUNGS_CUDA(cudaHostAlloc(&p, sizeof(int), cudaHostAllocMapped));
-      status_ = static_cast<int*>(p);
-      const cudaError_t e = cudaHostGetDevicePointer(reinterpret_cast<void**>(&status_dev_), p, 0);
-      if (e != cudaSuccess) {
-        (void)cudaFreeHost(p);
-        status_ = nullptr;
-        detail::throw_cuda(e, "cudaHostGetDevicePointer (gemm_host flow status)", __FILE__, __LINE__);
-      }
-    }
-    return status_;
-  }
-  int* status_device() {
-    (void)status();
-    return status_dev_;
-  }
-
   struct Slot {
     void* buf = nullptr;
     cudaEvent_t ev = nullptr;  // the last DMA that used the slot
@@ -226,9 +187,6 @@ class Context {
   };
   int device_;
   Buffer dev_[3];
-  Buffer counters_;
-  int* status_ = nullptr;
-  int* status_dev_ = nullptr;
   std::vector<cudaEvent_t> events_;
   std::unique_ptr<WorkerPool> pool_;
 };
@@ -351,11 +309,9 @@ struct Operand {
 template <typename T>
 class Flow {
  public:
-  // flow: multiply with the flow kernel (one job, float, pinned memory: gemm_host_impl decides).
   Flow(Context& cx, Trans ta, Trans tb, float alpha, float beta, const Options& opts, Operand<T> a, Operand<T> b,
-       Operand<T> c, bool trace, bool flow)
-      : cx_(cx), ta_(ta), tb_(tb), alpha_(alpha), beta_(beta), opts_(opts), A_(a), B_(b), C_(c), trace_(trace),
-        flow_(flow) {
+       Operand<T> c, bool trace)
+      : cx_(cx), ta_(ta), tb_(tb), alpha_(alpha), beta_(beta), opts_(opts), A_(a), B_(b), C_(c), trace_(trace) {
     for (size_t i = 0; i < cx_.down.size(); ++i) free_down_.push_back(static_cast<int>(i));
   }
   ~Flow() {
@@ -406,19 +362,6 @@ class Flow {
                        (reads_c ? double(job.rows.size()) * job.cols.size() : 0.0));
       const double transfer_s = bytes_in / kPcieBytesPerS;
       const double compute_s = 2.0 * job.rows.size() * double(job.cols.size()) * job.k.size() / rate;
-      if constexpr (std::is_same<T, float>::value) {
-        if (flow_) {
-        const FlowTile t = flow_tile(tb_);
-        const int64_t m = job.rows.size(), n = job.cols.size(), kk = job.k.size();
-        const Plan plan = forced ? fit_tiles(*forced, m, n, t.bm, t.bn) : choose_flow_plan(m, n, kk, t.bm, t.bn);
-        info.plan = plan;
-        info.flow = true;
-        Schedule s = make_schedule(m, n, kk, plan, reads_c, t.bm, t.bn);
-        info.steps += static_cast<int64_t>(s.steps.size());
-        run_job_flow(job, s, reads_c, fail_at_step, t);
-        continue;
-        }
-      }
       const Plan plan = forced ? *forced
                                : fit_steps(choose_plan(job.rows.size(), job.cols.size(), job.k.size(), compute_s,
                                                        transfer_s, ta_ == Trans::T, tb_ == Trans::T,
@@ -452,13 +395,6 @@ class Flow {
     RUNGS_CUDA(cudaStreamSynchronize(cx_.d2h));
     RUNGS_CUDA(cudaStreamSynchronize(cx_.comp));
     RUNGS_CUDA(cudaStreamSynchronize(cx_.h2d));
-    if (flow_launched_) {
-      flow_launched_ = false;  // finished: nothing for abandon() to stop
-      const int st = *cx_.status();
-      if (st != 0)
-        throw Error(std::string("rungs::gemm_host: the flow kernel stopped early (") +
-                    (st == kFlowTimedOut ? "a wait for its data timed out" : "aborted") + ")");
-    }
     const auto t_end = Clock::now();
     info.wait_ms = ms_between(t_wait, t_end);
     info.total_ms = ms_between(call_start, t_end);
@@ -476,13 +412,6 @@ class Flow {
   // After a failure: nothing may still run or write into the user's memory when we return.
   void abandon() noexcept {
     open_gate();
-    if (flow_launched_ && !capturing_) {  // the kernel may wait for pieces that will not come: stop it
-      try {
-        stream_write_u32(cx_.h2d, cx_.counters(kFlowHead) + kFlowArrived, kFlowAbort);
-      } catch (...) {
-      }
-    }
-    flow_launched_ = false;
     if (capturing_) {
       cudaGraph_t g = nullptr;
       quietly([&] { return cudaStreamEndCapture(cx_.h2d, &g); });
@@ -509,11 +438,9 @@ class Flow {
   static Region c_region(Range rows, Range cols) { return {rows.lo, cols.lo, rows.size(), cols.size()}; }
   static Range shift(Range r, int64_t by) { return {r.lo + by, r.hi + by}; }
 
-  // pad: rows of a multiple of 32 elements (the flow kernel: 128-byte rows of floats).
-  void window(Operand<T>& op, int which, Region r, bool pad = false) {
-    const int64_t ld = pad ? (r.cols + 31) / 32 * 32 : r.cols;
-    op.dev = static_cast<T*>(cx_.device(which, sizeof(T) * static_cast<size_t>(r.rows * ld)));
-    op.dev_ld = ld;
+  void window(Operand<T>& op, int which, Region r) {
+    op.dev = static_cast<T*>(cx_.device(which, sizeof(T) * static_cast<size_t>(r.rows * r.cols)));
+    op.dev_ld = r.cols;
     op.org_r = r.r0;
     op.org_c = r.c0;
   }
@@ -543,108 +470,6 @@ class Flow {
         }
       }
       service();
-    }
-  }
-
-  // The job through the flow kernel (flow_kernel.hpp): the same pieces on H2D, each step's count
-  // written after its pieces, one persistent launch on comp, and each finished band of C (a tile
-  // row of a finishing product) copied back once the kernel has counted all its tiles.
-  void run_job_flow(const Job& job, Schedule& s, bool reads_c, int64_t fail_at_step, FlowTile t) {
-    const int64_t m = job.rows.size(), n = job.cols.size(), k = job.k.size();
-    // k chunks at multiples of 32 (128-byte lines of a padded row never hold two pieces); a forced
-    // phase 1 with narrower chunks is dropped (its products are the same, in one chunk).
-    for (size_t c = 0; c + 1 < s.chunks.size(); ++c)
-      if (s.chunks[c].hi % 32 != 0) {
-        Plan p{static_cast<int>(s.rows.size()), static_cast<int>(s.cols.size()), 0, 0};
-        s = make_schedule(m, n, k, p, reads_c, t.bm, t.bn);
-        break;
-      }
-    window(A_, 0, a_region(job.rows, job.k), true);
-    window(B_, 1, b_region(job.k, job.cols), true);
-    window(C_, 2, c_region(job.rows, job.cols), true);
-    auto tiles_of = [](Range r, int64_t b, int64_t total) {
-      if (r.lo % b != 0 || (r.hi % b != 0 && r.hi != total))
-        throw Error("rungs::gemm_host: internal: a panel of the flow's schedule is not a whole number of tiles");
-      return std::pair<int, int>(static_cast<int>(r.lo / b), static_cast<int>(ceil_div(r.hi, b)));
-    };
-    std::vector<FlowProduct> prods;
-    int items = 0, bands = 0;
-    for (size_t i = 0; i < s.steps.size(); ++i)
-      for (const Product& p : s.steps[i].products) {
-        FlowProduct f;
-        std::tie(f.ti0, f.ti1) = tiles_of(p.rows, t.bm, m);
-        std::tie(f.tj0, f.tj1) = tiles_of(p.cols, t.bn, n);
-        f.k0 = static_cast<int>(p.k.lo);
-        f.k1 = static_cast<int>(p.k.hi);
-        f.step = static_cast<int>(i);
-        f.chunk = s.steps[i].piece.chunk;
-        f.first_k = p.first_k ? 1 : 0;
-        f.items_before = items;
-        items += (f.ti1 - f.ti0) * (f.tj1 - f.tj0);
-        if (!s.steps[i].finished.empty()) {
-          f.band = bands;
-          bands += f.ti1 - f.ti0;
-        }
-        prods.push_back(f);
-      }
-    if (prods.empty() || prods.size() > static_cast<size_t>(kMaxFlowProducts))
-      throw Error("rungs::gemm_host: internal: a flow of " + std::to_string(prods.size()) + " products");
-    const int64_t tiles = ceil_div(m, t.bm) * ceil_div(n, t.bn);
-    unsigned* counters = cx_.counters(flow_counter_words(bands, tiles));
-    *cx_.status() = 0;
-    RUNGS_CUDA(cudaMemsetAsync(counters, 0, sizeof(unsigned) * static_cast<size_t>(flow_counter_words(bands, tiles)),
-                               cx_.h2d));
-    RUNGS_CUDA(cudaEventRecord(cx_.ev_up, cx_.h2d));
-    RUNGS_CUDA(cudaStreamWaitEvent(cx_.comp, cx_.ev_up, 0));
-    FlowLaunch fl;
-    fl.ta = ta_, fl.tb = tb_;
-    fl.A = A_.dev, fl.B = B_.dev, fl.C = C_.dev;
-    fl.lda = A_.dev_ld, fl.ldb = B_.dev_ld, fl.ldc = C_.dev_ld;
-    fl.m = static_cast<int>(m), fl.n = static_cast<int>(n), fl.k = static_cast<int>(k);
-    fl.alpha = alpha_;
-    fl.beta = job.first_k ? beta_ : 1.0f;
-    fl.products = static_cast<int>(prods.size());
-    fl.items = items;
-    fl.bands = bands;
-    fl.prod = prods.data();
-    fl.counters = counters;
-    fl.status = cx_.status_device();
-    {
-      Timed tm(info_.gemm_calls_ms);
-      traced(cx_.comp, 'K', double(m) * double(n) * double(k),
-             [&] { return "C" + span(job.rows, job.cols) + " flow kernel, " + std::to_string(items) + " tiles"; },
-             [&] { launch_flow(fl, cx_.comp); });
-    }
-    flow_launched_ = true;
-    unsigned* const band_count = counters + kFlowHead;
-    size_t pi = 0;
-    for (size_t i = 0; i < s.steps.size(); ++i) {
-      const Step& st = s.steps[i];
-      if (steps_done_++ == fail_at_step)
-        throw Error("rungs::gemm_host: failure injected at step " + std::to_string(fail_at_step) + " (a test)");
-      const Range rows = shift(st.piece.is_a ? s.piece_rows(st.piece) : Range{0, m}, job.rows.lo);
-      const Range cols = shift(st.piece.is_a ? Range{0, n} : s.cols[st.piece.panel], job.cols.lo);
-      const Range kr = shift(s.chunks[st.piece.chunk], job.k.lo);
-      if (st.upload_c && reads_c) upload(C_, c_region(rows, shift({0, n}, job.cols.lo)));
-      if (st.piece.is_a) upload(A_, a_region(rows, kr)); else upload(B_, b_region(kr, cols));
-      if (st.products.empty()) continue;
-      stream_write_u32(cx_.h2d, counters + kFlowArrived, static_cast<unsigned>(i + 1));
-      for (size_t q = 0; q < st.products.size(); ++q, ++pi) {
-        const FlowProduct& f = prods[pi];
-        if (f.band < 0 || !job.last_k) continue;
-        for (int ti = f.ti0; ti < f.ti1; ++ti) {
-          stream_wait_geq_u32(cx_.d2h, band_count + f.band + (ti - f.ti0), static_cast<unsigned>(f.tj1 - f.tj0));
-          const Range br{ti * t.bm, std::min<int64_t>(m, (ti + 1) * int64_t{t.bm})};
-          const Range bc{f.tj0 * t.bn, std::min<int64_t>(n, f.tj1 * int64_t{t.bn})};
-          const Region r = c_region(shift(br, job.rows.lo), shift(bc, job.cols.lo));
-          const size_t sz = sizeof(T);
-          Timed tc(info_.copy_calls_ms);
-          traced(cx_.d2h, 'D', double(sz) * r.rows * r.cols, [&] { return "C" + span(r); }, [&] {
-            copy_async(C_.host_at(r.r0, r.c0), C_.ld * sz, C_.dev_at(r.r0, r.c0), C_.dev_ld * sz, r.cols * sz, r.rows,
-                       cudaMemcpyDeviceToHost, cx_.d2h);
-          });
-        }
-      }
     }
   }
 
@@ -855,32 +680,11 @@ class Flow {
   std::deque<Transfer> pending_, inflight_;
   std::vector<int> free_down_;
   bool trace_ = false;
-  bool flow_ = false, flow_launched_ = false;
   cudaEvent_t trace_t0_ = nullptr;
   std::unique_ptr<std::atomic<bool>> gate_;  // trace, pinned: holds the GPU until all is issued
   std::vector<Traced> traced_;
   std::vector<cudaEvent_t> trace_events_;
 };
-
-// Whether a call runs through the flow kernel (flow_kernel.hpp): float with Math::fp32 and the
-// variant left to the library (a named variant is the rung it names, product by product), every
-// operand pinned (staged pieces arrive at the host's pace, and C comes back through slots), one job,
-// a GPU with cp.async (sm_80) and a driver with stream memory operations. Where the library picks
-// (choice < 0): when C has at least two tiles per block of the persistent grid (4096^2 and up), so
-// that the products' own speed, not the pieces' arrival, bounds the flow.
-template <typename T>
-bool use_flow(int choice, const Options& opts, Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, bool staged,
-              size_t jobs) {
-  (void)ta;
-  if (choice == 0 || !std::is_same<T, float>::value || opts.math != Math::fp32 || opts.variant != "auto" || staged ||
-      jobs != 1 || k < 1 || m > INT32_MAX / 2 || n > INT32_MAX / 2 || k > INT32_MAX / 2)
-    return false;
-  if (detail::current_sm() < 80 || !stream_memops_available()) return false;
-  if (choice > 0) return true;
-  const FlowTile t = flow_tile(tb);
-  const double tiles = static_cast<double>(ceil_div(m, t.bm)) * static_cast<double>(ceil_div(n, t.bn));
-  return tiles >= 2.0 * flow_blocks(tb);
-}
 
 template <typename T>
 void gemm_host_impl(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const T* A, int64_t lda,
@@ -964,8 +768,6 @@ void gemm_host_impl(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float a
   const std::vector<Job> jobs = make_jobs(m, n, k, std::max(0.0, budget) / static_cast<double>(sz));
   if (jobs.empty()) throw Error("rungs::gemm_host: not enough device memory for even a 32 x 32 block of C");
   if (jobs.size() != 1) key.clear();  // a call of several jobs is not captured
-  const bool flow = use_flow<T>(tune.flow, opts, ta, tb, m, n, k, a.staged || b.staged || c.staged, jobs.size());
-  if (flow) key.clear();  // not captured: the flow kernel's counters are reset and checked by each call
   const bool capture = !key.empty() && key == cx.last_key && key != cx.no_graph_key;
   if (capture && cx.graph) {
     quietly([&] { return cudaGraphExecDestroy(cx.graph); });
@@ -975,12 +777,12 @@ void gemm_host_impl(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float a
   cx.last_key = key;
 
   auto attempt = [&](bool cap) {
-    Flow<T> f(cx, ta, tb, alpha, beta, opts, a, b, c, tune.trace, flow);
+    Flow<T> flow(cx, ta, tb, alpha, beta, opts, a, b, c, tune.trace);
     try {
-      f.run(jobs, tune.plan, compute_rate() * rate_factor<T>(opts.math), detail::sm_count(), tune.fail_at_step,
-            call_start, cap ? &key : nullptr);
+      flow.run(jobs, tune.plan, compute_rate() * rate_factor<T>(opts.math), detail::sm_count(), tune.fail_at_step,
+               call_start, cap ? &key : nullptr);
     } catch (...) {
-      f.abandon();
+      flow.abandon();
       throw;
     }
   };

@@ -21,9 +21,6 @@ struct Tuning {
   bool graph = true;             // false: never capture or replay a CUDA graph (bench --no-graph)
   bool trace = false;            // time every copy and product of each call with CUDA events (no graph
                                  // replay; events cost ~2 us each to issue): CallInfo::trace
-  int flow = -1;                 // the flow kernel (flow_kernel.hpp): -1 where the library picks it, 0
-                                 // never, 1 wherever it can run (float, Math::fp32, variant "auto",
-                                 // pinned memory, one job)
 };
 
 // One copy or product of a traced call (Tuning::trace), timed on the GPU.
@@ -44,7 +41,6 @@ struct CallInfo {
   bool staged_a = false, staged_b = false, staged_c = false;  // pageable: copied through pinned slots
   int host_threads = 0;          // staging threads (the caller included)
   bool graph = false;            // replayed the CUDA graph captured from an identical earlier call
-  bool flow = false;             // multiplied by the flow kernel (one persistent launch), not per product
   // Where the host's time went (ms): set-up before the first piece, issuing the pieces (gemm and
   // copy calls included), packing / unpacking pageable memory, waiting at the end; and the whole call.
   double setup_ms = 0, issue_ms = 0, gemm_calls_ms = 0, copy_calls_ms = 0, pack_ms = 0, unpack_ms = 0, wait_ms = 0,

@@ -48,29 +48,11 @@ Plan choose_plan(int64_t m, int64_t n, int64_t k, double compute_s, double trans
   return p;
 }
 
-Plan fit_tiles(Plan p, int64_t m, int64_t n, int64_t bm, int64_t bn) {
-  p.row_panels = static_cast<int>(std::clamp<int64_t>(p.row_panels, 1, std::max<int64_t>(1, m / bm)));
-  p.col_panels = static_cast<int>(std::clamp<int64_t>(p.col_panels, 1, std::max<int64_t>(1, n / bn)));
-  return p;
-}
-
-Plan choose_flow_plan(int64_t m, int64_t n, int64_t k, int64_t bm, int64_t bn) {
-  Plan p;
-  p.row_panels = static_cast<int>(std::clamp<int64_t>(m / 512, 1, 16));
-  p.col_panels = static_cast<int>(std::clamp<int64_t>(n / 2048, 1, 4));
-  if (k >= 1024) {
-    p.kmajor_fraction = 0.5;
-    p.kmajor_chunks = static_cast<int>(std::clamp<int64_t>(k / 2 / 512, 1, 4));
-  }
-  return fit_tiles(p, m, n, bm, bn);
-}
-
-Schedule make_schedule(int64_t m, int64_t n, int64_t k, const Plan& plan, bool reads_c, int64_t row_align,
-                       int64_t col_align) {
+Schedule make_schedule(int64_t m, int64_t n, int64_t k, const Plan& plan, bool reads_c) {
   Schedule s;
   constexpr int64_t kAlign = 32;  // 128-byte boundaries keep the device rungs' vector paths
-  s.rows = split(m, plan.row_panels, row_align);
-  s.cols = split(n, plan.col_panels, col_align);
+  s.rows = split(m, plan.row_panels, kAlign);
+  s.cols = split(n, plan.col_panels, kAlign);
   int64_t k1 = 0;
   if (plan.kmajor_chunks > 0 && plan.kmajor_fraction > 0) {
     k1 = static_cast<int64_t>(std::llround(plan.kmajor_fraction * static_cast<double>(k))) / kAlign * kAlign;

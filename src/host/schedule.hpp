@@ -58,17 +58,6 @@ struct Plan {
 Plan choose_plan(int64_t m, int64_t n, int64_t k, double compute_s, double transfer_s, bool a_transposed = false,
                  bool b_transposed = false, int64_t min_width = 512, int sms = 0);
 
-// The plan of gemm_host's flow kernel (flow_kernel.hpp: one persistent launch takes the products'
-// tiles as their pieces arrive, so a product's size no longer sets its speed). bm x bn: its tile.
-// Row panels of >= 512 rows (<= 16) and column panels of >= 2048 columns (<= 4: 8 KiB rows when B is
-// stored k x n), each a whole number of tiles; when k >= 1024, half of k k-major in chunks of >= 512
-// (<= 4), so the first product starts after ~5 MiB (4096^3: 512 x 512 of op(A), 512 x 2048 of op(B))
-// and the second half sends C back a row panel at a time while A and B still stream in.
-Plan choose_flow_plan(int64_t m, int64_t n, int64_t k, int64_t bm, int64_t bn);
-// A plan whose panels are whole tiles of bm x bn: at most m / bm row panels and n / bn column panels
-// (at least 1), so that split(..., bm) cuts at tile boundaries.
-Plan fit_tiles(Plan p, int64_t m, int64_t n, int64_t bm, int64_t bn);
-
 // Splits [0, total) into `parts` ranges whose interior boundaries are multiples of `align`
 // (when the ranges stay non-empty), as equal as possible. parts is clamped to [1, total].
 std::vector<Range> split(int64_t total, int parts, int64_t align);
@@ -102,11 +91,8 @@ struct Schedule {
   Range piece_rows(const Piece& p) const { return {rows[p.panel].lo, rows[p.panel + p.panels - 1].hi}; }
 };
 
-// The schedule of an m x n x k job (each >= 1). reads_c: beta != 0 (C is sent in too). Panel
-// boundaries are multiples of row_align / col_align where the panels are at least that tall / wide
-// (k chunks: multiples of 32).
-Schedule make_schedule(int64_t m, int64_t n, int64_t k, const Plan& plan, bool reads_c, int64_t row_align = 32,
-                       int64_t col_align = 32);
+// The schedule of an m x n x k job (each >= 1). reads_c: beta != 0 (C is sent in too).
+Schedule make_schedule(int64_t m, int64_t n, int64_t k, const Plan& plan, bool reads_c);
 
 // One sub-problem of a call: C[rows, cols] (+)= op(A)[rows, k] op(B)[k, cols].
 struct Job {
