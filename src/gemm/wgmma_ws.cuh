@@ -18,16 +18,11 @@
 #include "gemm/gemm_rung.hpp"
 #include "gemm/pack.hpp"
 
-#include <cstdlib>
 #include <memory>
 #include <string>
 #include <type_traits>
 
 namespace rungs::sgemm::ws_kernel {
-
-// Experiment (eighteenth session): consumer 1 starts this many cycles after consumer 0, so that one
-// consumer's epilogue falls beside the other's last k tiles (env RUNGS_WS_SKEW, read once per process).
-static __device__ int g_ws_skew = 0;
 
 #if defined(RUNGS_WS_TIMELINE)
 // scripts/experiments/ws_timeline.cu only: clock64 stamps of a launch's phases, per block (slots:
@@ -408,14 +403,6 @@ __global__ void __launch_bounds__(THREADS, 1)
         solo = false;
       }
     };
-    if (cw == 1) {
-      const int skew = g_ws_skew;
-      if (skew > 0) {
-        const long long t0 = clock64();
-        while (clock64() - t0 < skew) {
-        }
-      }
-    }
     for (int p = 0; p < count; ++p) {
       RUNGS_TL(tid == 128 && p < 6, 116 + 5 * p);  // consumer 0 starts piece p
       int t = 0, kb = 0, ke = sk.kt;
@@ -637,13 +624,6 @@ void launch(const ArgsT<T>& a, const char* name) {
   const int64_t cluster_tiles = ceil_div(tiles_m, CL) * tiles_n;
   if (cluster_tiles > INT32_MAX) throw Unsupported(std::string("rungs: ") + name + ": too many tiles for one launch");
   auto* kernel = &wgmma_ws_kernel<T, A_MN, B_MN, CL, TMA_C, SK, EDGE, OVL, C_T, BAL>;
-  static const int skew = [] {
-    const char* e = std::getenv("RUNGS_WS_SKEW");
-    const int v = e ? std::atoi(e) : 0;
-    if (v > 0) RUNGS_CUDA(cudaMemcpyToSymbol(g_ws_skew, &v, sizeof v));
-    return v;
-  }();
-  (void)skew;
   constexpr int SMEM_BYTES = smem_bytes<TMA_C>();
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), SMEM_BYTES);
   const int fit = detail::max_active_clusters(reinterpret_cast<const void*>(kernel), THREADS, SMEM_BYTES, CL, name);
