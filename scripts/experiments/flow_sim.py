@@ -91,8 +91,8 @@ def run(m, n, k, rows, cols, chunks, order, rate, tile_s=5e-6, bm=128, bn=256):
 
 
 def two_phase(p, q, chunks):
-    """host/schedule.hpp's order: every chunk but the last k-major (A's pieces, then B's, per chunk;
-    make_schedule interleaves them), the last chunk in square order (A0 B0 A1 B1 ...)."""
+    """host/schedule.hpp's order: each chunk's pieces of op(A) and op(B) interleaved (A0 B0 A1 B1 ...,
+    as make_schedule sends them), chunk after chunk; the last chunk's blocks finish C."""
     order = []
     for c in range(len(chunks) - 1):
         for x in range(max(p, q)):
