@@ -289,6 +289,8 @@ std::string bench_help() {
         "                       from a CUDA graph: the traced call runs a little slower than the timed ones)\n"
         "  --no-graph           issue every timed call's copies and products as they come (repeated calls on\n"
         "                       pinned memory otherwise replay a CUDA graph captured from the second one)\n"
+        "  --host-threads N     threads that stage pageable memory, the caller included (default: one per\n"
+        "                       core, at most 16; experiments)\n"
         "  Per shape and memory kind: one checked call (C poisoned), then --warmup and --reps calls of the\n"
         "  flow interleaved with the naive flow (cudaMemcpyAsync of A, B (and C when beta != 0), rungs::gemm,\n"
         "  cudaMemcpyAsync of C back, on one stream; device buffers allocated before timing), both on the\n"
@@ -433,6 +435,7 @@ const std::vector<FlagInfo>& flags() {
       {"--plan", true, bit(Command::bench)},
       {"--trace", false, bit(Command::bench)},
       {"--no-graph", false, bit(Command::bench)},
+      {"--host-threads", true, bit(Command::bench)},
       {"--help", false, kAll},
   };
   return f;
@@ -733,6 +736,7 @@ Args parse_args(const std::vector<std::string>& argv) {
       else if (name == "--plan") a.plan = value;
       else if (name == "--trace") a.trace = true;
       else if (name == "--no-graph") a.no_graph = true;
+      else if (name == "--host-threads") a.host_threads = static_cast<int>(parse_int(value, name, 1, 256));
       continue;
     }
     // A positional argument: the operation.
@@ -748,11 +752,13 @@ Args parse_args(const std::vector<std::string>& argv) {
     positional_seen = true;
   }
 
-  if ((!a.memory.empty() || a.first_call || !a.plan.empty() || a.trace || a.no_graph) && a.op != "gemm_host")
+  if ((!a.memory.empty() || a.first_call || !a.plan.empty() || a.trace || a.no_graph || a.host_threads) &&
+      a.op != "gemm_host")
     fail(std::string(a.first_call       ? "--first-call"
                      : !a.plan.empty() ? "--plan"
                      : a.trace         ? "--trace"
                      : a.no_graph      ? "--no-graph"
+                     : a.host_threads  ? "--host-threads"
                                        : "--memory") +
          " applies to rungs bench gemm_host only");
   if (a.trace && a.format != Format::table) fail("--trace prints a timeline after the table: use --format table");

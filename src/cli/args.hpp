@@ -85,6 +85,7 @@ struct Args {
   std::string plan;                  // bench gemm_host: force the schedule, "RxC" or "RxC:kN/F" (experiments)
   bool trace = false;                // bench gemm_host: print one traced call's timeline per row
   bool no_graph = false;             // bench gemm_host: issue every call eagerly (no CUDA graph replay)
+  int host_threads = 0;              // bench gemm_host: staging threads, the caller included (0 = the library's)
   std::vector<std::string> argv;     // the command line as given (for the JSON context)
 };
 

@@ -92,6 +92,7 @@ double first_call_in_child(const Args& a, const std::string& argv0, const check:
       << (pinned ? "pinned" : "pageable") << " --alpha " << s.alpha << " --beta " << s.beta << " --device "
       << a.device << " --seed " << a.seed;
   if (!a.variants.empty()) cmd << " --variant " << a.variants[0];
+  if (a.host_threads) cmd << " --host-threads " << a.host_threads;
   cmd << " 2>/dev/null";
   FILE* p = popen(cmd.str().c_str(), "r");
   if (p == nullptr) return -1;
@@ -398,10 +399,11 @@ host::Plan parse_plan(const std::string& t) {
 }
 
 int cmd_bench_host(const Args& a, const std::string& argv0, std::ostream& out, std::ostream& err) {
-  if (!a.plan.empty() || a.no_graph) {
+  if (!a.plan.empty() || a.no_graph || a.host_threads) {
     host::Tuning t;
     if (!a.plan.empty()) t.plan = parse_plan(a.plan);
     t.graph = !a.no_graph;
+    t.staging_threads = a.host_threads;
     host::set_tuning(t);
   }
   if (a.first_call) return first_call(a, out);

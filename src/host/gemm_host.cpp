@@ -77,10 +77,7 @@ class Context {
     RUNGS_CUDA(cudaEventCreateWithFlags(&ev_up, cudaEventDisableTiming));
     RUNGS_CUDA(cudaEventCreateWithFlags(&ev_sync, cudaEventDisableTiming));
     RUNGS_CUDA(cudaEventCreateWithFlags(&ev_join, cudaEventDisableTiming));
-    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-    // Staging is bound by host memory bandwidth, not by threads: on the H100's host 8 threads packed
-    // at 15-37 GB/s and 12 were slower (13-17 GB/s), so at most 8 (the caller and 7 workers).
-    pool_ = std::make_unique<WorkerPool>(static_cast<int>(std::min(7u, hw > 1 ? hw - 1 : 0u)));
+    ensure_pool(0);
   }
   ~Context() {
     int cur = 0;
@@ -168,6 +165,19 @@ class Context {
     slot_bytes = bytes;
   }
   WorkerPool& pool() { return *pool_; }
+  // The staging threads, the caller included: `threads`, or (0) the library's choice, one per core up
+  // to 16. Staging is bound by the host's memory bandwidth, which more threads reach further while
+  // the copy engines run (nineteenth session, scripts/experiments/host_membw.cpp: memcpy beside both
+  // engines' DMA at 45.6 / 60.5 / 60.7 GB/s with 8 / 12 / 16 threads on the H100's host, 25.4 / 46.0 /
+  // 52.4 on the H200's). Until then 8 (the caller and 7 workers).
+  void ensure_pool(int threads) {
+    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    const int want = threads > 0 ? threads : static_cast<int>(std::min(16u, hw));
+    if (!pool_ || pool_->threads() != want) {
+      pool_.reset();  // its workers joined before the new ones start
+      pool_ = std::make_unique<WorkerPool>(want - 1);
+    }
+  }
 
  private:
   void free_slots() {
@@ -517,7 +527,10 @@ class Flow {
 
   // rows x row_bytes from src (pitch sp) to dst (pitch dp), split over the staging threads.
   void copy_rows(char* dst, int64_t dp, const char* src, int64_t sp, int64_t rows, int64_t row_bytes) {
-    constexpr int64_t kPart = int64_t{256} << 10;  // below this a thread's start costs more than it saves
+    // Below this a thread's start costs more than it saves: 2 MiB slots go out in parts of 128 KiB or
+    // more, so up to 16 threads share one (the pool spins during a call: a part starts in well under
+    // a microsecond).
+    constexpr int64_t kPart = int64_t{128} << 10;
     const int parts = static_cast<int>(
         std::clamp<int64_t>(rows * row_bytes / kPart, 1, std::min<int64_t>(rows, cx_.pool().threads())));
     cx_.pool().run(parts, [&](int part) {
@@ -715,6 +728,7 @@ void gemm_host_impl(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float a
   }
   const Tuning tune = tuning();
   cx.ensure_slots(tune.staging_bytes ? tune.staging_bytes : kSlotBytes);
+  cx.ensure_pool(tune.staging_threads);
   const size_t sz = sizeof(T);
   auto bytes = [&](int64_t rows, int64_t cols, int64_t ld) { return sz * static_cast<size_t>((rows - 1) * ld + cols); };
   Operand<T> a, b, c;

@@ -372,6 +372,12 @@ TEST(CliArgs, BenchGemmHost) {
   EXPECT_FALSE(parse_args({"bench", "gemm_host"}).no_graph);
   EXPECT_NE(parse_error({"bench", "reduce", "--no-graph"}).find("--no-graph applies to rungs bench gemm_host"),
             std::string::npos);
+  EXPECT_EQ(parse_args({"bench", "gemm_host", "--host-threads", "12"}).host_threads, 12);
+  EXPECT_EQ(parse_args({"bench", "gemm_host"}).host_threads, 0);
+  EXPECT_NE(parse_error({"bench", "gemm_host", "--host-threads", "0"}).find("--host-threads: 0 is out of range"),
+            std::string::npos);
+  EXPECT_NE(parse_error({"bench", "gemm", "--host-threads", "4"}).find("--host-threads applies to rungs bench gemm_host"),
+            std::string::npos);
   const host::Plan p = parse_plan("8x1:k2/0.5:r2");
   EXPECT_EQ(p.row_panels, 8);
   EXPECT_EQ(p.col_panels, 1);

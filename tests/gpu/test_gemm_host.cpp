@@ -185,6 +185,22 @@ TEST(GemmHost, SmallStagingSlotsCutPiecesByRowsAndColumns) {
   EXPECT_HOST_CASE(shape(200, 64, 1500, Trans::N, Trans::T), Mem::mixed, ++seed);
 }
 
+// The staging pool resized between calls (Tuning::staging_threads, bench --host-threads): 1 thread
+// (no workers), 3, 16 (2 MiB slots in parts of 128 KiB), then the library's choice again; each
+// pageable call still right, and the call reports the threads it used.
+TEST(GemmHost, StagingThreadsResizedBetweenCalls) {
+  RUNGS_REQUIRE_GPU();
+  uint64_t seed = 350;
+  for (int threads : {1, 3, 16, 0}) {
+    host::Tuning t;
+    t.staging_threads = threads;
+    TuningScope scope(t);
+    EXPECT_HOST_CASE(shape(513, 700, 1100, Trans::N, Trans::N, 0.5f), Mem::pageable, ++seed);
+    if (threads > 0) EXPECT_EQ(host::last_call().host_threads, threads);
+    else EXPECT_GE(host::last_call().host_threads, 1);
+  }
+}
+
 TEST(GemmHost, LargerThanDeviceMemoryStreamsBlocks) {
   RUNGS_REQUIRE_GPU();
   uint64_t seed = 400;
