@@ -76,6 +76,35 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
+  if (argc > 1 && std::string(argv[1]) == "threads") {
+    // Pageable flows by staging threads (nineteenth session: host_membw.cpp measured memcpy beside
+    // both DMA engines at 45.6 / 60.5 / 60.7 GB/s with 8 / 12 / 16 threads on the H100's host, but the
+    // bench, one process per count, was too noisy to tell). Here the counts alternate call by call in
+    // one process: after each change of count an untimed call (it starts the pool's threads), then a
+    // timed one. Medians of the flow and of its pack and unpack time.
+    for (int64_t n : {1024, 4096}) {
+      std::vector<float> A(n * n, 0.5f), B(n * n, 0.25f), C(n * n, 0.0f);
+      const int rounds = n == 1024 ? 41 : 15, counts[] = {8, 12, 16};
+      std::vector<double> t[3], pack[3], unpack[3];
+      for (int r = 0; r < rounds; ++r)
+        for (int i = 0; i < 3; ++i) {
+          host::Tuning tu;
+          tu.staging_threads = counts[i];
+          host::set_tuning(tu);
+          gemm_host(Trans::N, Trans::N, n, n, n, 1.0f, A.data(), n, B.data(), n, 0.0f, C.data(), n);
+          const auto t0 = Clock::now();
+          gemm_host(Trans::N, Trans::N, n, n, n, 1.0f, A.data(), n, B.data(), n, 0.0f, C.data(), n);
+          t[i].push_back(ms(t0));
+          pack[i].push_back(host::last_call().pack_ms), unpack[i].push_back(host::last_call().unpack_ms);
+        }
+      for (int i = 0; i < 3; ++i)
+        std::printf("%4lld^3 pageable, %2d staging threads: flow median %.3f ms (min %.3f), pack %.3f, unpack %.3f\n",
+                    (long long)n, counts[i], median(t[i]), *std::min_element(t[i].begin(), t[i].end()),
+                    median(pack[i]), median(unpack[i]));
+    }
+    host::set_tuning(host::Tuning{});
+    return 0;
+  }
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
