@@ -166,18 +166,31 @@ class Context {
   }
   WorkerPool& pool() { return *pool_; }
   // The staging threads, the caller included: `threads`, or (0) the library's choice, one per core up
-  // to 16. Staging is bound by the host's memory bandwidth, which more threads reach further while
+  // to 12. Staging is bound by the host's memory bandwidth, which more threads reach further while
   // the copy engines run (nineteenth session, scripts/experiments/host_membw.cpp: memcpy beside both
   // engines' DMA at 45.6 / 60.5 / 60.7 GB/s with 8 / 12 / 16 threads on the H100's host, 25.4 / 46.0 /
-  // 52.4 on the H200's). Until then 8 (the caller and 7 workers).
+  // 52.4 on the H200's; until then 8 threads). A call uses them all only when it stages much
+  // (active_threads below).
   void ensure_pool(int threads) {
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-    const int want = threads > 0 ? threads : static_cast<int>(std::min(16u, hw));
+    const int want = threads > 0 ? threads : static_cast<int>(std::min(12u, hw));
     if (!pool_ || pool_->threads() != want) {
       pool_.reset();  // its workers joined before the new ones start
       pool_ = std::make_unique<WorkerPool>(want - 1);
     }
   }
+  // The threads a call stages with (the caller included; the others sleep through it): all of the
+  // pool's for calls that stage 32 MiB or more, at most 8 below that, unless Tuning::staging_threads
+  // says. Measured (`scripts/experiments/host_probe.cpp threads`, counts alternated call by call,
+  // medians; H100's host / H200's): 4096^3 pageable 13.08, 12.78 / 11.68, 10.59 ms with 8 threads,
+  // 11.74, 11.20 / 10.69, 10.23 with 12, 11.77, 10.70 / 10.91, 10.03 with 16; 1024^3 0.901, 0.983 /
+  // 0.780, 0.786 ms with 8, 0.920, 1.005 / 0.807, 0.799 with 12, 0.951, 1.109 / 0.844, 0.837 with 16
+  // (its pack no faster, the extra pollers in the way).
+  int active_threads(int forced, double staged_bytes) {
+    if (forced > 0) return pool_->threads();
+    return staged_bytes >= double(size_t{32} << 20) ? pool_->threads() : std::min(8, pool_->threads());
+  }
+  int active = 1;  // this call's (set before its first piece)
 
  private:
   void free_slots() {
@@ -352,7 +365,7 @@ class Flow {
     info.staged_a = A_.staged;
     info.staged_b = B_.staged;
     info.staged_c = C_.staged;
-    info.host_threads = cx_.pool().threads();
+    info.host_threads = cx_.active;
     if (trace_) {
       // Pinned memory: the GPU starts only once every piece has been issued (a host function
       // holds the H2D stream), so the timeline shows the GPU's schedule as a graph replay runs
@@ -532,7 +545,7 @@ class Flow {
     // a microsecond).
     constexpr int64_t kPart = int64_t{128} << 10;
     const int parts = static_cast<int>(
-        std::clamp<int64_t>(rows * row_bytes / kPart, 1, std::min<int64_t>(rows, cx_.pool().threads())));
+        std::clamp<int64_t>(rows * row_bytes / kPart, 1, std::min<int64_t>(rows, cx_.active)));
     cx_.pool().run(parts, [&](int part) {
       const int64_t lo = rows * part / parts, hi = rows * (part + 1) / parts;
       if (dp == row_bytes && sp == row_bytes) {
@@ -800,7 +813,12 @@ void gemm_host_impl(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float a
       throw;
     }
   };
-  cx.pool().set_spinning(true);
+  // Bytes that go through the staging slots (pageable operands): what sets the threads used.
+  const double staged = (a.staged ? double(bytes(a_rows, a_cols, lda)) : 0.0) +
+                        (b.staged ? double(bytes(b_rows, b_cols, ldb)) : 0.0) +
+                        (c.staged ? double(bytes(m, n, ldc)) * (beta != 0.0f ? 2.0 : 1.0) : 0.0);
+  cx.active = cx.active_threads(tune.staging_threads, staged);
+  cx.pool().set_spinning(true, cx.active - 1);
   try {
     if (capture) {
       try {

@@ -1,9 +1,11 @@
 #include "host/worker_pool.hpp"
 
+#include <algorithm>
+
 namespace rungs::host {
 
 WorkerPool::WorkerPool(int workers) {
-  for (int i = 0; i < workers; ++i) workers_.emplace_back([this] { loop(); });
+  for (int i = 0; i < workers; ++i) workers_.emplace_back([this, i] { loop(i); });
 }
 
 WorkerPool::~WorkerPool() {
@@ -11,18 +13,20 @@ WorkerPool::~WorkerPool() {
     std::lock_guard<std::mutex> lk(mu_);
     stop_ = true;
   }
-  spinning_ = false;
+  spin_count_ = 0;
   gen_.fetch_add(1);
   wake_.notify_all();
   for (std::thread& t : workers_) t.join();
 }
 
-void WorkerPool::set_spinning(bool on) {
+void WorkerPool::set_spinning(bool on, int workers) {
+  const int n = static_cast<int>(workers_.size());
+  const int count = !on ? 0 : workers < 0 ? n : std::min(workers, n);
   {
     std::lock_guard<std::mutex> lk(mu_);
-    spinning_.store(on, std::memory_order_relaxed);
+    spin_count_.store(count, std::memory_order_relaxed);
   }
-  if (on) wake_.notify_all();  // sleepers start polling
+  if (count > 0) wake_.notify_all();  // the chosen sleepers start polling
 }
 
 void WorkerPool::work(Job& job) {
@@ -32,14 +36,14 @@ void WorkerPool::work(Job& job) {
   }
 }
 
-void WorkerPool::loop() {
+void WorkerPool::loop(int index) {
   uint64_t seen = 0;
+  auto polls = [&] { return index < spin_count_.load(std::memory_order_relaxed); };
   for (;;) {
     // Poll while spinning (cheap, latency-critical), else sleep until the next job.
-    while (spinning_.load(std::memory_order_relaxed) && gen_.load(std::memory_order_acquire) == seen)
-      std::this_thread::yield();
+    while (polls() && gen_.load(std::memory_order_acquire) == seen) std::this_thread::yield();
     std::unique_lock<std::mutex> lk(mu_);
-    wake_.wait(lk, [&] { return stop_ || gen_.load() != seen || spinning_.load(); });
+    wake_.wait(lk, [&] { return stop_ || gen_.load() != seen || polls(); });
     if (stop_) return;
     if (gen_.load() == seen) continue;  // woken to poll
     seen = gen_.load();
@@ -67,7 +71,9 @@ void WorkerPool::run(int n, const std::function<void(int)>& fn) {
     job_ = &job;
     gen_.fetch_add(1, std::memory_order_release);
   }
-  wake_.notify_all();
+  // With pollers, the sleepers are left asleep (a wake-up is a system call per job, and the caller
+  // and the pollers run the parts); without, everyone is woken.
+  if (spin_count_.load(std::memory_order_relaxed) == 0) wake_.notify_all();
   work(job);
   while (job.done.load(std::memory_order_acquire) < n) std::this_thread::yield();
   // No worker may still hold &job when it goes out of scope.

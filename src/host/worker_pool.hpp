@@ -1,7 +1,10 @@
 // A small pool of host threads for gemm_host's staging copies: run(n, fn) calls fn(0..n-1) on
 // the workers and the calling thread and returns when all are done. While spinning is on (for
 // the length of one gemm_host call) idle workers poll instead of sleeping, so a parallel copy
-// starts in well under a microsecond instead of after a futex wake-up (~5-50 us).
+// starts in well under a microsecond instead of after a futex wake-up (~5-50 us). Spinning may be
+// limited to the first few workers (a small call: more pollers slowed 1024^3 pageable flows by
+// 2-8 %, nineteenth session); the others then sleep through the call's jobs, which the caller and
+// the pollers run.
 #pragma once
 
 #include <atomic>
@@ -23,7 +26,10 @@ class WorkerPool {
 
   int threads() const { return static_cast<int>(workers_.size()) + 1; }  // the caller included
   void run(int n, const std::function<void(int)>& fn);
-  void set_spinning(bool on);
+  // on: the first `workers` workers poll (all when negative) and the others sleep until spinning
+  // ends; off: all sleep between jobs.
+  void set_spinning(bool on, int workers = -1);
+  int spinners() const { return spin_count_.load(std::memory_order_relaxed); }  // workers polling now
 
  private:
   struct Job {
@@ -34,13 +40,13 @@ class WorkerPool {
     int active = 0;  // workers inside the job (guarded by mu_)
   };
   static void work(Job& job);
-  void loop();
+  void loop(int index);
 
   std::mutex mu_;
   std::condition_variable wake_, left_;
   Job* job_ = nullptr;               // guarded by mu_
   std::atomic<uint64_t> gen_{0};     // bumped for each job
-  std::atomic<bool> spinning_{false};
+  std::atomic<int> spin_count_{0};   // workers 0 .. spin_count_ - 1 poll (guarded by mu_ for writes)
   bool stop_ = false;                // guarded by mu_
   std::vector<std::thread> workers_;
 };

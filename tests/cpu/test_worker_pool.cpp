@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <thread>
 #include <vector>
@@ -28,6 +29,23 @@ TEST(WorkerPool, EveryIndexExactlyOnce) {
     }
     pool.set_spinning(false);
   }
+}
+
+// Only some workers polling (gemm_host's small calls): the sleepers are not woken per job, and every
+// index still runs exactly once, also with more indices than pollers; then all polling again.
+TEST(WorkerPool, SomeWorkersPolling) {
+  host::WorkerPool pool(7);
+  for (int pollers : {0, 1, 3, 7, 100}) {
+    pool.set_spinning(true, pollers);
+    EXPECT_EQ(pool.spinners(), std::min(pollers, 7));
+    for (int n : {1, 2, 8, 64, 1000}) expect_each_once(pool, n);
+    std::atomic<long> sum{0};
+    for (int job = 0; job < 500; ++job) pool.run(16, [&](int i) { sum.fetch_add(i + 1); });
+    EXPECT_EQ(sum.load(), 500L * 136) << pollers << " pollers";
+  }
+  pool.set_spinning(false);
+  EXPECT_EQ(pool.spinners(), 0);
+  expect_each_once(pool, 100);
 }
 
 TEST(WorkerPool, ManyBackToBackJobs) {
