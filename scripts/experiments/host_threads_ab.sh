@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
-# One device call (nineteenth session): the GemmHost tests, then the pageable flows with 8 staging
-# threads (the old default), the new default and 12, alternated, in one process each.
+# One device call (nineteenth session): gemm_host's staging threads. Builds the library, the CLI and
+# the tests; runs the GemmHost GPU tests and the WorkerPool CPU tests; host_probe's `threads` mode
+# twice (8 threads / the library's choice / 16, alternated call by call in one process); then
+# `rungs bench gemm_host` (the main job's gemm_host table). Output to stdout, logs under $OUT.
 cd "$(dirname "$0")/../.." || exit 1
 set -uo pipefail
 source scripts/experiments/lib.sh
-build_gpu rungs_cli rungs_gpu_tests
+build_gpu rungs rungs_cli rungs_gpu_tests rungs_cpu_tests
 log tests
-build-gpu/tests/rungs_gpu_tests --gtest_filter='GemmHost.*' > $OUT/gemmhost_tests.log 2>&1; echo "gtest rc $?"; grep -E "PASSED|FAILED|OK \]" $OUT/gemmhost_tests.log | tail -40
-log bench
-for args in "--size 1024,4096,8192 --memory pageable --host-threads 8" "--size 1024,4096,8192 --memory pageable" "--size 1024,4096 --memory pageable --host-threads 8" "--size 1024,4096 --memory pageable --host-threads 12" "--size 1024,4096 --memory pageable" "--size 1024 --memory pinned"; do
-  echo "\$ rungs bench gemm_host $args"; build-gpu/rungs bench gemm_host $args 2>/dev/null | grep -E "^[0-9]+x"
-done
+build-gpu/tests/rungs_gpu_tests --gtest_filter='GemmHost.*' >"$OUT/gemmhost_tests.log" 2>&1; echo "GemmHost rc $?"
+grep -E "PASSED|FAILED" "$OUT/gemmhost_tests.log" | tail -5
+build-gpu/tests/rungs_cpu_tests --gtest_filter='WorkerPool.*' 2>&1 | tail -1
+log probe
+g++ -O2 -std=c++17 -Iinclude -Isrc -I/usr/local/cuda/include scripts/experiments/host_probe.cpp build-gpu/librungs.a \
+  -L/usr/local/cuda/lib64 -lcublas -lcublasLt -lcudart -lcuda -lpthread -ldl -o build-gpu/host_probe &&
+  build-gpu/host_probe threads && build-gpu/host_probe threads
+log "rungs bench gemm_host"
+build-gpu/rungs bench gemm_host 2>/dev/null | tee "$OUT/bench-host.txt"
 log done
