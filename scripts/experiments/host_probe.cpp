@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
     for (int64_t n : {1024, 4096}) {
       std::vector<float> A(n * n, 0.5f), B(n * n, 0.25f), C(n * n, 0.0f);
       const int rounds = n == 1024 ? 41 : 15, counts[] = {8, 0, 16};  // 0: the library's choice
-      std::vector<double> t[3], pack[3], unpack[3];
+      std::vector<double> t[3], pack[3], unpack[3], setup[3], issue[3], wait[3], gemm_calls[3], copy_calls[3];
       int used[3] = {0, 0, 0};
       for (int r = 0; r < rounds; ++r)
         for (int i = 0; i < 3; ++i) {
@@ -97,13 +97,19 @@ int main(int argc, char** argv) {
           const auto t0 = Clock::now();
           gemm_host(Trans::N, Trans::N, n, n, n, 1.0f, A.data(), n, B.data(), n, 0.0f, C.data(), n);
           t[i].push_back(ms(t0));
-          pack[i].push_back(host::last_call().pack_ms), unpack[i].push_back(host::last_call().unpack_ms);
+          const host::CallInfo ci = host::last_call();
+          pack[i].push_back(ci.pack_ms), unpack[i].push_back(ci.unpack_ms), setup[i].push_back(ci.setup_ms);
+          issue[i].push_back(ci.issue_ms), wait[i].push_back(ci.wait_ms), gemm_calls[i].push_back(ci.gemm_calls_ms);
+          copy_calls[i].push_back(ci.copy_calls_ms);
           used[i] = host::last_call().host_threads;
         }
       for (int i = 0; i < 3; ++i)
         std::printf("%4lld^3 pageable, %2d staging threads%s: flow median %.3f ms (min %.3f), pack %.3f, unpack %.3f\n",
                     (long long)n, used[i], counts[i] == 0 ? " (the library's)" : "", median(t[i]),
                     *std::min_element(t[i].begin(), t[i].end()), median(pack[i]), median(unpack[i]));
+      for (int i = 0; i < 3; ++i)
+        std::printf("    the same, medians: setup %.3f, issue %.3f (gemm calls %.3f, copy calls %.3f), wait %.3f ms\n",
+                    median(setup[i]), median(issue[i]), median(gemm_calls[i]), median(copy_calls[i]), median(wait[i]));
     }
     host::set_tuning(host::Tuning{});
     return 0;
