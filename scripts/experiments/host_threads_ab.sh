@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One device call (nineteenth session): gemm_host's staging threads. Builds the library, the CLI and
-# the tests; runs the GemmHost GPU tests and the WorkerPool CPU tests; host_probe's `threads` mode
-# twice (8 threads / the library's choice / 16, alternated call by call in one process); then
+# the tests; runs the GemmHost GPU tests and the WorkerPool and StreamCopy CPU tests; host_probe's
+# `streaming` mode twice (slots packed by memcpy / streaming stores, alternated call by call) and its
+# `threads` mode (8 threads / the library's choice / 16, alternated call by call in one process); then
 # `rungs bench gemm_host` (the main job's gemm_host table). Output to stdout, logs under $OUT.
 cd "$(dirname "$0")/../.." || exit 1
 set -uo pipefail
@@ -10,11 +11,13 @@ build_gpu rungs rungs_cli rungs_gpu_tests rungs_cpu_tests
 log tests
 build-gpu/tests/rungs_gpu_tests --gtest_filter='GemmHost.*' >"$OUT/gemmhost_tests.log" 2>&1; echo "GemmHost rc $?"
 grep -E "PASSED|FAILED" "$OUT/gemmhost_tests.log" | tail -5
-build-gpu/tests/rungs_cpu_tests --gtest_filter='WorkerPool.*' 2>&1 | tail -1
+build-gpu/tests/rungs_cpu_tests --gtest_filter='WorkerPool.*:StreamCopy.*' 2>&1 | tail -1
 log probe
 g++ -O2 -std=c++17 -Iinclude -Isrc -I/usr/local/cuda/include scripts/experiments/host_probe.cpp build-gpu/librungs.a \
   -L/usr/local/cuda/lib64 -lcublas -lcublasLt -lcudart -lcuda -lpthread -ldl -o build-gpu/host_probe &&
-  build-gpu/host_probe threads && build-gpu/host_probe threads
+  build-gpu/host_probe streaming && build-gpu/host_probe streaming && build-gpu/host_probe threads
 log "rungs bench gemm_host"
 build-gpu/rungs bench gemm_host 2>/dev/null | tee "$OUT/bench-host.txt"
+log "a traced pageable call"
+build-gpu/rungs bench gemm_host --size 1024 --memory pageable --trace --reps 10 2>/dev/null | tail -17
 log done

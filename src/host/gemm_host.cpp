@@ -16,6 +16,7 @@
 #include "detail/scratch.hpp"
 #include "host/gemm_host.hpp"
 #include "host/schedule.hpp"
+#include "host/stream_copy.hpp"
 #include "host/worker_pool.hpp"
 
 #include <algorithm>
@@ -191,6 +192,7 @@ class Context {
     return staged_bytes >= double(size_t{32} << 20) ? pool_->threads() : std::min(8, pool_->threads());
   }
   int active = 1;  // this call's (set before its first piece)
+  bool stream_pack = true;  // this call's: pack slots with streaming stores (Tuning::streaming_pack)
 
  private:
   void free_slots() {
@@ -538,8 +540,10 @@ class Flow {
         f(Region{r.r0 + i, r.c0 + c, std::min(rows, r.rows - i), std::min(cols, r.cols - c)});
   }
 
-  // rows x row_bytes from src (pitch sp) to dst (pitch dp), split over the staging threads.
-  void copy_rows(char* dst, int64_t dp, const char* src, int64_t sp, int64_t rows, int64_t row_bytes) {
+  // rows x row_bytes from src (pitch sp) to dst (pitch dp), split over the staging threads. A pinned
+  // slot that a DMA reads next is written with streaming stores (stream_copy).
+  void copy_rows(char* dst, int64_t dp, const char* src, int64_t sp, int64_t rows, int64_t row_bytes,
+                 bool to_slot = false) {
     // Below this a thread's start costs more than it saves: 2 MiB slots go out in parts of 128 KiB or
     // more, so up to 16 threads share one (the pool spins during a call: a part starts in well under
     // a microsecond).
@@ -548,11 +552,11 @@ class Flow {
         std::clamp<int64_t>(rows * row_bytes / kPart, 1, std::min<int64_t>(rows, cx_.active)));
     cx_.pool().run(parts, [&](int part) {
       const int64_t lo = rows * part / parts, hi = rows * (part + 1) / parts;
-      if (dp == row_bytes && sp == row_bytes) {
-        std::memcpy(dst + lo * dp, src + lo * sp, static_cast<size_t>((hi - lo) * row_bytes));
-        return;
-      }
-      for (int64_t i = lo; i < hi; ++i) std::memcpy(dst + i * dp, src + i * sp, static_cast<size_t>(row_bytes));
+      auto copy = [&](char* d, const char* s_, size_t n) { to_slot ? stream_copy(d, s_, n) : (void)std::memcpy(d, s_, n); };
+      if (dp == row_bytes && sp == row_bytes) copy(dst + lo * dp, src + lo * sp, static_cast<size_t>((hi - lo) * row_bytes));
+      else
+        for (int64_t i = lo; i < hi; ++i) copy(dst + i * dp, src + i * sp, static_cast<size_t>(row_bytes));
+      if (to_slot) stream_fence();  // this part's streaming stores visible before the DMA is issued
     });
   }
 
@@ -577,7 +581,7 @@ class Flow {
       {
         Timed t(info_.pack_ms);
         copy_rows(static_cast<char*>(s.buf), q.cols * sz, reinterpret_cast<const char*>(op.host_at(q.r0, q.c0)),
-                  op.ld * sz, q.rows, q.cols * sz);
+                  op.ld * sz, q.rows, q.cols * sz, cx_.stream_pack);
       }
       traced(cx_.h2d, 'H', double(sz) * q.rows * q.cols, [&] { return name(op) + span(q) + " staged"; }, [&] {
         copy_async(op.dev_at(q.r0, q.c0), op.dev_ld * sz, s.buf, q.cols * sz, q.cols * sz, q.rows,
@@ -818,6 +822,7 @@ void gemm_host_impl(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float a
                         (b.staged ? double(bytes(b_rows, b_cols, ldb)) : 0.0) +
                         (c.staged ? double(bytes(m, n, ldc)) * (beta != 0.0f ? 2.0 : 1.0) : 0.0);
   cx.active = cx.active_threads(tune.staging_threads, staged);
+  cx.stream_pack = tune.streaming_pack;
   cx.pool().set_spinning(true, cx.active - 1);
   try {
     if (capture) {
