@@ -290,7 +290,7 @@ std::string bench_help() {
         "  --no-graph           issue every timed call's copies and products as they come (repeated calls on\n"
         "                       pinned memory otherwise replay a CUDA graph captured from the second one)\n"
         "  --host-threads N     threads that stage pageable memory, the caller included (default: one per\n"
-        "                       core, at most 16; experiments)\n"
+        "                       core up to 12, at most 8 for calls that stage less than 32 MiB; experiments)\n"
         "  Per shape and memory kind: one checked call (C poisoned), then --warmup and --reps calls of the\n"
         "  flow interleaved with the naive flow (cudaMemcpyAsync of A, B (and C when beta != 0), rungs::gemm,\n"
         "  cudaMemcpyAsync of C back, on one stream; device buffers allocated before timing), both on the\n"
