@@ -2,8 +2,8 @@
 // the workers and the calling thread and returns when all are done. While spinning is on (for
 // the length of one gemm_host call) idle workers poll instead of sleeping, so a parallel copy
 // starts in well under a microsecond instead of after a futex wake-up (~5-50 us). Spinning may be
-// limited to the first few workers (a small call: more pollers slowed 1024^3 pageable flows by
-// 2-8 %, nineteenth session); the others then sleep through the call's jobs, which the caller and
+// limited to the first few workers (a small call: pollers past 8 slowed 1024^3 pageable flows by
+// 2-13 %, nineteenth session); the others then sleep through the call's jobs, which the caller and
 // the pollers run.
 #pragma once
 
