@@ -114,28 +114,32 @@ int main(int argc, char** argv) {
     host::set_tuning(host::Tuning{});
     return 0;
   }
-  if (argc > 1 && std::string(argv[1]) == "streaming") {
-    // Pageable flows with the slots packed by memcpy or by streaming stores (nineteenth session: a
-    // traced 1024^3 call's staged H2D copies ran at 14-21 GB/s, the slots' lines dirty in the host's
-    // caches), alternated call by call in one process; medians.
-    for (int64_t n : {1024, 4096}) {
+  if (argc > 1 && (std::string(argv[1]) == "streaming" || std::string(argv[1]) == "unpack")) {
+    // streaming: pageable flows with the slots packed by memcpy or by streaming stores (nineteenth
+    // session: a traced 1024^3 call's staged H2D copies ran at 14-21 GB/s, the slots' lines dirty in
+    // the host's caches). unpack: C's staged blocks unpacked into the caller's C by memcpy or by
+    // streaming stores (twentieth session). Alternated call by call in one process; medians.
+    const bool unpack = std::string(argv[1]) == "unpack";
+    for (int64_t n : {int64_t{1024}, int64_t{4096}, int64_t{8192}}) {
+      if (n == 8192 && !unpack) continue;
       std::vector<float> A(n * n, 0.5f), B(n * n, 0.25f), C(n * n, 0.0f);
-      const int rounds = n == 1024 ? 41 : 15;
-      std::vector<double> t[2], pack[2];
+      const int rounds = n == 1024 ? 41 : n == 4096 ? 15 : 7;
+      std::vector<double> t[2], pack[2], unp[2];
       for (int r = 0; r < rounds; ++r)
         for (int i = 0; i < 2; ++i) {
           host::Tuning tu;
-          tu.streaming_pack = i == 1;
+          (unpack ? tu.streaming_unpack : tu.streaming_pack) = i == 1;
           host::set_tuning(tu);
           const auto t0 = Clock::now();
           gemm_host(Trans::N, Trans::N, n, n, n, 1.0f, A.data(), n, B.data(), n, 0.0f, C.data(), n);
           t[i].push_back(ms(t0));
           pack[i].push_back(host::last_call().pack_ms);
+          unp[i].push_back(host::last_call().unpack_ms);
         }
       for (int i = 0; i < 2; ++i)
-        std::printf("%4lld^3 pageable, slots packed by %-16s flow median %.3f ms (min %.3f), pack %.3f\n",
-                    (long long)n, i ? "streaming stores:" : "memcpy:", median(t[i]),
-                    *std::min_element(t[i].begin(), t[i].end()), median(pack[i]));
+        std::printf("%4lld^3 pageable, %s by %-16s flow median %.3f ms (min %.3f), pack %.3f, unpack %.3f\n",
+                    (long long)n, unpack ? "C unpacked" : "slots packed", i ? "streaming stores:" : "memcpy:",
+                    median(t[i]), *std::min_element(t[i].begin(), t[i].end()), median(pack[i]), median(unp[i]));
     }
     host::set_tuning(host::Tuning{});
     return 0;

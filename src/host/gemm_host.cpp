@@ -192,8 +192,6 @@ class Context {
     if (forced > 0) return pool_->threads();
     return staged_bytes >= double(size_t{32} << 20) ? pool_->threads() : std::min(8, pool_->threads());
   }
-  int active = 1;  // this call's (set before its first piece)
-  bool stream_pack = true;  // this call's: pack slots with streaming stores (Tuning::streaming_pack)
 
  private:
   void free_slots() {
@@ -332,12 +330,20 @@ struct Operand {
   T* host_at(int64_t r, int64_t c) const { return host + r * ld + c; }
 };
 
+// How one call stages pageable memory (Tuning and Context::active_threads decide).
+struct Staging {
+  int threads = 1;           // the caller included
+  bool stream_pack = true;   // slots packed with streaming stores (Tuning::streaming_pack)
+  bool stream_unpack = true; // C's blocks unpacked with streaming stores (Tuning::streaming_unpack)
+};
+
 template <typename T>
 class Flow {
  public:
-  Flow(Context& cx, Trans ta, Trans tb, float alpha, float beta, const Options& opts, Operand<T> a, Operand<T> b,
-       Operand<T> c, bool trace)
-      : cx_(cx), ta_(ta), tb_(tb), alpha_(alpha), beta_(beta), opts_(opts), A_(a), B_(b), C_(c), trace_(trace) {
+  Flow(Context& cx, Staging staging, Trans ta, Trans tb, float alpha, float beta, const Options& opts, Operand<T> a,
+       Operand<T> b, Operand<T> c, bool trace)
+      : cx_(cx), staging_(staging), ta_(ta), tb_(tb), alpha_(alpha), beta_(beta), opts_(opts), A_(a), B_(b), C_(c),
+        trace_(trace) {
     for (size_t i = 0; i < cx_.down.size(); ++i) free_down_.push_back(static_cast<int>(i));
   }
   ~Flow() {
@@ -368,7 +374,7 @@ class Flow {
     info.staged_a = A_.staged;
     info.staged_b = B_.staged;
     info.staged_c = C_.staged;
-    info.host_threads = cx_.active;
+    info.host_threads = staging_.threads;
     if (trace_) {
       // Pinned memory: the GPU starts only once every piece has been issued (a host function
       // holds the H2D stream), so the timeline shows the GPU's schedule as a graph replay runs
@@ -541,23 +547,25 @@ class Flow {
         f(Region{r.r0 + i, r.c0 + c, std::min(rows, r.rows - i), std::min(cols, r.cols - c)});
   }
 
-  // rows x row_bytes from src (pitch sp) to dst (pitch dp), split over the staging threads. A pinned
-  // slot that a DMA reads next is written with streaming stores (stream_copy).
+  // rows x row_bytes from src (pitch sp) to dst (pitch dp), split over the staging threads, with
+  // streaming stores (stream_copy) or memcpy.
   void copy_rows(char* dst, int64_t dp, const char* src, int64_t sp, int64_t rows, int64_t row_bytes,
-                 bool to_slot = false) {
+                 bool streaming) {
     // Below this a thread's start costs more than it saves: 2 MiB slots go out in parts of 128 KiB or
     // more, so up to 16 threads share one (the pool spins during a call: a part starts in well under
     // a microsecond).
     constexpr int64_t kPart = int64_t{128} << 10;
     const int parts = static_cast<int>(
-        std::clamp<int64_t>(rows * row_bytes / kPart, 1, std::min<int64_t>(rows, cx_.active)));
+        std::clamp<int64_t>(rows * row_bytes / kPart, 1, std::min<int64_t>(rows, staging_.threads)));
     cx_.pool().run(parts, [&](int part) {
       const int64_t lo = rows * part / parts, hi = rows * (part + 1) / parts;
-      auto copy = [&](char* d, const char* s_, size_t n) { to_slot ? stream_copy(d, s_, n) : (void)std::memcpy(d, s_, n); };
+      auto copy = [&](char* d, const char* s_, size_t n) { streaming ? stream_copy(d, s_, n) : (void)std::memcpy(d, s_, n); };
       if (dp == row_bytes && sp == row_bytes) copy(dst + lo * dp, src + lo * sp, static_cast<size_t>((hi - lo) * row_bytes));
       else
         for (int64_t i = lo; i < hi; ++i) copy(dst + i * dp, src + i * sp, static_cast<size_t>(row_bytes));
-      if (to_slot) stream_fence();  // this part's streaming stores visible before the DMA is issued
+      // This part's streaming stores visible before the DMA is issued (a slot) or the call returns (C):
+      // they are not ordered by the pool's own release.
+      if (streaming) stream_fence();
     });
   }
 
@@ -582,7 +590,7 @@ class Flow {
       {
         Timed t(info_.pack_ms);
         copy_rows(static_cast<char*>(s.buf), q.cols * sz, reinterpret_cast<const char*>(op.host_at(q.r0, q.c0)),
-                  op.ld * sz, q.rows, q.cols * sz, cx_.stream_pack);
+                  op.ld * sz, q.rows, q.cols * sz, staging_.stream_pack);
       }
       traced(cx_.h2d, 'H', double(sz) * q.rows * q.cols, [&] { return name(op) + span(q) + " staged"; }, [&] {
         copy_async(op.dev_at(q.r0, q.c0), op.dev_ld * sz, s.buf, q.cols * sz, q.cols * sz, q.rows,
@@ -622,7 +630,7 @@ class Flow {
         const size_t sz = sizeof(T);
         Timed t(info_.unpack_ms);
         copy_rows(reinterpret_cast<char*>(C_.host_at(f.r.r0, f.r.c0)), C_.ld * sz, static_cast<const char*>(s.buf),
-                  f.r.cols * sz, f.r.rows, f.r.cols * sz);
+                  f.r.cols * sz, f.r.rows, f.r.cols * sz, staging_.stream_unpack);
         free_down_.push_back(f.slot);
         inflight_.pop_front();
         again = moved = true;
@@ -700,6 +708,7 @@ class Flow {
   };
 
   Context& cx_;
+  const Staging staging_;
   Trans ta_, tb_;
   float alpha_, beta_;
   const Options& opts_;
@@ -808,8 +817,9 @@ void gemm_host_impl(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float a
   }
   cx.last_key = key;
 
+  Staging staging;
   auto attempt = [&](bool cap) {
-    Flow<T> flow(cx, ta, tb, alpha, beta, opts, a, b, c, tune.trace);
+    Flow<T> flow(cx, staging, ta, tb, alpha, beta, opts, a, b, c, tune.trace);
     try {
       flow.run(jobs, tune.plan, compute_rate() * rate_factor<T>(opts.math), detail::sm_count(), tune.fail_at_step,
                call_start, cap ? &key : nullptr);
@@ -822,9 +832,10 @@ void gemm_host_impl(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float a
   const double staged = (a.staged ? double(bytes(a_rows, a_cols, lda)) : 0.0) +
                         (b.staged ? double(bytes(b_rows, b_cols, ldb)) : 0.0) +
                         (c.staged ? double(bytes(m, n, ldc)) * (beta != 0.0f ? 2.0 : 1.0) : 0.0);
-  cx.active = cx.active_threads(tune.staging_threads, staged);
-  cx.stream_pack = tune.streaming_pack;
-  cx.pool().set_spinning(true, cx.active - 1);
+  staging.threads = cx.active_threads(tune.staging_threads, staged);
+  staging.stream_pack = tune.streaming_pack;
+  staging.stream_unpack = tune.streaming_unpack;
+  cx.pool().set_spinning(true, staging.threads - 1);
   try {
     if (capture) {
       try {

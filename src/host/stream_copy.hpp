@@ -1,4 +1,5 @@
-// gemm_host's copy into a pinned staging slot that a DMA reads next (host/stream_copy.cpp).
+// gemm_host's copies into a pinned staging slot that a DMA reads next, and from a slot into the caller's C
+// (host/stream_copy.cpp).
 #pragma once
 
 #include <cstddef>
