@@ -76,6 +76,51 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
+  if (argc > 1 && std::string(argv[1]) == "between_pageable") {
+    // The same for pageable memory (twentieth session: on the H100 the bench measured 4096^3 and
+    // 8192^3 pageable flows 1.5-2.5x slower than this probe's back-to-back calls): nothing; C reset
+    // (a memcpy into C, as the bench's reset_c); the naive flow with pageable copies (the driver's
+    // staging); both (what the bench does). Interleaved rounds, medians.
+    for (int64_t n : {int64_t{1024}, int64_t{4096}, int64_t{8192}}) {
+      const size_t elems = size_t(n) * n, bytes = elems * 4;
+      std::vector<float> A(elems, 0.5f), B(elems, 0.25f), C(elems, 0.0f), C0(elems, std::nanf(""));
+      float *dA, *dB, *dC;
+      cudaMalloc((void**)&dA, bytes), cudaMalloc((void**)&dB, bytes), cudaMalloc((void**)&dC, bytes);
+      Options o;
+      o.stream = s;
+      auto naive = [&] {
+        cudaMemcpyAsync(dA, A.data(), bytes, cudaMemcpyHostToDevice, s);
+        cudaMemcpyAsync(dB, B.data(), bytes, cudaMemcpyHostToDevice, s);
+        gemm(Trans::N, Trans::N, n, n, n, 1.0f, dA, n, dB, n, 0.0f, dC, n, o);
+        cudaMemcpyAsync(C.data(), dC, bytes, cudaMemcpyDeviceToHost, s);
+        cudaStreamSynchronize(s);
+      };
+      const char* names[] = {"nothing", "C reset (memcpy into C)", "naive pageable flow",
+                             "naive flow + C reset (the bench)"};
+      const int rounds = n == 1024 ? 24 : n == 4096 ? 10 : 5;
+      std::vector<double> t[4], pack[4], unpack[4];
+      for (int r = 0; r < rounds + 1; ++r)
+        for (int v = 0; v < 4; ++v) {
+          if (v >= 2) naive();
+          if (v == 1 || v == 3) std::memcpy(C.data(), C0.data(), bytes);
+          const auto t0 = Clock::now();
+          gemm_host(Trans::N, Trans::N, n, n, n, 1.0f, A.data(), n, B.data(), n, 0.0f, C.data(), n);
+          if (r >= 1) {
+            t[v].push_back(ms(t0));
+            pack[v].push_back(host::last_call().pack_ms), unpack[v].push_back(host::last_call().unpack_ms);
+          }
+        }
+      std::printf("%lld^3 pageable gemm_host (auto plan), median of %d calls, by what ran before each call:\n",
+                  (long long)n, rounds);
+      for (int v = 0; v < 4; ++v) {
+        const double mn = *std::min_element(t[v].begin(), t[v].end());
+        std::printf("  %-34s median %.3f ms (min %.3f), pack %.3f, unpack %.3f\n", names[v], median(t[v]), mn,
+                    median(pack[v]), median(unpack[v]));
+      }
+      cudaFree(dA), cudaFree(dB), cudaFree(dC);
+    }
+    return 0;
+  }
   if (argc > 1 && std::string(argv[1]) == "threads") {
     // Pageable flows by staging threads (nineteenth session: host_membw.cpp measured memcpy beside
     // both DMA engines at 45.6 / 60.5 / 60.7 GB/s with 8 / 12 / 16 threads on the H100's host, but the
