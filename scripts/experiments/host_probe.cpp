@@ -159,21 +159,24 @@ int main(int argc, char** argv) {
     host::set_tuning(host::Tuning{});
     return 0;
   }
-  if (argc > 1 && (std::string(argv[1]) == "streaming" || std::string(argv[1]) == "unpack")) {
-    // streaming: pageable flows with the slots packed by memcpy or by streaming stores (nineteenth
-    // session: a traced 1024^3 call's staged H2D copies ran at 14-21 GB/s, the slots' lines dirty in
-    // the host's caches). unpack: C's staged blocks unpacked into the caller's C by memcpy or by
-    // streaming stores (twentieth session). Alternated call by call in one process; medians.
-    const bool unpack = std::string(argv[1]) == "unpack";
+  const std::string knob = argc > 1 ? argv[1] : "";
+  if (knob == "streaming" || knob == "unpack" || knob == "service") {
+    // One Tuning switch off and on, alternated call by call in one process, pageable flows; medians.
+    // streaming: the slots packed by memcpy or by streaming stores (nineteenth session: a traced
+    // 1024^3 call's staged H2D copies ran at 14-21 GB/s, the slots' lines dirty in the host's caches).
+    // unpack: C's staged blocks unpacked into the caller's C by memcpy or by streaming stores.
+    // service: C's finished blocks unpacked only between pieces, or after every staged slot sent too
+    // (twentieth session).
     for (int64_t n : {int64_t{1024}, int64_t{4096}, int64_t{8192}}) {
-      if (n == 8192 && !unpack) continue;
+      if (n == 8192 && knob == "streaming") continue;
       std::vector<float> A(n * n, 0.5f), B(n * n, 0.25f), C(n * n, 0.0f);
       const int rounds = n == 1024 ? 41 : n == 4096 ? 15 : 7;
       std::vector<double> t[2], pack[2], unp[2];
       for (int r = 0; r < rounds; ++r)
         for (int i = 0; i < 2; ++i) {
           host::Tuning tu;
-          (unpack ? tu.streaming_unpack : tu.streaming_pack) = i == 1;
+          (knob == "streaming" ? tu.streaming_pack : knob == "unpack" ? tu.streaming_unpack : tu.service_each_slot) =
+              i == 1;
           host::set_tuning(tu);
           const auto t0 = Clock::now();
           gemm_host(Trans::N, Trans::N, n, n, n, 1.0f, A.data(), n, B.data(), n, 0.0f, C.data(), n);
@@ -182,9 +185,9 @@ int main(int argc, char** argv) {
           unp[i].push_back(host::last_call().unpack_ms);
         }
       for (int i = 0; i < 2; ++i)
-        std::printf("%4lld^3 pageable, %s by %-16s flow median %.3f ms (min %.3f), pack %.3f, unpack %.3f\n",
-                    (long long)n, unpack ? "C unpacked" : "slots packed", i ? "streaming stores:" : "memcpy:",
-                    median(t[i]), *std::min_element(t[i].begin(), t[i].end()), median(pack[i]), median(unp[i]));
+        std::printf("%4lld^3 pageable, %-9s %-3s: flow median %.3f ms (min %.3f), pack %.3f, unpack %.3f\n", (long long)n,
+                    knob.c_str(), i ? "on" : "off", median(t[i]), *std::min_element(t[i].begin(), t[i].end()),
+                    median(pack[i]), median(unp[i]));
     }
     host::set_tuning(host::Tuning{});
     return 0;

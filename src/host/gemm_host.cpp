@@ -335,6 +335,7 @@ struct Staging {
   int threads = 1;           // the caller included
   bool stream_pack = true;   // slots packed with streaming stores (Tuning::streaming_pack)
   bool stream_unpack = true; // C's blocks unpacked with streaming stores (Tuning::streaming_unpack)
+  bool service_each_slot = true;  // Tuning::service_each_slot
 };
 
 template <typename T>
@@ -597,6 +598,9 @@ class Flow {
                    cudaMemcpyHostToDevice, cx_.h2d);
       });
       RUNGS_CUDA(cudaEventRecord(s.ev, cx_.h2d));
+      // C's finished blocks unpacked and their slots refilled between two slots of a long upload, not
+      // only between pieces (Tuning::service_each_slot).
+      if (staging_.service_each_slot) service();
     });
   }
 
@@ -835,6 +839,7 @@ void gemm_host_impl(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float a
   staging.threads = cx.active_threads(tune.staging_threads, staged);
   staging.stream_pack = tune.streaming_pack;
   staging.stream_unpack = tune.streaming_unpack;
+  staging.service_each_slot = tune.service_each_slot;
   cx.pool().set_spinning(true, staging.threads - 1);
   try {
     if (capture) {

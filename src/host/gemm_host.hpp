@@ -20,6 +20,7 @@ struct Tuning {
   int staging_threads = 0;       // threads that stage pageable memory, the caller included (bench --host-threads)
   bool streaming_pack = true;    // pack staging slots with streaming stores (false: memcpy; experiments)
   bool streaming_unpack = true;  // unpack C's staged blocks into the caller's C with streaming stores (false: memcpy)
+  bool service_each_slot = true; // unpack C's finished blocks after each staged slot sent, not only after each piece
   int64_t fail_at_step = -1;     // tests: throw rungs::Error before this step (counted over the call's jobs)
   bool graph = true;             // false: never capture or replay a CUDA graph (bench --no-graph)
   bool trace = false;            // time every copy and product of each call with CUDA events (no graph

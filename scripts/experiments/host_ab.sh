@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# One device call: gemm_host Tuning switches A/B (twentieth session). Usage: host_ab.sh KNOB... [--trace]
+# Builds the library, the CLI and the tests; runs the GemmHost GPU tests and the WorkerPool and
+# StreamCopy CPU tests; host_probe KNOB for each KNOB (streaming | unpack | service: the switch off and
+# on, alternated call by call in one process, pageable 1024^3 / 4096^3 / 8192^3); `rungs bench
+# gemm_host` (the main job's table); with --trace, traced 1024^3, 4096^3 and 8192^3 pageable calls
+# (timelines in $OUT/trace-N.txt, their summaries on stdout). Output to stdout, logs under $OUT.
+cd "$(dirname "$0")/../.." || exit 1
+set -uo pipefail
+source scripts/experiments/lib.sh
+trace=0; knobs=()
+for a in "$@"; do if [ "$a" = --trace ]; then trace=1; else knobs+=("$a"); fi; done
+build_gpu rungs rungs_cli rungs_gpu_tests rungs_cpu_tests
+log tests
+build-gpu/tests/rungs_gpu_tests --gtest_filter='GemmHost.*' >"$OUT/gemmhost_tests.log" 2>&1; echo "GemmHost rc $?"
+grep -E "PASSED|FAILED" "$OUT/gemmhost_tests.log" | tail -5
+build-gpu/tests/rungs_cpu_tests --gtest_filter='WorkerPool.*:StreamCopy.*' 2>&1 | tail -1
+log probe
+g++ -O2 -std=c++17 -Iinclude -Isrc -I/usr/local/cuda/include scripts/experiments/host_probe.cpp build-gpu/librungs.a \
+  -L/usr/local/cuda/lib64 -lcublas -lcublasLt -lcudart -lcuda -lpthread -ldl -o build-gpu/host_probe || exit 1
+for k in "${knobs[@]}"; do build-gpu/host_probe "$k" | tee -a "$OUT/probe.txt"; done
+log "rungs bench gemm_host"
+build-gpu/rungs bench gemm_host 2>/dev/null | tee "$OUT/bench-host.txt"
+if [ $trace = 1 ]; then
+  for n in 1024 4096 8192; do
+    log "a traced pageable call, $n^3"
+    build-gpu/rungs bench gemm_host --size $n --memory pageable --trace --reps 5 2>/dev/null >"$OUT/trace-$n.txt"
+    grep -E "^1024x|^4096x|^8192x|span" "$OUT/trace-$n.txt"
+  done
+fi
+log done
