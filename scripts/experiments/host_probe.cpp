@@ -160,13 +160,13 @@ int main(int argc, char** argv) {
     return 0;
   }
   const std::string knob = argc > 1 ? argv[1] : "";
-  if (knob == "streaming" || knob == "unpack" || knob == "service") {
+  if (knob == "streaming" || knob == "unpack" || knob == "async") {
     // One Tuning switch off and on, alternated call by call in one process, pageable flows; medians.
     // streaming: the slots packed by memcpy or by streaming stores (nineteenth session: a traced
     // 1024^3 call's staged H2D copies ran at 14-21 GB/s, the slots' lines dirty in the host's caches).
     // unpack: C's staged blocks unpacked into the caller's C by memcpy or by streaming stores.
-    // service: C's finished blocks unpacked only between pieces, or after every staged slot sent too
-    // (twentieth session).
+    // async: C's blocks unpacked by all the staging threads in turn with packing, or in the background
+    // by a quarter of them while the others pack (twentieth session).
     for (int64_t n : {int64_t{1024}, int64_t{4096}, int64_t{8192}}) {
       if (n == 8192 && knob == "streaming") continue;
       std::vector<float> A(n * n, 0.5f), B(n * n, 0.25f), C(n * n, 0.0f);
@@ -175,8 +175,9 @@ int main(int argc, char** argv) {
       for (int r = 0; r < rounds; ++r)
         for (int i = 0; i < 2; ++i) {
           host::Tuning tu;
-          (knob == "streaming" ? tu.streaming_pack : knob == "unpack" ? tu.streaming_unpack : tu.service_each_slot) =
-              i == 1;
+          if (knob == "streaming") tu.streaming_pack = i == 1;
+          if (knob == "unpack") tu.streaming_unpack = i == 1;
+          if (knob == "async") tu.unpack_threads = i == 1 ? -1 : 0;
           host::set_tuning(tu);
           const auto t0 = Clock::now();
           gemm_host(Trans::N, Trans::N, n, n, n, 1.0f, A.data(), n, B.data(), n, 0.0f, C.data(), n);

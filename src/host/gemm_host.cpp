@@ -57,6 +57,7 @@ struct Timed {
 constexpr size_t kSlotBytes = size_t{2} << 20;  // one pinned staging slot (a piece or part of one)
 constexpr int kSlots = 8;                        // per direction
 constexpr size_t kReserveBytes = size_t{512} << 20;  // device memory left to the context and cuBLAS
+constexpr int kMaxUnpackThreads = 4;            // Context::unpack_pool's workers
 constexpr double kPcieBytesPerS = 50e9;          // planning estimate only (PCIe 5 x16)
 constexpr double kStepHostS = 20e-6;             // host time to issue one step (copies, events, gemm)
 
@@ -166,6 +167,7 @@ class Context {
     slot_bytes = bytes;
   }
   WorkerPool& pool() { return *pool_; }
+  WorkerPool& unpack_pool() { return *unpack_pool_; }
   // The staging threads, the caller included: `threads`, or (0) the library's choice, one per core up
   // to 12. Staging is bound by the host's memory bandwidth, which more threads reach further while
   // the copy engines run (nineteenth session, scripts/experiments/host_membw.cpp: memcpy beside both
@@ -179,6 +181,7 @@ class Context {
       pool_.reset();  // its workers joined before the new ones start
       pool_ = std::make_unique<WorkerPool>(want - 1);
     }
+    if (!unpack_pool_) unpack_pool_ = std::make_unique<WorkerPool>(kMaxUnpackThreads);
   }
   // The threads a call stages with (the caller included; the others sleep through it): all of the
   // pool's for calls that stage 32 MiB or more, at most 8 below that, unless Tuning::staging_threads
@@ -213,6 +216,7 @@ class Context {
   Buffer dev_[3];
   std::vector<cudaEvent_t> events_;
   std::unique_ptr<WorkerPool> pool_;
+  std::unique_ptr<WorkerPool> unpack_pool_;  // C's blocks unpacked in the background (Staging::unpack_threads)
 };
 
 thread_local std::map<int, std::unique_ptr<Context>> t_contexts;
@@ -335,7 +339,8 @@ struct Staging {
   int threads = 1;           // the caller included
   bool stream_pack = true;   // slots packed with streaming stores (Tuning::streaming_pack)
   bool stream_unpack = true; // C's blocks unpacked with streaming stores (Tuning::streaming_unpack)
-  bool service_each_slot = true;  // Tuning::service_each_slot
+  int unpack_threads = 0;    // >0: C's blocks unpacked in the background by this many threads
+                             // (Context::unpack_pool) while the caller's group packs
 };
 
 template <typename T>
@@ -348,6 +353,7 @@ class Flow {
     for (size_t i = 0; i < cx_.down.size(); ++i) free_down_.push_back(static_cast<int>(i));
   }
   ~Flow() {
+    stop_unpacking();
     if (gate_) {  // the host function must be done with the flag before it is freed
       open_gate();
       quietly([&] { return cudaStreamSynchronize(cx_.h2d); });
@@ -375,7 +381,8 @@ class Flow {
     info.staged_a = A_.staged;
     info.staged_b = B_.staged;
     info.staged_c = C_.staged;
-    info.host_threads = staging_.threads;
+    info.host_threads = staging_.threads + staging_.unpack_threads;
+    info.unpack_threads = staging_.unpack_threads;
     if (trace_) {
       // Pinned memory: the GPU starts only once every piece has been issued (a host function
       // holds the H2D stream), so the timeline shows the GPU's schedule as a graph replay runs
@@ -444,6 +451,7 @@ class Flow {
 
   // After a failure: nothing may still run or write into the user's memory when we return.
   void abandon() noexcept {
+    stop_unpacking();
     open_gate();
     if (capturing_) {
       cudaGraph_t g = nullptr;
@@ -548,17 +556,15 @@ class Flow {
         f(Region{r.r0 + i, r.c0 + c, std::min(rows, r.rows - i), std::min(cols, r.cols - c)});
   }
 
-  // rows x row_bytes from src (pitch sp) to dst (pitch dp), split over the staging threads, with
-  // streaming stores (stream_copy) or memcpy.
-  void copy_rows(char* dst, int64_t dp, const char* src, int64_t sp, int64_t rows, int64_t row_bytes,
-                 bool streaming) {
-    // Below this a thread's start costs more than it saves: 2 MiB slots go out in parts of 128 KiB or
-    // more, so up to 16 threads share one (the pool spins during a call: a part starts in well under
-    // a microsecond).
-    constexpr int64_t kPart = int64_t{128} << 10;
-    const int parts = static_cast<int>(
-        std::clamp<int64_t>(rows * row_bytes / kPart, 1, std::min<int64_t>(rows, staging_.threads)));
-    cx_.pool().run(parts, [&](int part) {
+  // rows x row_bytes from src (pitch sp) to dst (pitch dp) in `parts` parts of whole rows, with
+  // streaming stores (stream_copy) or memcpy: part(i) copies the i-th.
+  struct RowCopy {
+    char* dst;
+    const char* src;
+    int64_t dp, sp, rows, row_bytes;
+    int parts;
+    bool streaming;
+    void operator()(int part) const {
       const int64_t lo = rows * part / parts, hi = rows * (part + 1) / parts;
       auto copy = [&](char* d, const char* s_, size_t n) { streaming ? stream_copy(d, s_, n) : (void)std::memcpy(d, s_, n); };
       if (dp == row_bytes && sp == row_bytes) copy(dst + lo * dp, src + lo * sp, static_cast<size_t>((hi - lo) * row_bytes));
@@ -567,7 +573,22 @@ class Flow {
       // This part's streaming stores visible before the DMA is issued (a slot) or the call returns (C):
       // they are not ordered by the pool's own release.
       if (streaming) stream_fence();
-    });
+    }
+  };
+  // Below this a thread's start costs more than it saves: 2 MiB slots go out in parts of 128 KiB or
+  // more, so up to 16 threads share one (the pool spins during a call: a part starts in well under
+  // a microsecond).
+  static RowCopy row_copy(char* dst, int64_t dp, const char* src, int64_t sp, int64_t rows, int64_t row_bytes,
+                          bool streaming, int threads) {
+    constexpr int64_t kPart = int64_t{128} << 10;
+    const int parts = static_cast<int>(std::clamp<int64_t>(rows * row_bytes / kPart, 1, std::min<int64_t>(rows, threads)));
+    return RowCopy{dst, src, dp, sp, rows, row_bytes, parts, streaming};
+  }
+  // The same copy split over the caller's staging threads, returning when it is done.
+  void copy_rows(char* dst, int64_t dp, const char* src, int64_t sp, int64_t rows, int64_t row_bytes,
+                 bool streaming) {
+    const RowCopy c = row_copy(dst, dp, src, sp, rows, row_bytes, streaming, staging_.threads);
+    cx_.pool().run(c.parts, c);
   }
 
   void upload(const Operand<T>& op, const Region& r) {
@@ -598,9 +619,6 @@ class Flow {
                    cudaMemcpyHostToDevice, cx_.h2d);
       });
       RUNGS_CUDA(cudaEventRecord(s.ev, cx_.h2d));
-      // C's finished blocks unpacked and their slots refilled between two slots of a long upload, not
-      // only between pieces (Tuning::service_each_slot).
-      if (staging_.service_each_slot) service();
     });
   }
 
@@ -619,23 +637,42 @@ class Flow {
     for_chunks(r, [&](const Region& q) { pending_.push_back({q, after, 0}); });
   }
 
-  // Pageable C: unpack the slots whose DMA has finished, start DMAs into free slots.
+  // Pageable C: unpack the slots whose DMA has finished, start DMAs into free slots. With
+  // Staging::unpack_threads, a block is unpacked in the background (one at a time) while the caller
+  // goes on packing; once nothing is left to pack (drain), by the caller's threads.
   // Returns whether anything moved.
   bool service() {
     bool moved = false;
+    const size_t sz = sizeof(T);
     for (bool again = true; again;) {
       again = false;
-      while (!inflight_.empty()) {
+      if (unpacking_ && (draining_ || cx_.unpack_pool().done())) {  // the background block: done, or waited for
+        cx_.unpack_pool().finish();
+        unpacking_ = false;
+        info_.unpack_ms += ms_between(unpack_t0_, Clock::now());
+        free_down_.push_back(unpacking_slot_);
+        again = moved = true;
+      }
+      while (!inflight_.empty() && !unpacking_) {
         const Transfer& f = inflight_.front();
         Context::Slot& s = cx_.down[f.slot];
         const cudaError_t e = cudaEventQuery(s.ev);
         if (e == cudaErrorNotReady) break;
         if (e != cudaSuccess) detail::throw_cuda(e, "cudaEventQuery", __FILE__, __LINE__);
-        const size_t sz = sizeof(T);
-        Timed t(info_.unpack_ms);
-        copy_rows(reinterpret_cast<char*>(C_.host_at(f.r.r0, f.r.c0)), C_.ld * sz, static_cast<const char*>(s.buf),
-                  f.r.cols * sz, f.r.rows, f.r.cols * sz, staging_.stream_unpack);
-        free_down_.push_back(f.slot);
+        char* dst = reinterpret_cast<char*>(C_.host_at(f.r.r0, f.r.c0));
+        const char* src = static_cast<const char*>(s.buf);
+        if (staging_.unpack_threads > 0 && !draining_) {
+          const RowCopy c = row_copy(dst, C_.ld * sz, src, f.r.cols * sz, f.r.rows, f.r.cols * sz,
+                                     staging_.stream_unpack, staging_.unpack_threads);
+          unpack_t0_ = Clock::now();
+          cx_.unpack_pool().start(c.parts, c);
+          unpacking_ = true;
+          unpacking_slot_ = f.slot;
+        } else {
+          Timed t(info_.unpack_ms);
+          copy_rows(dst, C_.ld * sz, src, f.r.cols * sz, f.r.rows, f.r.cols * sz, staging_.stream_unpack);
+          free_down_.push_back(f.slot);
+        }
         inflight_.pop_front();
         again = moved = true;
       }
@@ -645,7 +682,6 @@ class Flow {
         t.slot = free_down_.back();
         free_down_.pop_back();
         Context::Slot& s = cx_.down[t.slot];
-        const size_t sz = sizeof(T);
         RUNGS_CUDA(cudaStreamWaitEvent(cx_.d2h, t.after, 0));
         traced(cx_.d2h, 'D', double(sz) * t.r.rows * t.r.cols, [&] { return "C" + span(t.r) + " staged"; }, [&] {
           copy_async(s.buf, t.r.cols * sz, C_.dev_at(t.r.r0, t.r.c0), C_.dev_ld * sz, t.r.cols * sz, t.r.rows,
@@ -659,9 +695,20 @@ class Flow {
     return moved;
   }
 
+  // Nothing is left to pack: the rest of C is unpacked by the caller's threads.
   void drain() {
-    while (!pending_.empty() || !inflight_.empty())
+    draining_ = true;
+    while (!pending_.empty() || !inflight_.empty() || unpacking_)
       if (!service()) std::this_thread::yield();
+    draining_ = false;
+  }
+
+  // A background unpack writes into the caller's C: it must end before the call does.
+  void stop_unpacking() noexcept {
+    if (!unpacking_) return;
+    cx_.unpack_pool().finish();
+    unpacking_ = false;
+    free_down_.push_back(unpacking_slot_);
   }
 
   struct Transfer {
@@ -723,6 +770,10 @@ class Flow {
   CallInfo info_;
   std::deque<Transfer> pending_, inflight_;
   std::vector<int> free_down_;
+  bool draining_ = false;       // drain(): nothing left to pack
+  bool unpacking_ = false;      // a block of C is being unpacked in the background into slot unpacking_slot_
+  int unpacking_slot_ = -1;
+  Clock::time_point unpack_t0_;
   bool trace_ = false;
   cudaEvent_t trace_t0_ = nullptr;
   std::unique_ptr<std::atomic<bool>> gate_;  // trace, pinned: holds the GPU until all is issued
@@ -839,8 +890,13 @@ void gemm_host_impl(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float a
   staging.threads = cx.active_threads(tune.staging_threads, staged);
   staging.stream_pack = tune.streaming_pack;
   staging.stream_unpack = tune.streaming_unpack;
-  staging.service_each_slot = tune.service_each_slot;
+  if (c.staged && staging.threads > 1) {  // a quarter of the threads unpack C in the background
+    const int u = tune.unpack_threads >= 0 ? tune.unpack_threads : std::max(1, staging.threads / 4);
+    staging.unpack_threads = std::clamp(u, 0, std::min(kMaxUnpackThreads, staging.threads - 1));
+    staging.threads -= staging.unpack_threads;
+  }
   cx.pool().set_spinning(true, staging.threads - 1);
+  cx.unpack_pool().set_spinning(staging.unpack_threads > 0, staging.unpack_threads);
   try {
     if (capture) {
       try {
@@ -856,10 +912,12 @@ void gemm_host_impl(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float a
     }
   } catch (...) {
     cx.pool().set_spinning(false);
+    cx.unpack_pool().set_spinning(false);
     cx.drop_graph();
     throw;
   }
   cx.pool().set_spinning(false);
+  cx.unpack_pool().set_spinning(false);
 }
 
 }  // namespace

@@ -20,7 +20,9 @@ struct Tuning {
   int staging_threads = 0;       // threads that stage pageable memory, the caller included (bench --host-threads)
   bool streaming_pack = true;    // pack staging slots with streaming stores (false: memcpy; experiments)
   bool streaming_unpack = true;  // unpack C's staged blocks into the caller's C with streaming stores (false: memcpy)
-  bool service_each_slot = true; // unpack C's finished blocks after each staged slot sent, not only after each piece
+  int unpack_threads = -1;       // C's staged blocks unpacked in the background by this many of the staging
+                                 // threads while the others pack (0: by all of them, in turn with packing;
+                                 // -1: the library's choice)
   int64_t fail_at_step = -1;     // tests: throw rungs::Error before this step (counted over the call's jobs)
   bool graph = true;             // false: never capture or replay a CUDA graph (bench --no-graph)
   bool trace = false;            // time every copy and product of each call with CUDA events (no graph
@@ -44,9 +46,11 @@ struct CallInfo {
   int64_t steps = 0;             // pieces sent, all jobs
   bool staged_a = false, staged_b = false, staged_c = false;  // pageable: copied through pinned slots
   int host_threads = 0;          // staging threads (the caller included)
+  int unpack_threads = 0;        // of those, unpacking C in the background (Tuning::unpack_threads)
   bool graph = false;            // replayed the CUDA graph captured from an identical earlier call
   // Where the host's time went (ms): set-up before the first piece, issuing the pieces (gemm and
-  // copy calls included), packing / unpacking pageable memory, waiting at the end; and the whole call.
+  // copy calls included), packing / unpacking pageable memory (a background unpack: from its start until
+  // the caller saw it done), waiting at the end; and the whole call.
   double setup_ms = 0, issue_ms = 0, gemm_calls_ms = 0, copy_calls_ms = 0, pack_ms = 0, unpack_ms = 0, wait_ms = 0,
          total_ms = 0;
   std::vector<TraceOp> trace;    // Tuning::trace: the call's copies and products in issue order

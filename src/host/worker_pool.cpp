@@ -1,6 +1,7 @@
 #include "host/worker_pool.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace rungs::host {
 
@@ -9,6 +10,7 @@ WorkerPool::WorkerPool(int workers) {
 }
 
 WorkerPool::~WorkerPool() {
+  finish();
   {
     std::lock_guard<std::mutex> lk(mu_);
     stop_ = true;
@@ -57,6 +59,25 @@ void WorkerPool::loop(int index) {
   }
 }
 
+void WorkerPool::post(Job& job) {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    job_ = &job;
+    gen_.fetch_add(1, std::memory_order_release);
+  }
+  // With pollers, the sleepers are left asleep (a wake-up is a system call per job, and the caller
+  // and the pollers run the parts); without, everyone is woken.
+  if (spin_count_.load(std::memory_order_relaxed) == 0) wake_.notify_all();
+}
+
+void WorkerPool::join(Job& job) {
+  while (job.done.load(std::memory_order_acquire) < job.n) std::this_thread::yield();
+  // No worker may still hold &job when it is reused or goes out of scope.
+  std::unique_lock<std::mutex> lk(mu_);
+  job_ = nullptr;
+  left_.wait(lk, [&] { return job.active == 0; });
+}
+
 void WorkerPool::run(int n, const std::function<void(int)>& fn) {
   if (n <= 0) return;
   if (n == 1 || workers_.empty()) {
@@ -66,20 +87,30 @@ void WorkerPool::run(int n, const std::function<void(int)>& fn) {
   Job job;
   job.fn = &fn;
   job.n = n;
-  {
-    std::lock_guard<std::mutex> lk(mu_);
-    job_ = &job;
-    gen_.fetch_add(1, std::memory_order_release);
-  }
-  // With pollers, the sleepers are left asleep (a wake-up is a system call per job, and the caller
-  // and the pollers run the parts); without, everyone is woken.
-  if (spin_count_.load(std::memory_order_relaxed) == 0) wake_.notify_all();
+  post(job);
   work(job);
-  while (job.done.load(std::memory_order_acquire) < n) std::this_thread::yield();
-  // No worker may still hold &job when it goes out of scope.
-  std::unique_lock<std::mutex> lk(mu_);
-  job_ = nullptr;
-  left_.wait(lk, [&] { return job.active == 0; });
+  join(job);
+}
+
+void WorkerPool::start(int n, std::function<void(int)> fn) {
+  if (started_) throw std::logic_error("WorkerPool::start: the previous job is not finished");
+  if (workers_.empty()) throw std::logic_error("WorkerPool::start: no workers");
+  bg_fn_ = std::move(fn);
+  Job& job = job_storage_;
+  job.fn = &bg_fn_;
+  job.n = std::max(n, 0);
+  job.next.store(0, std::memory_order_relaxed);
+  job.done.store(0, std::memory_order_relaxed);
+  job.active = 0;
+  started_ = true;
+  if (job.n > 0) post(job);
+}
+
+void WorkerPool::finish() {
+  if (!started_) return;
+  if (job_storage_.n > 0) join(job_storage_);
+  started_ = false;
+  bg_fn_ = nullptr;
 }
 
 }  // namespace rungs::host

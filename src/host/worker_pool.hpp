@@ -26,6 +26,12 @@ class WorkerPool {
 
   int threads() const { return static_cast<int>(workers_.size()) + 1; }  // the caller included
   void run(int n, const std::function<void(int)>& fn);
+  // The same without the caller: start() hands fn(0..n-1) to the workers (there must be some, and no
+  // job running) and returns at once; done() says whether all parts have run; finish() waits for them.
+  // fn is kept until finish(). A started job must be finished before the next run() or start().
+  void start(int n, std::function<void(int)> fn);
+  bool done() const { return job_storage_.done.load(std::memory_order_acquire) >= job_storage_.n; }
+  void finish();
   // on: the first `workers` workers poll (all when negative) and the others sleep until spinning
   // ends; off: all sleep between jobs.
   void set_spinning(bool on, int workers = -1);
@@ -42,6 +48,12 @@ class WorkerPool {
   static void work(Job& job);
   void loop(int index);
 
+  void post(Job& job);  // publish job to the workers
+  void join(Job& job);  // wait until every part has run and no worker holds job
+
+  Job job_storage_;                   // the current job (start/finish, or run)
+  std::function<void(int)> bg_fn_;    // start()'s fn
+  bool started_ = false;              // a start()ed job not yet finished
   std::mutex mu_;
   std::condition_variable wake_, left_;
   Job* job_ = nullptr;               // guarded by mu_

@@ -201,6 +201,42 @@ TEST(GemmHost, StagingThreadsResizedBetweenCalls) {
   }
 }
 
+// C's staged blocks unpacked by the caller's threads in turn with packing (0), or in the background by
+// 1 or 3 threads while the others pack, or as the library chooses (-1); with 16 KiB slots there are
+// many blocks, so background unpacks overlap packing. Then a failure injected while blocks are being
+// unpacked in the background: the call throws, and the next one is right.
+TEST(GemmHost, CUnpackedInTurnOrInTheBackground) {
+  RUNGS_REQUIRE_GPU();
+  uint64_t seed = 370;
+  for (int u : {0, 1, 3, -1}) {
+    host::Tuning t;
+    t.staging_bytes = 16384;
+    t.unpack_threads = u;
+    TuningScope scope(t);
+    EXPECT_HOST_CASE(shape(700, 530, 610, Trans::N, Trans::T, 0.5f), Mem::pageable, ++seed);
+    if (u >= 0) EXPECT_EQ(host::last_call().unpack_threads, u);
+    else EXPECT_GE(host::last_call().unpack_threads, 1);
+    EXPECT_HOST_CASE(shape(300, 1000, 257, Trans::T, Trans::N, 0.0f), Mem::pageable, ++seed);
+  }
+  for (int64_t step : {6, 9}) {
+    {
+      host::Tuning t;
+      t.staging_bytes = 16384;
+      t.unpack_threads = 2;
+      t.fail_at_step = step;
+      t.plan = host::Plan{8, 2, 0, 0.0};  // 10 steps: C blocks finish from the second on
+      TuningScope scope(t);
+      const check::GemmShape s = shape(600, 500, 400);
+      const check::GemmData d = check::make_gemm_data(s, 11);
+      std::vector<float> c(d.C0.size());
+      EXPECT_THROW(gemm_host(s.ta, s.tb, s.m, s.n, s.k, 1.0f, d.A.data(), s.lda, d.B.data(), s.ldb, 0.0f, c.data(),
+                             s.ldc),
+                   Error);
+    }
+    EXPECT_HOST_CASE(shape(600, 500, 400, Trans::N, Trans::N, 1.0f), Mem::pageable, ++seed);
+  }
+}
+
 TEST(GemmHost, LargerThanDeviceMemoryStreamsBlocks) {
   RUNGS_REQUIRE_GPU();
   uint64_t seed = 400;
