@@ -159,6 +159,37 @@ int main(int argc, char** argv) {
     host::set_tuning(host::Tuning{});
     return 0;
   }
+  if (argc > 1 && std::string(argv[1]) == "pageable_plans") {
+    // Pageable flows start their products only once the first k-major chunk is staged, at the host's
+    // staging rate (~25-30 GB/s, half of a pinned copy's): smaller first chunks (k4, k8) against the
+    // library's plan, alternated call by call in one process (twentieth session); medians.
+    for (int64_t n : {int64_t{4096}, int64_t{8192}}) {
+      std::vector<float> A(n * n, 0.5f), B(n * n, 0.25f), C(n * n, 0.0f);
+      const int panels = n == 4096 ? 8 : 16;
+      const std::vector<host::Plan> plans = {host::Plan{},  // row_panels 0: the library's
+                                             host::Plan{panels, 1, 2, 0.5}, host::Plan{panels, 1, 4, 0.5},
+                                             host::Plan{panels, 1, 8, 0.5}, host::Plan{panels, 1, 4, 0.75},
+                                             host::Plan{panels, 1, 8, 0.75}};
+      const int rounds = n == 4096 ? 9 : 5;
+      std::vector<std::vector<double>> t(plans.size());
+      for (int r = 0; r < rounds; ++r)
+        for (size_t i = 0; i < plans.size(); ++i) {
+          host::Tuning tu;
+          if (plans[i].row_panels > 0) tu.plan = plans[i];
+          host::set_tuning(tu);
+          const auto t0 = Clock::now();
+          gemm_host(Trans::N, Trans::N, n, n, n, 1.0f, A.data(), n, B.data(), n, 0.0f, C.data(), n);
+          t[i].push_back(ms(t0));
+        }
+      for (size_t i = 0; i < plans.size(); ++i)
+        std::printf("%4lld^3 pageable, plan %2dx1 k%d/%.2f%s: flow median %.3f ms (min %.3f)\n", (long long)n,
+                    plans[i].row_panels ? plans[i].row_panels : panels, plans[i].kmajor_chunks,
+                    plans[i].kmajor_fraction, plans[i].row_panels ? "" : " (library)", median(t[i]),
+                    *std::min_element(t[i].begin(), t[i].end()));
+    }
+    host::set_tuning(host::Tuning{});
+    return 0;
+  }
   const std::string knob = argc > 1 ? argv[1] : "";
   if (knob == "streaming" || knob == "unpack" || knob == "async") {
     // One Tuning switch off and on, alternated call by call in one process, pageable flows; medians.
