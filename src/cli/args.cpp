@@ -287,6 +287,9 @@ std::string bench_help() {
         "                       timed with CUDA events on its stream (start, end, rate), and each engine's busy\n"
         "                       time and idle gaps (events cost ~2 us each to issue and the call is not replayed\n"
         "                       from a CUDA graph: the traced call runs a little slower than the timed ones)\n"
+        "  --calls              after the table, per row: each timed call's time and where the calling thread\n"
+        "                       spent it (setup, packing and unpacking pageable memory, gemm and copy calls,\n"
+        "                       the wait at the end), in the order they ran\n"
         "  --no-graph           issue every timed call's copies and products as they come (repeated calls on\n"
         "                       pinned memory otherwise replay a CUDA graph captured from the second one)\n"
         "  --host-threads N     threads that stage pageable memory, the caller included (default: one per\n"
@@ -434,6 +437,7 @@ const std::vector<FlagInfo>& flags() {
       {"--first-call", false, bit(Command::bench)},
       {"--plan", true, bit(Command::bench)},
       {"--trace", false, bit(Command::bench)},
+      {"--calls", false, bit(Command::bench)},
       {"--no-graph", false, bit(Command::bench)},
       {"--host-threads", true, bit(Command::bench)},
       {"--help", false, kAll},
@@ -735,6 +739,7 @@ Args parse_args(const std::vector<std::string>& argv) {
       } else if (name == "--first-call") a.first_call = true;
       else if (name == "--plan") a.plan = value;
       else if (name == "--trace") a.trace = true;
+      else if (name == "--calls") a.calls = true;
       else if (name == "--no-graph") a.no_graph = true;
       else if (name == "--host-threads") a.host_threads = static_cast<int>(parse_int(value, name, 1, 256));
       continue;
@@ -752,16 +757,18 @@ Args parse_args(const std::vector<std::string>& argv) {
     positional_seen = true;
   }
 
-  if ((!a.memory.empty() || a.first_call || !a.plan.empty() || a.trace || a.no_graph || a.host_threads) &&
+  if ((!a.memory.empty() || a.first_call || !a.plan.empty() || a.trace || a.calls || a.no_graph || a.host_threads) &&
       a.op != "gemm_host")
     fail(std::string(a.first_call       ? "--first-call"
                      : !a.plan.empty() ? "--plan"
                      : a.trace         ? "--trace"
+                     : a.calls         ? "--calls"
                      : a.no_graph      ? "--no-graph"
                      : a.host_threads  ? "--host-threads"
                                        : "--memory") +
          " applies to rungs bench gemm_host only");
   if (a.trace && a.format != Format::table) fail("--trace prints a timeline after the table: use --format table");
+  if (a.calls && a.format != Format::table) fail("--calls prints its list after the table: use --format table");
   if (a.command == Command::tune) {
     if (a.op.empty()) a.op = "gemm";
     if (a.op != "gemm") fail("tune: only gemm has tunable configurations (got " + a.op + ")");

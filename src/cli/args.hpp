@@ -84,6 +84,7 @@ struct Args {
   bool first_call = false;           // bench gemm_host: time this process's first call (internal)
   std::string plan;                  // bench gemm_host: force the schedule, "RxC" or "RxC:kN/F" (experiments)
   bool trace = false;                // bench gemm_host: print one traced call's timeline per row
+  bool calls = false;                // bench gemm_host: print each timed call's host-side breakdown per row
   bool no_graph = false;             // bench gemm_host: issue every call eagerly (no CUDA graph replay)
   int host_threads = 0;              // bench gemm_host: staging threads, the caller included (0 = the library's)
   std::vector<std::string> argv;     // the command line as given (for the JSON context)

@@ -73,6 +73,8 @@ struct HostRow {
   int reps = 0;
   std::vector<host::TraceOp> trace;  // --trace: one more call's copies and products
   double trace_call_ms = 0;          // that call on the host clock
+  std::vector<double> call_ms;       // --calls: each timed flow call (host clock)
+  std::vector<host::CallInfo> calls; // --calls: what the library reported of each
 };
 
 std::string plan_name(const host::CallInfo& c) {
@@ -184,6 +186,7 @@ HostRow bench_one(const Args& a, const std::string& argv0, const check::GemmShap
   std::vector<double> f_ms, n_ms;
   for (int i = 0; i < reps; ++i) {
     f_ms.push_back(host_time(flow));
+    if (a.calls) r.call_ms.push_back(f_ms.back()), r.calls.push_back(host::last_call());
     n_ms.push_back(host_time(naive));
   }
   const Stats fs = summarize(f_ms), ns = summarize(n_ms);
@@ -238,6 +241,28 @@ HostRow bench_one(const Args& a, const std::string& argv0, const check::GemmShap
 std::string fmt(double v, int prec) {
   std::ostringstream os;
   os << std::fixed << std::setprecision(prec) << v;
+  return os.str();
+}
+
+// --calls: each timed call and where the calling thread spent it.
+std::string format_calls(const HostRow& r) {
+  std::ostringstream os;
+  os << "timed calls of " << r.s.m << "x" << r.s.n << "x" << r.s.k << " " << (r.s.ta == Trans::N ? "n" : "t")
+     << (r.s.tb == Trans::N ? "n" : "t") << " " << (r.pinned ? "pinned" : "pageable") << ", plan " << r.plan
+     << " (ms; each after a naive flow and C's reset, as timed above):\n";
+  const char* heads[] = {"call", "flow", "setup", "issue", "pack", "unpack", "gemm", "copy", "wait", "threads"};
+  for (const char* h : heads) os << std::setw(9) << h;
+  os << "\n";
+  for (size_t i = 0; i < r.calls.size(); ++i) {
+    const host::CallInfo& c = r.calls[i];
+    os << std::setw(9) << i + 1 << std::setw(9) << fmt(r.call_ms[i], 3) << std::setw(9) << fmt(c.setup_ms, 3)
+       << std::setw(9) << fmt(c.issue_ms, 3) << std::setw(9) << fmt(c.pack_ms, 3) << std::setw(9) << fmt(c.unpack_ms, 3)
+       << std::setw(9) << fmt(c.gemm_calls_ms, 3) << std::setw(9) << fmt(c.copy_calls_ms, 3) << std::setw(9)
+       << fmt(c.wait_ms, 3) << std::setw(6) << c.host_threads << "/" << c.unpack_threads << (c.graph ? " graph" : "")
+       << "\n";
+  }
+  os << "(issue includes pack, unpack in turn, gemm and copy calls; a background unpack runs beside it and counts\n"
+        "from its start until the caller saw it done; threads = staging threads / of them unpacking in the background)\n";
   return os.str();
 }
 
@@ -347,8 +372,10 @@ std::string format_rows(Format f, const std::vector<HostRow>& rows, const Device
   os << "x floor = flow / max(bytes in / pinned H2D, bytes out / pinned D2H, kernel); H2D/D2H = plain copies of\n"
         "the bytes each way from this memory kind; 1st call = a fresh process's first gemm_host call, context start\n"
         "included (pinned: the pinned allocation too).\n";
-  for (const HostRow& r : rows)
+  for (const HostRow& r : rows) {
+    if (!r.calls.empty()) os << "\n" << format_calls(r);
     if (!r.trace.empty()) os << "\n" << format_trace(r);
+  }
   return os.str();
 }
 

@@ -392,6 +392,11 @@ TEST(CliArgs, BenchGemmHost) {
             std::string::npos);
   EXPECT_NE(parse_error({"bench", "gemm_host", "--trace", "--format", "csv"}).find("--trace prints a timeline"),
             std::string::npos);
+  EXPECT_TRUE(parse_args({"bench", "gemm_host", "--calls"}).calls);
+  EXPECT_FALSE(parse_args({"bench", "gemm_host"}).calls);
+  EXPECT_NE(parse_error({"bench", "gemv", "--calls"}).find("--calls applies to rungs bench gemm_host"), std::string::npos);
+  EXPECT_NE(parse_error({"bench", "gemm_host", "--calls", "--format", "json"}).find("--calls prints its list"),
+            std::string::npos);
   EXPECT_NE(parse_error({"verify", "gemm_host"}).find("unknown operation 'gemm_host'"), std::string::npos);
   EXPECT_NE(parse_error({"verify", "gemm", "--memory", "pinned"}).find("does not apply to 'rungs verify'"),
             std::string::npos);
