@@ -108,6 +108,15 @@ struct TuningScope {
   ~TuningScope() { host::set_tuning({}); }
 };
 
+// A pageable call of s under t, whose fail_at_step injects a failure: it throws rungs::Error.
+void expect_injected_failure(const host::Tuning& t, const check::GemmShape& s, uint64_t seed) {
+  TuningScope scope(t);
+  const check::GemmData d = check::make_gemm_data(s, seed);
+  std::vector<float> c(d.C0.size());
+  EXPECT_THROW(gemm_host(s.ta, s.tb, s.m, s.n, s.k, 1.0f, d.A.data(), s.lda, d.B.data(), s.ldb, 0.0f, c.data(), s.ldc),
+               Error);
+}
+
 const Mem kMems[] = {Mem::pageable, Mem::pinned, Mem::mixed};
 const Trans kTrans[] = {Trans::N, Trans::T};
 
@@ -219,20 +228,12 @@ TEST(GemmHost, CUnpackedInTurnOrInTheBackground) {
     EXPECT_HOST_CASE(shape(300, 1000, 257, Trans::T, Trans::N, 0.0f), Mem::pageable, ++seed);
   }
   for (int64_t step : {6, 9}) {
-    {
-      host::Tuning t;
-      t.staging_bytes = 16384;
-      t.unpack_threads = 2;
-      t.fail_at_step = step;
-      t.plan = host::Plan{8, 2, 0, 0.0};  // 10 steps: C blocks finish from the second on
-      TuningScope scope(t);
-      const check::GemmShape s = shape(600, 500, 400);
-      const check::GemmData d = check::make_gemm_data(s, 11);
-      std::vector<float> c(d.C0.size());
-      EXPECT_THROW(gemm_host(s.ta, s.tb, s.m, s.n, s.k, 1.0f, d.A.data(), s.lda, d.B.data(), s.ldb, 0.0f, c.data(),
-                             s.ldc),
-                   Error);
-    }
+    host::Tuning t;
+    t.staging_bytes = 16384;
+    t.unpack_threads = 2;
+    t.fail_at_step = step;
+    t.plan = host::Plan{8, 2, 0, 0.0};  // 10 steps: C blocks finish from the second on
+    expect_injected_failure(t, shape(600, 500, 400), 11);
     EXPECT_HOST_CASE(shape(600, 500, 400, Trans::N, Trans::N, 1.0f), Mem::pageable, ++seed);
   }
 }
@@ -384,18 +385,10 @@ TEST(GemmHost, HalfAndBfloat16) {
 TEST(GemmHost, FailureInTheMiddleThenTheNextCallWorks) {
   RUNGS_REQUIRE_GPU();
   for (Mem mem : {Mem::pageable, Mem::pinned}) {
-    {
-      host::Tuning t;
-      t.fail_at_step = 5;
-      t.plan = host::Plan{4, 4, 1, 0.5};
-      TuningScope scope(t);
-      const check::GemmShape s = shape(500, 400, 600);
-      const check::GemmData d = check::make_gemm_data(s, 7);
-      std::vector<float> c(d.C0.size());
-      EXPECT_THROW(gemm_host(s.ta, s.tb, s.m, s.n, s.k, 1.0f, d.A.data(), s.lda, d.B.data(), s.ldb, 0.0f, c.data(),
-                             s.ldc),
-                   Error);
-    }
+    host::Tuning t;
+    t.fail_at_step = 5;
+    t.plan = host::Plan{4, 4, 1, 0.5};
+    expect_injected_failure(t, shape(500, 400, 600), 7);
     EXPECT_HOST_CASE(shape(500, 400, 600, Trans::T, Trans::T, 1.0f), mem, 8);
   }
   // Given back and made again: memory returns, and calls still work.
