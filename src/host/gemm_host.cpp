@@ -167,7 +167,12 @@ class Context {
     slot_bytes = bytes;
   }
   WorkerPool& pool() { return *pool_; }
-  WorkerPool& unpack_pool() { return *unpack_pool_; }
+  WorkerPool& unpack_pool() { return *unpack_pool_; }  // made by set_unpack_spinning(n > 0)
+  // The background unpackers of a call: the first n poll (the pool made by the first call that needs it).
+  void set_unpack_spinning(int n) {
+    if (n > 0 && !unpack_pool_) unpack_pool_ = std::make_unique<WorkerPool>(kMaxUnpackThreads);
+    if (unpack_pool_) unpack_pool_->set_spinning(n > 0, n);
+  }
   // The staging threads, the caller included: `threads`, or (0) the library's choice, one per core up
   // to 12. Staging is bound by the host's memory bandwidth, which more threads reach further while
   // the copy engines run (nineteenth session, scripts/experiments/host_membw.cpp: memcpy beside both
@@ -181,7 +186,6 @@ class Context {
       pool_.reset();  // its workers joined before the new ones start
       pool_ = std::make_unique<WorkerPool>(want - 1);
     }
-    if (!unpack_pool_) unpack_pool_ = std::make_unique<WorkerPool>(kMaxUnpackThreads);
   }
   // The threads a call stages with (the caller included; the others sleep through it): all of the
   // pool's for calls that stage 32 MiB or more, at most 8 below that, unless Tuning::staging_threads
@@ -903,7 +907,7 @@ void gemm_host_impl(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float a
     staging.threads -= staging.unpack_threads;
   }
   cx.pool().set_spinning(true, staging.threads - 1);
-  cx.unpack_pool().set_spinning(staging.unpack_threads > 0, staging.unpack_threads);
+  cx.set_unpack_spinning(staging.unpack_threads);
   try {
     if (capture) {
       try {
@@ -919,12 +923,12 @@ void gemm_host_impl(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float a
     }
   } catch (...) {
     cx.pool().set_spinning(false);
-    cx.unpack_pool().set_spinning(false);
+    cx.set_unpack_spinning(0);
     cx.drop_graph();
     throw;
   }
   cx.pool().set_spinning(false);
-  cx.unpack_pool().set_spinning(false);
+  cx.set_unpack_spinning(0);
 }
 
 }  // namespace
