@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -78,6 +79,64 @@ struct Tally {
       GTEST_SKIP() << "every case exceeds RUNGS_TEST_MAX_MNK=" << std::getenv("RUNGS_TEST_MAX_MNK"); \
     if (!(tally).skipped.empty()) std::cout << "[ UNSUPPORTED ] some cases: " << (tally).reasons() << "\n"; \
   } while (0)
+
+// A call captured into a CUDA graph on `stream` in cudaStreamCaptureModeGlobal (the strictest mode:
+// a call unsafe during a capture, such as a synchronization or cudaMalloc, fails) and instantiated.
+// When the call throws rungs::Unsupported there is no graph and unsupported() says why; any other
+// exception ends the capture and propagates. launch() replays it on `stream`.
+class CapturedGraph {
+ public:
+  CapturedGraph(cudaStream_t stream, const std::function<void()>& enqueue) {
+    EXPECT_EQ(cudaSuccess, cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+    try {
+      enqueue();
+    } catch (const Unsupported& e) {
+      unsupported_ = e.what();
+      end(stream);
+      return;
+    } catch (...) {
+      end(stream);
+      throw;
+    }
+    graph_ = end(stream);
+    if (graph_) {
+      EXPECT_EQ(cudaSuccess, cudaGraphInstantiate(&exec_, graph_, 0));
+    }
+  }
+  ~CapturedGraph() {
+    if (exec_) cudaGraphExecDestroy(exec_);
+    if (graph_) cudaGraphDestroy(graph_);
+  }
+  CapturedGraph(const CapturedGraph&) = delete;
+  CapturedGraph& operator=(const CapturedGraph&) = delete;
+  bool ok() const { return exec_ != nullptr; }
+  const std::string& unsupported() const { return unsupported_; }
+  void launch(cudaStream_t stream) { EXPECT_EQ(cudaSuccess, cudaGraphLaunch(exec_, stream)); }
+
+ private:
+  cudaGraph_t end(cudaStream_t stream) {
+    cudaGraph_t g = nullptr;
+    const cudaError_t e = cudaStreamEndCapture(stream, &g);
+    if (unsupported_.empty()) {
+      EXPECT_EQ(cudaSuccess, e) << "cudaStreamEndCapture: " << cudaGetErrorString(e);
+    }
+    if (e != cudaSuccess) (void)cudaGetLastError();
+    if (!unsupported_.empty() && g) cudaGraphDestroy(g), g = nullptr;
+    return g;
+  }
+  cudaGraph_t graph_ = nullptr;
+  cudaGraphExec_t exec_ = nullptr;
+  std::string unsupported_;
+};
+
+// A non-blocking stream for one test, destroyed with it.
+struct TestStream {
+  cudaStream_t s = nullptr;
+  TestStream() { EXPECT_EQ(cudaSuccess, cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
+  ~TestStream() { cudaStreamDestroy(s); }
+  TestStream(const TestStream&) = delete;
+  TestStream& operator=(const TestStream&) = delete;
+};
 
 // A device array of floats with `extra` leading elements, so data() can be deliberately
 // misaligned (offset = 1 gives a pointer that is 4 but not 16 bytes aligned).

@@ -29,6 +29,10 @@ enum class Math { fp32, tf32, tf32x3 };
 // Element types of reduce_sum's input (for resolve_reduce_variant).
 enum class DType { i32, i64, f32, f64 };
 
+// CUDA graphs: gemm, gemv and reduce_sum may be captured on Options::stream (stream capture, any
+// mode); the graph reads and writes the buffers when it runs, and temporary memory becomes the
+// graph's own allocations. Two rungs cannot be replayed and throw Unsupported on a capturing stream
+// before enqueueing anything: gemm's cpu_naive and gemv's const_x. (gemm_host is synchronous.)
 struct Options {
   std::string variant = "auto";   // a rung's name from variants(op), or "auto"
   cudaStream_t stream = nullptr;  // all work goes on this stream; calls are asynchronous like cuBLAS

@@ -24,6 +24,7 @@ cublasHandle_t cublas_handle(cudaStream_t stream) {
   if (it != handles.by_device.end()) {
     h = it->second;
   } else {
+    const RelaxedCaptureMode relaxed;  // cublasCreate allocates: allowed while `stream` is captured
     RUNGS_CUBLAS(cublasCreate(&h));
     RUNGS_CUBLAS(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
     handles.by_device.emplace(dev, h);

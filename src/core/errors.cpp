@@ -54,6 +54,12 @@ void unsupported(const std::string& variant, const std::string& reason) {
   throw Unsupported(variant + ": " + reason);
 }
 
+void refuse_capture(cudaStream_t stream, const char* variant, const char* why) {
+  cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
+  RUNGS_CUDA(cudaStreamIsCapturing(stream, &st));
+  if (st != cudaStreamCaptureStatusNone) unsupported(variant, std::string("cannot be captured into a CUDA graph: ") + why);
+}
+
 int current_sm() {
   static std::array<std::atomic<int>, 64> cache{};  // 0 = not yet known
   int dev = 0;

@@ -24,6 +24,7 @@ cudaMemPool_t pool_for_current_device() {
   if (dev < 0 || dev >= kMaxDevices) throw Error("rungs: device index " + std::to_string(dev) + " out of range");
   std::lock_guard<std::mutex> lock(mu);
   if (pools[dev] == nullptr) {
+    const RelaxedCaptureMode relaxed;  // the first call may come while its stream is captured
     cudaMemPoolProps props{};
     props.allocType = cudaMemAllocationTypePinned;
     props.handleTypes = cudaMemHandleTypeNone;

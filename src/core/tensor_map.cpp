@@ -18,6 +18,7 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
   static PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
   static std::once_flag once;
   std::call_once(once, [] {
+    const RelaxedCaptureMode relaxed;  // the first call may come while its stream is captured
     void* p = nullptr;
     cudaDriverEntryPointQueryResult q{};
     if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q) == cudaSuccess &&
@@ -83,7 +84,10 @@ int max_active_clusters(const void* kernel, int threads, int smem, int cluster, 
   }
   const ClusterLaunch l(static_cast<unsigned>(cluster * 64), threads, smem, cluster, nullptr);
   int n = 0;
-  RUNGS_CUDA(cudaOccupancyMaxActiveClusters(&n, kernel, &l.cfg));
+  {
+    const RelaxedCaptureMode relaxed;  // the first call may come while its stream is captured
+    RUNGS_CUDA(cudaOccupancyMaxActiveClusters(&n, kernel, &l.cfg));
+  }
   if (n < 1) unsupported(rung, "no cluster of " + std::to_string(cluster) + " blocks fits this GPU");
   std::lock_guard<std::mutex> lock(mu);
   cache[key] = n;

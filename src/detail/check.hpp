@@ -35,6 +35,26 @@ void check_gemm_pointers(const char* fn, const char* kind, int64_t m, int64_t n,
 // Throws Unsupported with "<variant>: <reason>".
 [[noreturn]] void unsupported(const std::string& variant, const std::string& reason);
 
+// Throws Unsupported ("<variant>: cannot be captured into a CUDA graph: <why>") when `stream` is
+// being captured: for the rungs whose work a graph replay could not repeat correctly. Called
+// before the rung enqueues anything, so the capture stays valid.
+void refuse_capture(cudaStream_t stream, const char* variant, const char* why);
+
+// While alive, the calling thread's stream-capture mode is relaxed, so that the one-time setup the
+// library does lazily (a cuBLAS handle, a memory pool, a kernel attribute, the driver's entry
+// point) may run while the caller's stream is being captured into a CUDA graph, in any mode. Such
+// calls are not stream work: the graph does not need to repeat them. The previous mode is restored.
+class RelaxedCaptureMode {
+ public:
+  RelaxedCaptureMode() { cudaThreadExchangeStreamCaptureMode(&mode_); }
+  ~RelaxedCaptureMode() { cudaThreadExchangeStreamCaptureMode(&mode_); }
+  RelaxedCaptureMode(const RelaxedCaptureMode&) = delete;
+  RelaxedCaptureMode& operator=(const RelaxedCaptureMode&) = delete;
+
+ private:
+  cudaStreamCaptureMode mode_ = cudaStreamCaptureModeRelaxed;
+};
+
 // Compute capability of the current device as major*10+minor (cached per device).
 int current_sm();
 

@@ -27,6 +27,7 @@
 
 #include "detail/check.hpp"
 #include "detail/gemm_tile.cuh"
+#include "detail/scratch.hpp"
 #include "gemm/gemm_rung.hpp"
 
 #include <cuda_runtime.h>
@@ -350,25 +351,6 @@ __device__ __forceinline__ void swizzle_tile(int b, int tiles_m, int tiles_n, in
 // ---------------------------------------------------------------------------------------------
 // Host helpers.
 // ---------------------------------------------------------------------------------------------
-// Number of SMs of the current device, read once per device.
-inline int sm_count() {
-  static std::mutex mu;
-  static int cached[64] = {};
-  int dev = 0;
-  RUNGS_CUDA(cudaGetDevice(&dev));
-  if (dev >= 0 && dev < 64) {
-    std::lock_guard<std::mutex> lock(mu);
-    if (cached[dev] > 0) return cached[dev];
-  }
-  int sms = 0;
-  RUNGS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  if (dev >= 0 && dev < 64) {
-    std::lock_guard<std::mutex> lock(mu);
-    cached[dev] = sms;
-  }
-  return sms;
-}
-
 // Opt a kernel in to `bytes` of dynamic shared memory (needed above 48 KB) on the current
 // device, once per (kernel, device); thread-safe. Also hints the largest shared-memory carveout:
 // these kernels want 2 blocks per SM of up to ~100 KB each and barely use L1 (cp.async.cg
@@ -381,6 +363,7 @@ inline void allow_dynamic_smem(const void* kernel, int bytes) {
   RUNGS_CUDA(cudaGetDevice(&dev));
   std::lock_guard<std::mutex> lock(mu);
   if (done.count({kernel, dev})) return;
+  const RelaxedCaptureMode relaxed;  // the first call may come while its stream is captured
   RUNGS_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
   RUNGS_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                   static_cast<int>(cudaSharedmemCarveoutMaxShared)));

@@ -2,6 +2,8 @@
 // ("CPU time" beside the GPU rungs). The operands are copied to the host, multiplied with
 // i-j-k loops in float on one thread, and C is copied back; the call synchronizes its stream.
 // Bounded by one CPU core: O(m n k) scalar work, 2-4 s at 1024^3 in the article.
+// Not capturable into a CUDA graph (the host does the work between two synchronizations): on a
+// capturing stream it throws rungs::Unsupported.
 #include <rungs/reference.hpp>
 
 #include "detail/check.hpp"
@@ -22,6 +24,7 @@ std::vector<float> fetch(const float* d, int64_t rows, int64_t cols, int64_t ld,
 }  // namespace
 
 void run(const Args& a) {
+  detail::refuse_capture(a.stream, "cpu_naive", "the multiplication runs on the host between two synchronizations");
   // 2^31 multiply-adds take about a second or two on one core; beyond that a sweep would stall.
   if (static_cast<double>(a.m) * a.n * a.k > 2147483648.0)
     detail::unsupported("cpu_naive", "the serial CPU loop is limited to m*n*k <= 2^31");

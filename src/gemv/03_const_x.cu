@@ -14,6 +14,9 @@
 // launches, and the call first makes its stream wait (cudaStreamWaitEvent) on an event the previous
 // user recorded after its last launch, so a copy never overwrites c_x under a kernel still reading
 // it, whichever streams or host threads are involved. No host thread blocks on the device.
+// That order is made at enqueue time, so a CUDA graph replay could not keep it (its copies into
+// c_x could land under another call's kernels): on a capturing stream the rung throws
+// rungs::Unsupported.
 // Bounded by: for N the serialized constant reads; for both, one launch and one copy per 8192
 // elements of x (n = 2^20 is 128 launches), calls on different streams serialize on the device,
 // and for T only out_len threads, as in rung 2.
@@ -106,6 +109,8 @@ struct RecordOnExit {
 }  // namespace
 
 void run(const Args& a) {
+  detail::refuse_capture(a.stream, "const_x",
+                         "its one constant-memory x is shared by every call, ordered by events at enqueue time");
   const int64_t out_len = a.out_len(), dot_len = a.dot_len();
   const int64_t chunks = g::ceil_div(dot_len, kChunk);
   detail::Scratch acc(chunks > 1 ? static_cast<size_t>(out_len) * sizeof(float) : 0, a.stream);

@@ -150,6 +150,7 @@ int launch_cols(const Args& a, int lanes_index, int warps, bool vec, bool dry_ru
     auto k = vec ? cols_kernel<L, kColUnroll, true> : cols_kernel<L, kColUnroll, false>;
     if (dry_run) {
       int per_sm = 0;
+      const detail::RelaxedCaptureMode relaxed;  // a call may come while its stream is captured
       RUNGS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, warps * 32, smem));
       return per_sm;
     }

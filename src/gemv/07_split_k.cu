@@ -153,6 +153,7 @@ template <auto Kernel>
 int64_t resident_blocks() {
   static const int64_t per_sm = [] {
     int b = 0;
+    const detail::RelaxedCaptureMode relaxed;  // the first call may come while its stream is captured
     RUNGS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, Kernel, kThreads, 0));
     return static_cast<int64_t>(b > 0 ? b : 1);
   }();

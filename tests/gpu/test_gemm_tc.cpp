@@ -98,6 +98,51 @@ struct Outcome {
   std::vector<float> C;
 };
 
+// gemm of `variant` in `kind` on the device buffers (holding elements of the kind), on `stream`.
+void call_gemm(const std::string& variant, GemmKind kind, const check::GemmShape& s, DeviceBytes& A, DeviceBytes& B,
+               DeviceBytes& C, cudaStream_t stream) {
+  Options opts;
+  opts.variant = variant;
+  opts.stream = stream;
+  opts.math = check::math_of(kind);
+  if (kind == GemmKind::f16)
+    gemm(s.ta, s.tb, s.m, s.n, s.k, s.alpha, A.as<__half>(), s.lda, B.as<__half>(), s.ldb, s.beta, C.as<__half>(), s.ldc,
+         opts);
+  else if (kind == GemmKind::bf16)
+    gemm(s.ta, s.tb, s.m, s.n, s.k, s.alpha, A.as<__nv_bfloat16>(), s.lda, B.as<__nv_bfloat16>(), s.ldb, s.beta,
+         C.as<__nv_bfloat16>(), s.ldc, opts);
+  else
+    gemm(s.ta, s.tb, s.m, s.n, s.k, s.alpha, A.as<float>(), s.lda, B.as<float>(), s.ldb, s.beta, C.as<float>(), s.ldc,
+         opts);
+}
+
+// Uploads d's inputs (converted to the kind) into A and B, and C0 into C when beta != 0, else
+// poisons C.
+void upload_inputs(GemmKind kind, const check::GemmShape& s, const check::GemmData& d, DeviceBytes& A, DeviceBytes& B,
+                   DeviceBytes& C) {
+  if (check::is_16bit(kind)) {
+    A.upload(check::to_16bit(d.A, kind).data()), B.upload(check::to_16bit(d.B, kind).data());
+    if (s.beta != 0.0f) C.upload(check::to_16bit(d.C0, kind).data());
+  } else {
+    A.upload(d.A.data()), B.upload(d.B.data());
+    if (s.beta != 0.0f) C.upload(d.C0.data());
+  }
+  if (s.beta == 0.0f) C.poison();
+}
+
+// C as floats.
+std::vector<float> download_c(GemmKind kind, DeviceBytes& C, size_t n) {
+  std::vector<float> out(n);
+  if (check::is_16bit(kind)) {
+    std::vector<uint16_t> raw(n);
+    C.download(raw.data());
+    out = check::from_16bit(raw, kind);
+  } else {
+    C.download(out.data());
+  }
+  return out;
+}
+
 // One call of `variant` in `kind` on the data d (already rounded for the kind). C is poisoned
 // when beta == 0, else set to C0.
 Outcome run_on(const std::string& variant, GemmKind kind, const check::GemmShape& s, const check::GemmData& d,
@@ -108,28 +153,9 @@ Outcome run_on(const std::string& variant, GemmKind kind, const check::GemmShape
   // C's guard: 128 rows of ldc past the end (a tile's rows beyond m) and a tile's width.
   DeviceBytes A(d.A.size(), elem, misalign), B(d.B.size(), elem, misalign),
       C(d.C0.size(), elem, misalign, static_cast<size_t>(128 * s.ldc + 256));
-  if (h16) {
-    A.upload(check::to_16bit(d.A, kind).data()), B.upload(check::to_16bit(d.B, kind).data());
-    if (s.beta != 0.0f) C.upload(check::to_16bit(d.C0, kind).data());
-  } else {
-    A.upload(d.A.data()), B.upload(d.B.data());
-    if (s.beta != 0.0f) C.upload(d.C0.data());
-  }
-  if (s.beta == 0.0f) C.poison();
-  Options opts;
-  opts.variant = variant;
-  opts.stream = stream;
-  opts.math = check::math_of(kind);
+  upload_inputs(kind, s, d, A, B, C);
   try {
-    if (kind == GemmKind::f16)
-      gemm(s.ta, s.tb, s.m, s.n, s.k, s.alpha, A.as<__half>(), s.lda, B.as<__half>(), s.ldb, s.beta, C.as<__half>(),
-           s.ldc, opts);
-    else if (kind == GemmKind::bf16)
-      gemm(s.ta, s.tb, s.m, s.n, s.k, s.alpha, A.as<__nv_bfloat16>(), s.lda, B.as<__nv_bfloat16>(), s.ldb, s.beta,
-           C.as<__nv_bfloat16>(), s.ldc, opts);
-    else
-      gemm(s.ta, s.tb, s.m, s.n, s.k, s.alpha, A.as<float>(), s.lda, B.as<float>(), s.ldb, s.beta, C.as<float>(), s.ldc,
-           opts);
+    call_gemm(variant, kind, s, A, B, C, stream);
   } catch (const Unsupported& e) {
     o.skipped = true;
     o.skip_reason = e.what();
@@ -138,14 +164,7 @@ Outcome run_on(const std::string& variant, GemmKind kind, const check::GemmShape
   EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(stream));
   EXPECT_EQ(cudaSuccess, cudaGetLastError());
   EXPECT_EQ(C.guard_written(), 0) << "wrote past the end of C";
-  if (h16) {
-    std::vector<uint16_t> raw(d.C0.size());
-    C.download(raw.data());
-    o.C = check::from_16bit(raw, kind);
-  } else {
-    o.C.resize(d.C0.size());
-    C.download(o.C.data());
-  }
+  o.C = download_c(kind, C, d.C0.size());
   return o;
 }
 
@@ -368,6 +387,46 @@ TEST_P(GemmTc, NaNInAPropagatesToItsRowOnly) {
   const auto err = check::compare_gemm(s, check::gemm_reference(s, d), o.C.data(), GetParam().kind);
   EXPECT_TRUE(err.pass) << err.reason;
   for (int64_t j = 0; j < s.n; ++j) EXPECT_TRUE(std::isnan(o.C[bad_row * s.ldc + j])) << "column " << j;
+}
+
+// Captured into a CUDA graph, then replayed on two sets of fresh inputs written between the
+// launches (the graph reads the buffers when it runs). 129 x 130 x 67 has rows TMA cannot address,
+// so the TMA rungs' aligned copies (scratch allocated inside the graph) run at every replay; 256 x
+// 512 x 320 tn reads aligned operands in place. A rung that cannot be captured throws Unsupported.
+TEST_P(GemmTc, CapturedGraphReplaysOnFreshInputs) {
+  const TcParam& p = GetParam();
+  const size_t elem = check::is_16bit(p.kind) ? 2 : 4;
+  uint64_t seed = 1900;
+  for (const check::GemmShape& s0 : {shape(Trans::N, Trans::N, 129, 130, 67), shape(Trans::T, Trans::N, 256, 512, 320)}) {
+    check::GemmShape s = check::normalized(s0);
+    if (s.m == 129) s.beta = 0.5f;
+    if (exceeds_test_limit(static_cast<double>(s.m) * s.n * s.k)) {
+      ++tally_.filtered;
+      continue;
+    }
+    const check::GemmData first = check::make_gemm_data(s, seed);
+    DeviceBytes A(first.A.size(), elem), B(first.B.size(), elem), C(first.C0.size(), elem);
+    TestStream st;
+    CapturedGraph g(st.s, [&] { call_gemm(p.variant, p.kind, s, A, B, C, st.s); });
+    if (!g.unsupported().empty()) {
+      tally_.skip(g.unsupported());
+      continue;
+    }
+    ASSERT_TRUE(g.ok()) << check::describe(s);
+    ++tally_.ran;
+    for (int rep = 0; rep < 2; ++rep) {
+      check::GemmData d = check::make_gemm_data(s, ++seed);
+      check::round_inputs(d, p.kind);
+      upload_inputs(p.kind, s, d, A, B, C);
+      g.launch(st.s);
+      EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(st.s));
+      const std::vector<float> out = download_c(p.kind, C, d.C0.size());
+      const auto err = check::compare_gemm(s, check::gemm_reference(s, d), out.data(), p.kind);
+      EXPECT_TRUE(err.pass) << p.variant << " " << check::gemm_kind_name(p.kind) << " " << check::describe(s)
+                            << " replay " << rep << ": " << err.reason;
+    }
+  }
+  RUNGS_FINISH(tally_);
 }
 
 // tf32 means the inputs ROUNDED to tf32 (to nearest), not truncated: tf32 wgmma reads a float's

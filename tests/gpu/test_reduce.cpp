@@ -413,6 +413,50 @@ TEST_P(ReduceRung, ConcurrentStreamsAndThreads) {
   RUNGS_FINISH(t);
 }
 
+// Captured into a CUDA graph, then replayed on two sets of fresh inputs written between the
+// launches (the graph reads the input when it runs; the partials' scratch is the graph's own).
+// Every type, a size of one block and one of many. A rung that cannot be captured throws
+// rungs::Unsupported (then skipped).
+TEST_P(ReduceRung, CapturedGraphReplaysOnFreshInputs) {
+  Tally t;
+  uint64_t seed = 1300;
+  for (DType dt : kAll)
+    for (int64_t n : {int64_t{1000}, (int64_t{1} << 20) + 7}) {
+      if (exceeds_test_limit(static_cast<double>(n))) {
+        ++t.filtered;
+        continue;
+      }
+      const size_t bytes = static_cast<size_t>(n) * check::dtype_bytes(dt);
+      DeviceBytes in(bytes), out(8);
+      TestStream st;
+      CapturedGraph g(st.s, [&] {
+        Options opts;
+        opts.variant = GetParam();
+        opts.stream = st.s;
+        call_reduce(dt, in.get(), n, out.get(), opts);
+      });
+      if (!g.unsupported().empty()) {
+        t.skip(g.unsupported());
+        continue;
+      }
+      ASSERT_TRUE(g.ok()) << check::dtype_name(dt) << " n=" << n;
+      ++t.ran;
+      for (int rep = 0; rep < 2; ++rep) {
+        const check::ReduceData d = check::make_reduce_data(dt, n, ++seed);
+        EXPECT_EQ(cudaSuccess, cudaMemcpy(in.get(), d.data(), d.bytes(), cudaMemcpyHostToDevice));
+        EXPECT_EQ(cudaSuccess, cudaMemset(out.get(), 0xFF, 8));
+        EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(cudaStreamLegacy));
+        g.launch(st.s);
+        EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(st.s));
+        unsigned char got[8] = {};
+        EXPECT_EQ(cudaSuccess, cudaMemcpy(got, out.get(), out_size(dt), cudaMemcpyDeviceToHost));
+        const auto e = check::compare_reduce(d, check::reduce_reference(d), got, is_accurate(GetParam()));
+        EXPECT_TRUE(e.pass) << where(GetParam(), d, "captured") << " replay " << rep << ": " << e.reason;
+      }
+    }
+  RUNGS_FINISH(t);
+}
+
 INSTANTIATE_TEST_SUITE_P(Ladder, ReduceRung, ::testing::ValuesIn(variant_names_with_auto(Op::reduce)),
                          [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
 
