@@ -138,6 +138,35 @@ struct TestStream {
   TestStream& operator=(const TestStream&) = delete;
 };
 
+// Options naming a variant and a stream.
+inline Options options(const std::string& variant, cudaStream_t stream) {
+  Options o;
+  o.variant = variant;
+  o.stream = stream;
+  return o;
+}
+
+// A call captured into a graph on a stream of its own and replayed twice: before each launch
+// refresh(rep) writes fresh inputs, after it (the stream synchronized) check(rep) compares. A rung
+// that refused the capture (Unsupported) is counted in `tally` as skipped, one that ran as ran.
+inline void capture_and_replay(Tally& tally, const std::function<void(cudaStream_t)>& enqueue,
+                               const std::function<void(int)>& refresh, const std::function<void(int)>& check) {
+  TestStream st;
+  CapturedGraph g(st.s, [&] { enqueue(st.s); });
+  if (!g.unsupported().empty()) {
+    tally.skip(g.unsupported());
+    return;
+  }
+  ASSERT_TRUE(g.ok());
+  ++tally.ran;
+  for (int rep = 0; rep < 2; ++rep) {
+    refresh(rep);
+    g.launch(st.s);
+    EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(st.s));
+    check(rep);
+  }
+}
+
 // A device array of floats with `extra` leading elements, so data() can be deliberately
 // misaligned (offset = 1 gives a pointer that is 4 but not 16 bytes aligned).
 // upload and poison return when the bytes are in place: cudaMemset and a pageable cudaMemcpy may

@@ -237,32 +237,25 @@ TEST_P(GemmRung, CapturedGraphReplaysOnFreshInputs) {
       ++tally.filtered;
       continue;
     }
-    const check::GemmData first = check::make_gemm_data(s, seed);
-    DeviceFloats A(first.A.size()), B(first.B.size()), C(first.C0.size());
-    TestStream st;
-    CapturedGraph g(st.s, [&] {
-      Options opts;
-      opts.variant = GetParam();
-      opts.stream = st.s;
-      gemm(s.ta, s.tb, s.m, s.n, s.k, s.alpha, A.data(), s.lda, B.data(), s.ldb, s.beta, C.data(), s.ldc, opts);
-    });
-    if (!g.unsupported().empty()) {
-      tally.skip(g.unsupported());
-      continue;
-    }
-    ASSERT_TRUE(g.ok()) << check::describe(s);
-    ++tally.ran;
-    for (int rep = 0; rep < 2; ++rep) {
-      const check::GemmData d = check::make_gemm_data(s, ++seed);
-      A.upload(d.A);
-      B.upload(d.B);
-      if (s.beta == 0.0f) C.poison(); else C.upload(d.C0);
-      g.launch(st.s);
-      EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(st.s));
-      const std::vector<float> out = C.download();
-      const auto err = check::compare_gemm(s, check::gemm_reference(s, d), out.data());
-      EXPECT_TRUE(err.pass) << GetParam() << " " << check::describe(s) << " replay " << rep << ": " << err.reason;
-    }
+    check::GemmData d = check::make_gemm_data(s, seed);
+    DeviceFloats A(d.A.size()), B(d.B.size()), C(d.C0.size());
+    capture_and_replay(
+        tally,
+        [&](cudaStream_t st) {
+          gemm(s.ta, s.tb, s.m, s.n, s.k, s.alpha, A.data(), s.lda, B.data(), s.ldb, s.beta, C.data(), s.ldc,
+               options(GetParam(), st));
+        },
+        [&](int) {
+          d = check::make_gemm_data(s, ++seed);
+          A.upload(d.A);
+          B.upload(d.B);
+          if (s.beta == 0.0f) C.poison(); else C.upload(d.C0);
+        },
+        [&](int rep) {
+          const std::vector<float> out = C.download();
+          const auto err = check::compare_gemm(s, check::gemm_reference(s, d), out.data());
+          EXPECT_TRUE(err.pass) << GetParam() << " " << check::describe(s) << " replay " << rep << ": " << err.reason;
+        });
   }
   RUNGS_FINISH(tally);
 }

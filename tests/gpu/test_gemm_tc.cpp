@@ -404,27 +404,21 @@ TEST_P(GemmTc, CapturedGraphReplaysOnFreshInputs) {
       ++tally_.filtered;
       continue;
     }
-    const check::GemmData first = check::make_gemm_data(s, seed);
-    DeviceBytes A(first.A.size(), elem), B(first.B.size(), elem), C(first.C0.size(), elem);
-    TestStream st;
-    CapturedGraph g(st.s, [&] { call_gemm(p.variant, p.kind, s, A, B, C, st.s); });
-    if (!g.unsupported().empty()) {
-      tally_.skip(g.unsupported());
-      continue;
-    }
-    ASSERT_TRUE(g.ok()) << check::describe(s);
-    ++tally_.ran;
-    for (int rep = 0; rep < 2; ++rep) {
-      check::GemmData d = check::make_gemm_data(s, ++seed);
-      check::round_inputs(d, p.kind);
-      upload_inputs(p.kind, s, d, A, B, C);
-      g.launch(st.s);
-      EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(st.s));
-      const std::vector<float> out = download_c(p.kind, C, d.C0.size());
-      const auto err = check::compare_gemm(s, check::gemm_reference(s, d), out.data(), p.kind);
-      EXPECT_TRUE(err.pass) << p.variant << " " << check::gemm_kind_name(p.kind) << " " << check::describe(s)
-                            << " replay " << rep << ": " << err.reason;
-    }
+    check::GemmData d = check::make_gemm_data(s, seed);
+    DeviceBytes A(d.A.size(), elem), B(d.B.size(), elem), C(d.C0.size(), elem);
+    capture_and_replay(
+        tally_, [&](cudaStream_t st) { call_gemm(p.variant, p.kind, s, A, B, C, st); },
+        [&](int) {
+          d = check::make_gemm_data(s, ++seed);
+          check::round_inputs(d, p.kind);
+          upload_inputs(p.kind, s, d, A, B, C);
+        },
+        [&](int rep) {
+          const std::vector<float> out = download_c(p.kind, C, d.C0.size());
+          const auto err = check::compare_gemm(s, check::gemm_reference(s, d), out.data(), p.kind);
+          EXPECT_TRUE(err.pass) << p.variant << " " << check::gemm_kind_name(p.kind) << " " << check::describe(s)
+                                << " replay " << rep << ": " << err.reason;
+        });
   }
   RUNGS_FINISH(tally_);
 }

@@ -329,33 +329,27 @@ TEST_P(GemvRung, CapturedGraphReplaysOnFreshInputs) {
         ++tally.filtered;
         continue;
       }
-      const check::GemvData first = check::make_gemv_data(s, seed);
-      DeviceFloats A(first.A.size()), x(first.x.size()), y(first.y0.size());
-      TestStream st;
-      CapturedGraph g(st.s, [&] {
-        Options opts;
-        opts.variant = GetParam();
-        opts.stream = st.s;
-        gemv(s.trans, s.m, s.n, s.alpha, A.data(), s.lda, x.data(), s.incx, s.beta, y.data(), s.incy, opts);
-      });
-      if (!g.unsupported().empty()) {
-        tally.skip(g.unsupported());
-        continue;
-      }
-      ASSERT_TRUE(g.ok()) << describe(s);
-      ++tally.ran;
-      for (int rep = 0; rep < 2; ++rep) {
-        const check::GemvData d = check::make_gemv_data(s, ++seed);
-        const std::vector<float> y_start = s.beta == 0.0f ? all_ones_bits(d.y0.size()) : d.y0;
-        A.upload(d.A);
-        x.upload(d.x);
-        y.upload(y_start);
-        g.launch(st.s);
-        EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(st.s));
-        const std::vector<float> out = y.download();
-        const auto err = check::compare_gemv(s, check::gemv_reference(s, d), out.data(), y_start.data());
-        EXPECT_TRUE(err.pass) << GetParam() << " " << describe(s) << " replay " << rep << ": " << err.reason;
-      }
+      check::GemvData d = check::make_gemv_data(s, seed);
+      std::vector<float> y_start;
+      DeviceFloats A(d.A.size()), x(d.x.size()), y(d.y0.size());
+      capture_and_replay(
+          tally,
+          [&](cudaStream_t st) {
+            gemv(s.trans, s.m, s.n, s.alpha, A.data(), s.lda, x.data(), s.incx, s.beta, y.data(), s.incy,
+                 options(GetParam(), st));
+          },
+          [&](int) {
+            d = check::make_gemv_data(s, ++seed);
+            y_start = s.beta == 0.0f ? all_ones_bits(d.y0.size()) : d.y0;
+            A.upload(d.A);
+            x.upload(d.x);
+            y.upload(y_start);
+          },
+          [&](int rep) {
+            const std::vector<float> out = y.download();
+            const auto err = check::compare_gemv(s, check::gemv_reference(s, d), out.data(), y_start.data());
+            EXPECT_TRUE(err.pass) << GetParam() << " " << describe(s) << " replay " << rep << ": " << err.reason;
+          });
     }
   RUNGS_FINISH(tally);
 }

@@ -426,33 +426,23 @@ TEST_P(ReduceRung, CapturedGraphReplaysOnFreshInputs) {
         ++t.filtered;
         continue;
       }
-      const size_t bytes = static_cast<size_t>(n) * check::dtype_bytes(dt);
-      DeviceBytes in(bytes), out(8);
-      TestStream st;
-      CapturedGraph g(st.s, [&] {
-        Options opts;
-        opts.variant = GetParam();
-        opts.stream = st.s;
-        call_reduce(dt, in.get(), n, out.get(), opts);
-      });
-      if (!g.unsupported().empty()) {
-        t.skip(g.unsupported());
-        continue;
-      }
-      ASSERT_TRUE(g.ok()) << check::dtype_name(dt) << " n=" << n;
-      ++t.ran;
-      for (int rep = 0; rep < 2; ++rep) {
-        const check::ReduceData d = check::make_reduce_data(dt, n, ++seed);
-        EXPECT_EQ(cudaSuccess, cudaMemcpy(in.get(), d.data(), d.bytes(), cudaMemcpyHostToDevice));
-        EXPECT_EQ(cudaSuccess, cudaMemset(out.get(), 0xFF, 8));
-        EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(cudaStreamLegacy));
-        g.launch(st.s);
-        EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(st.s));
-        unsigned char got[8] = {};
-        EXPECT_EQ(cudaSuccess, cudaMemcpy(got, out.get(), out_size(dt), cudaMemcpyDeviceToHost));
-        const auto e = check::compare_reduce(d, check::reduce_reference(d), got, is_accurate(GetParam()));
-        EXPECT_TRUE(e.pass) << where(GetParam(), d, "captured") << " replay " << rep << ": " << e.reason;
-      }
+      DeviceBytes in(static_cast<size_t>(n) * check::dtype_bytes(dt)), out(8);
+      check::ReduceData d;
+      capture_and_replay(
+          t,
+          [&](cudaStream_t st) { call_reduce(dt, in.get(), n, out.get(), options(GetParam(), st)); },
+          [&](int) {
+            d = check::make_reduce_data(dt, n, ++seed);
+            EXPECT_EQ(cudaSuccess, cudaMemcpy(in.get(), d.data(), d.bytes(), cudaMemcpyHostToDevice));
+            EXPECT_EQ(cudaSuccess, cudaMemset(out.get(), 0xFF, 8));
+            EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(cudaStreamLegacy));
+          },
+          [&](int rep) {
+            unsigned char got[8] = {};
+            EXPECT_EQ(cudaSuccess, cudaMemcpy(got, out.get(), out_size(dt), cudaMemcpyDeviceToHost));
+            const auto e = check::compare_reduce(d, check::reduce_reference(d), got, is_accurate(GetParam()));
+            EXPECT_TRUE(e.pass) << where(GetParam(), d, "captured") << " replay " << rep << ": " << e.reason;
+          });
     }
   RUNGS_FINISH(t);
 }
