@@ -190,6 +190,43 @@ int main(int argc, char** argv) {
     host::set_tuning(host::Tuning{});
     return 0;
   }
+  if (argc > 1 && std::string(argv[1]) == "pinned_plans") {
+    // Pinned flows at 4096^3 and 8192^3 by plan, alternated call by call in one process (twenty-first
+    // session): the seventh session's traced call put phase 1's op(A) in 2 taller pieces (r2) at 3.77 ms
+    // against 4.04, while one bench median per plan and process could not tell them apart. Every call
+    // here is eager (the plan changes from call to call, so no graph is replayed); medians.
+    for (int64_t n : {int64_t{4096}, int64_t{8192}}) {
+      float *A, *B, *C;
+      const size_t bytes = static_cast<size_t>(n * n) * sizeof(float);
+      cudaMallocHost(reinterpret_cast<void**>(&A), bytes), cudaMallocHost(reinterpret_cast<void**>(&B), bytes);
+      cudaMallocHost(reinterpret_cast<void**>(&C), bytes);
+      std::fill(A, A + n * n, 0.5f), std::fill(B, B + n * n, 0.25f), std::fill(C, C + n * n, 0.0f);
+      const int p = n == 4096 ? 8 : 16;
+      const std::vector<host::Plan> plans = {host::Plan{},  // row_panels 0: the library's
+                                             host::Plan{p, 1, 2, 0.5, 2}, host::Plan{p, 1, 2, 0.5, 4},
+                                             host::Plan{p, 1, 2, 0.5, 1}, host::Plan{p / 2, 1, 2, 0.5},
+                                             host::Plan{p, 1, 2, 0.375}};
+      const int rounds = n == 4096 ? 15 : 7;
+      std::vector<std::vector<double>> t(plans.size());
+      for (int r = 0; r < rounds; ++r)
+        for (size_t i = 0; i < plans.size(); ++i) {
+          host::Tuning tu;
+          if (plans[i].row_panels > 0) tu.plan = plans[i];
+          host::set_tuning(tu);
+          const auto t0 = Clock::now();
+          gemm_host(Trans::N, Trans::N, n, n, n, 1.0f, A, n, B, n, 0.0f, C, n);
+          t[i].push_back(ms(t0));
+        }
+      for (size_t i = 0; i < plans.size(); ++i)
+        std::printf("%4lld^3 pinned, plan %2dx1 k%d/%.3f r%d%s: flow median %.3f ms (min %.3f)\n", (long long)n,
+                    plans[i].row_panels ? plans[i].row_panels : p, plans[i].kmajor_chunks, plans[i].kmajor_fraction,
+                    plans[i].kmajor_row_panels, plans[i].row_panels ? "" : " (library)", median(t[i]),
+                    *std::min_element(t[i].begin(), t[i].end()));
+      cudaFreeHost(A), cudaFreeHost(B), cudaFreeHost(C);
+    }
+    host::set_tuning(host::Tuning{});
+    return 0;
+  }
   const std::string knob = argc > 1 ? argv[1] : "";
   if (knob == "streaming" || knob == "unpack" || knob == "async") {
     // One Tuning switch off and on, alternated call by call in one process, pageable flows; medians.
