@@ -166,10 +166,12 @@ int main(int argc, char** argv) {
     for (int64_t n : {int64_t{4096}, int64_t{8192}}) {
       std::vector<float> A(n * n, 0.5f), B(n * n, 0.25f), C(n * n, 0.0f);
       const int panels = n == 4096 ? 8 : 16;
-      const std::vector<host::Plan> plans = {host::Plan{},  // row_panels 0: the library's
+      // row_panels 0: the library's own choice (the twentieth session's version had Plan{} here,
+      // whose row_panels is 1: it timed the unpipelined 1x1 plan in place of the library's).
+      const std::vector<host::Plan> plans = {host::Plan{0},
                                              host::Plan{panels, 1, 2, 0.5}, host::Plan{panels, 1, 4, 0.5},
                                              host::Plan{panels, 1, 8, 0.5}, host::Plan{panels, 1, 4, 0.75},
-                                             host::Plan{panels, 1, 8, 0.75}};
+                                             host::Plan{panels, 1, 8, 0.75}, host::Plan{panels, 1, 2, 0.5, static_cast<int>(n / 2048)}};
       const int rounds = n == 4096 ? 9 : 5;
       std::vector<std::vector<double>> t(plans.size());
       for (int r = 0; r < rounds; ++r)
@@ -182,9 +184,9 @@ int main(int argc, char** argv) {
           t[i].push_back(ms(t0));
         }
       for (size_t i = 0; i < plans.size(); ++i)
-        std::printf("%4lld^3 pageable, plan %2dx1 k%d/%.2f%s: flow median %.3f ms (min %.3f)\n", (long long)n,
+        std::printf("%4lld^3 pageable, plan %2dx1 k%d/%.2f r%d%s: flow median %.3f ms (min %.3f)\n", (long long)n,
                     plans[i].row_panels ? plans[i].row_panels : panels, plans[i].kmajor_chunks,
-                    plans[i].kmajor_fraction, plans[i].row_panels ? "" : " (library)", median(t[i]),
+                    plans[i].kmajor_fraction, plans[i].kmajor_row_panels, plans[i].row_panels ? "" : " (library)", median(t[i]),
                     *std::min_element(t[i].begin(), t[i].end()));
     }
     host::set_tuning(host::Tuning{});
@@ -202,11 +204,13 @@ int main(int argc, char** argv) {
       cudaMallocHost(reinterpret_cast<void**>(&C), bytes);
       std::fill(A, A + n * n, 0.5f), std::fill(B, B + n * n, 0.25f), std::fill(C, C + n * n, 0.0f);
       const int p = n == 4096 ? 8 : 16;
-      const std::vector<host::Plan> plans = {host::Plan{},  // row_panels 0: the library's
-                                             host::Plan{p, 1, 2, 0.5, 2}, host::Plan{p, 1, 2, 0.5, 4},
-                                             host::Plan{p, 1, 2, 0.5, 1}, host::Plan{p / 2, 1, 2, 0.5},
-                                             host::Plan{p, 1, 2, 0.375}};
-      const int rounds = n == 4096 ? 15 : 7;
+      // row_panels 0: the library's own choice (Plan{} has row_panels 1, the unpipelined flow: the
+      // twenty-first session's version of this probe timed that in place of the library's plan).
+      const std::vector<host::Plan> plans = {host::Plan{0},
+                                             host::Plan{p, 1, 2, 0.5, 0}, host::Plan{p, 1, 2, 0.5, 2},
+                                             host::Plan{p, 1, 2, 0.5, 4}, host::Plan{p, 1, 2, 0.5, 1},
+                                             host::Plan{p, 1, 2, 0.375, 0}, host::Plan{p, 1, 2, 0.375, static_cast<int>(n / 2048)}};
+      const int rounds = n == 4096 ? 31 : 11;
       std::vector<std::vector<double>> t(plans.size());
       for (int r = 0; r < rounds; ++r)
         for (size_t i = 0; i < plans.size(); ++i) {
