@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# One device call (twenty-second session): phase 1's op(A) in pieces of ~2048 rows (the library's
+# choice since then) against one piece per row panel (before). Builds; runs the GemmHost GPU tests and
+# the schedule's CPU tests; host_probe pinned_plans and pageable_plans (plans alternated call by call
+# in one process, eager calls); then `rungs bench gemm_host` (graph replay for pinned) at 4096^3 and
+# 8192^3 with each plan forced, in alternating processes, twice. Output to stdout, logs under $OUT.
+cd "$(dirname "$0")/../.." || exit 1
+set -uo pipefail
+source scripts/experiments/lib.sh
+build_gpu rungs rungs_cli rungs_gpu_tests rungs_cpu_tests
+log tests
+build-gpu/tests/rungs_gpu_tests --gtest_filter='GemmHost.*' >"$OUT/gemmhost_tests.log" 2>&1; echo "GemmHost rc $?"
+grep -E "PASSED|FAILED" "$OUT/gemmhost_tests.log" | tail -5
+build-gpu/tests/rungs_cpu_tests --gtest_filter='GemmHostSchedule.*:WorkerPool.*:StreamCopy.*' 2>&1 | tail -1
+log probe
+g++ -O2 -std=c++17 -Iinclude -Isrc -I/usr/local/cuda/include scripts/experiments/host_probe.cpp build-gpu/librungs.a \
+  -L/usr/local/cuda/lib64 -lcublas -lcublasLt -lcudart -lcuda -lpthread -ldl -o build-gpu/host_probe || exit 1
+build-gpu/host_probe pinned_plans | tee "$OUT/probe.txt"
+build-gpu/host_probe pageable_plans | tee -a "$OUT/probe.txt"
+log "rungs bench gemm_host, the two plans forced"
+for round in 1 2; do
+  for n in 4096 8192; do
+    p=$((n / 512))
+    for plan in "${p}x1:k2/0.5" "${p}x1:k2/0.5:r$((n / 2048))"; do
+      echo "--- round $round, $n^3, --plan $plan"
+      build-gpu/rungs bench gemm_host --size $n --plan "$plan" 2>/dev/null | grep -E "^${n}x" | tee -a "$OUT/bench-plans.txt"
+    done
+  done
+done
+log "rungs bench gemm_host (the library's choices)"
+build-gpu/rungs bench gemm_host 2>/dev/null | tee "$OUT/bench-host.txt"
+log done
