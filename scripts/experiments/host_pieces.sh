@@ -21,11 +21,18 @@ log "rungs bench gemm_host, the two plans forced"
 for round in 1 2; do
   for n in 4096 8192; do
     p=$((n / 512))
-    for plan in "${p}x1:k2/0.5" "${p}x1:k2/0.5:r$((n / 2048))"; do
+    plans=("${p}x1:k2/0.5" "${p}x1:k2/0.5:r$((n / 2048))")
+    [ $n = 8192 ] && plans+=("${p}x1:k2/0.375:r$((n / 2048))")
+    for plan in "${plans[@]}"; do
       echo "--- round $round, $n^3, --plan $plan"
       build-gpu/rungs bench gemm_host --size $n --plan "$plan" 2>/dev/null | grep -E "^${n}x" | tee -a "$OUT/bench-plans.txt"
     done
   done
+done
+log "a traced 4096^3 pinned call, each plan"
+for plan in 8x1:k2/0.5 8x1:k2/0.5:r2; do
+  build-gpu/rungs bench gemm_host --size 4096 --memory pinned --plan $plan --trace --reps 5 2>/dev/null >"$OUT/trace-${plan//[:/]/_}.txt"
+  grep -E "^4096x|span|busy" "$OUT/trace-${plan//[:/]/_}.txt" | head -6
 done
 log "rungs bench gemm_host (the library's choices)"
 build-gpu/rungs bench gemm_host 2>/dev/null | tee "$OUT/bench-host.txt"
