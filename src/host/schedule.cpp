@@ -44,9 +44,6 @@ Plan choose_plan(int64_t m, int64_t n, int64_t k, double compute_s, double trans
       p.kmajor_chunks = static_cast<int>(std::min<int64_t>(p.kmajor_chunks, fit));
       if (p.kmajor_chunks == 0) p.kmajor_fraction = 0;
     }
-    // Phase 1's op(A) in pieces of ~2048 rows (schedule.hpp: measured 4096^3 and 8192^3, pinned).
-    const int64_t pieces = m / 2048;
-    if (p.kmajor_chunks > 0 && pieces >= 2 && pieces < p.row_panels) p.kmajor_row_panels = static_cast<int>(pieces);
   }
   return p;
 }

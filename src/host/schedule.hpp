@@ -37,8 +37,9 @@ struct Plan {
   double kmajor_fraction = 0;          // of k, in phase 1
   int kmajor_row_panels = 0;           // ...phase 1 sends op(A) in this many pieces, each a group of
                                        // consecutive row panels (0: one piece per row panel). Taller
-                                       // pieces make phase 1's products larger (--plan RxC:kN/F:rP);
-                                       // choose_plan picks pieces of ~2048 rows (see there)
+                                       // pieces make phase 1's products larger (--plan RxC:kN/F:rP).
+                                       // Not chosen: measured level with 0 (docs/gemm_host.md,
+                                       // twenty-second session)
 };
 
 // The plan for an m x n x k job: at most 16 panels a side, and phase 1 half of k when
@@ -55,11 +56,6 @@ struct Plan {
 // multiplication bounds the flow (compute_s >= transfer_s) a row panel is made as tall as one
 // wave of 128 x 128 tiles allows for its product (rows x n): 128 * (sms / (n / 128)) rows.
 // 256-row strips of 4096^3 filled half the H100 (8 row panels measured 3.77 ms, 16 measured 3.95).
-// Phase 1 (when it runs and m >= 4096) sends op(A) in pieces of ~2048 rows (kmajor_row_panels =
-// m / 2048): its products are then several waves tall instead of one. Twenty-second session, H100,
-// eager calls alternated in one process (host_probe pinned_plans): 4096^3 pinned 3.79 ms with
-// pieces of 2048 rows (r2), 3.83 with one piece (r1), 3.85 with 1024 (r4); 8192^3 23.66 with 2048
-// (r4), 24.0 with 4096 (r2), 24.8 with one piece.
 Plan choose_plan(int64_t m, int64_t n, int64_t k, double compute_s, double transfer_s, bool a_transposed = false,
                  bool b_transposed = false, int64_t min_width = 512, int sms = 0);
 
