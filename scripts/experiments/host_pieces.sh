@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# One device call (twenty-second session): phase 1's op(A) in pieces of ~2048 rows (the library's
-# choice since then) against one piece per row panel (before). Builds; runs the GemmHost GPU tests and
-# the schedule's CPU tests; host_probe pinned_plans and pageable_plans (plans alternated call by call
-# in one process, eager calls); then `rungs bench gemm_host` (graph replay for pinned) at 4096^3 and
-# 8192^3 with each plan forced, in alternating processes, twice. Output to stdout, logs under $OUT.
+# One device call (twenty-second session): phase 1's op(A) in pieces of ~2048 rows (Plan::kmajor_row_panels
+# = m / 2048) against one piece per row panel (the library's choice). Builds; runs the GemmHost GPU tests
+# and the schedule's CPU tests; host_probe pinned_plans and pageable_plans (plans alternated call by call
+# in one process, eager calls); then `rungs bench gemm_host --memory pinned` (graph replay) at 4096^3 and
+# 8192^3 with each plan forced, in alternating processes, twice; a traced 4096^3 pinned call per plan;
+# the bench with the library's choices. At d6c5089 (H100) it ran out of its 600 s at the 8th bench
+# process, when the forced-plan benches also ran the pageable rows (~58 s a process); pinned only here.
+# Output to stdout, logs under $OUT.
 cd "$(dirname "$0")/../.." || exit 1
 set -uo pipefail
 source scripts/experiments/lib.sh
@@ -25,7 +28,7 @@ for round in 1 2; do
     [ $n = 8192 ] && plans+=("${p}x1:k2/0.375:r$((n / 2048))")
     for plan in "${plans[@]}"; do
       echo "--- round $round, $n^3, --plan $plan"
-      build-gpu/rungs bench gemm_host --size $n --plan "$plan" 2>/dev/null | grep -E "^${n}x" | tee -a "$OUT/bench-plans.txt"
+      build-gpu/rungs bench gemm_host --size $n --memory pinned --plan "$plan" 2>/dev/null | grep -E "^${n}x" | tee -a "$OUT/bench-plans.txt"
     done
   done
 done
