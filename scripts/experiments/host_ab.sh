@@ -13,13 +13,9 @@ source scripts/experiments/lib.sh
 trace=0; knobs=()
 for a in "$@"; do if [ "$a" = --trace ]; then trace=1; else knobs+=("$a"); fi; done
 build_gpu rungs rungs_cli rungs_gpu_tests rungs_cpu_tests
-log tests
-build-gpu/tests/rungs_gpu_tests --gtest_filter='GemmHost.*' >"$OUT/gemmhost_tests.log" 2>&1; echo "GemmHost rc $?"
-grep -E "PASSED|FAILED" "$OUT/gemmhost_tests.log" | tail -5
-build-gpu/tests/rungs_cpu_tests --gtest_filter='WorkerPool.*:StreamCopy.*' 2>&1 | tail -1
+host_tests 'WorkerPool.*:StreamCopy.*'
 log probe
-g++ -O2 -std=c++17 -Iinclude -Isrc -I/usr/local/cuda/include scripts/experiments/host_probe.cpp build-gpu/librungs.a \
-  -L/usr/local/cuda/lib64 -lcublas -lcublasLt -lcudart -lcuda -lpthread -ldl -o build-gpu/host_probe || exit 1
+build_host_probe || exit 1
 for k in "${knobs[@]}"; do build-gpu/host_probe "$k" | tee -a "$OUT/probe.txt"; done
 log "rungs bench gemm_host"
 build-gpu/rungs bench gemm_host 2>/dev/null | tee "$OUT/bench-host.txt"

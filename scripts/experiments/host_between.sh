@@ -8,7 +8,6 @@ set -uo pipefail
 source scripts/experiments/lib.sh
 build_gpu rungs
 log probe
-g++ -O2 -std=c++17 -Iinclude -Isrc -I/usr/local/cuda/include scripts/experiments/host_probe.cpp build-gpu/librungs.a \
-  -L/usr/local/cuda/lib64 -lcublas -lcublasLt -lcudart -lcuda -lpthread -ldl -o build-gpu/host_probe &&
+build_host_probe &&
   { nproc; lscpu | grep -E "Model name|Socket|NUMA node|Thread"; build-gpu/host_probe between_pageable; } 2>&1 | tee "$OUT/between.txt"
 log done

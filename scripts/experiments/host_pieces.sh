@@ -11,13 +11,9 @@ cd "$(dirname "$0")/../.." || exit 1
 set -uo pipefail
 source scripts/experiments/lib.sh
 build_gpu rungs rungs_cli rungs_gpu_tests rungs_cpu_tests
-log tests
-build-gpu/tests/rungs_gpu_tests --gtest_filter='GemmHost.*' >"$OUT/gemmhost_tests.log" 2>&1; echo "GemmHost rc $?"
-grep -E "PASSED|FAILED" "$OUT/gemmhost_tests.log" | tail -5
-build-gpu/tests/rungs_cpu_tests --gtest_filter='GemmHostSchedule.*:WorkerPool.*:StreamCopy.*' 2>&1 | tail -1
+host_tests 'GemmHostSchedule.*:WorkerPool.*:StreamCopy.*'
 log probe
-g++ -O2 -std=c++17 -Iinclude -Isrc -I/usr/local/cuda/include scripts/experiments/host_probe.cpp build-gpu/librungs.a \
-  -L/usr/local/cuda/lib64 -lcublas -lcublasLt -lcudart -lcuda -lpthread -ldl -o build-gpu/host_probe || exit 1
+build_host_probe || exit 1
 build-gpu/host_probe pinned_plans | tee "$OUT/probe.txt"
 build-gpu/host_probe pageable_plans | tee -a "$OUT/probe.txt"
 log "rungs bench gemm_host, the two plans forced"

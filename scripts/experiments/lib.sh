@@ -1,4 +1,4 @@
-# Sourced by the device-call experiment scripts (tc_device.sh, ncu_tc.sh, ws_probe.sh,
+# Sourced by the device-call experiment scripts (tc_device.sh, ncu_tc.sh, ws_probe.sh, host_ab.sh, host_pieces.sh,
 # host_trace.sh, wgmma_probe.sh, reduce_sweep.sh): $OUT, log, the build of the targets they need
 # in build-gpu (the tree scripts/gpu.sh builds), and standalone probe programs.
 OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
@@ -17,4 +17,17 @@ run_cu() {
   mkdir -p build-experiments
   nvcc -std=c++17 -O3 -arch=sm_90a -Iinclude -Isrc --expt-relaxed-constexpr \
     "scripts/experiments/$name.cu" -o "build-experiments/$name" && "build-experiments/$name" "$@"
+}
+# host_tests CPU_FILTER: the GemmHost GPU tests (log in $OUT/gemmhost_tests.log, summary on stdout) and
+# the CPU tests of CPU_FILTER (gemm_host's experiment scripts; needs rungs_gpu_tests and rungs_cpu_tests).
+host_tests() {
+  log tests
+  build-gpu/tests/rungs_gpu_tests --gtest_filter='GemmHost.*' >"$OUT/gemmhost_tests.log" 2>&1; echo "GemmHost rc $?"
+  grep -E "PASSED|FAILED" "$OUT/gemmhost_tests.log" | tail -5
+  build-gpu/tests/rungs_cpu_tests --gtest_filter="$1" 2>&1 | tail -1
+}
+# build_host_probe: scripts/experiments/host_probe.cpp against build-gpu/librungs.a, into build-gpu/host_probe.
+build_host_probe() {
+  g++ -O2 -std=c++17 -Iinclude -Isrc -I/usr/local/cuda/include scripts/experiments/host_probe.cpp build-gpu/librungs.a \
+    -L/usr/local/cuda/lib64 -lcublas -lcublasLt -lcudart -lcuda -lpthread -ldl -o build-gpu/host_probe
 }
