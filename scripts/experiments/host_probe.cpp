@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -166,28 +167,29 @@ int main(int argc, char** argv) {
     for (int64_t n : {int64_t{4096}, int64_t{8192}}) {
       std::vector<float> A(n * n, 0.5f), B(n * n, 0.25f), C(n * n, 0.0f);
       const int panels = n == 4096 ? 8 : 16;
-      // row_panels 0: the library's own choice (the twentieth session's version had Plan{} here,
+      // nullopt: the library's own choice (the twentieth session's version used Plan{} as that sentinel,
       // whose row_panels is 1: it timed the unpipelined 1x1 plan in place of the library's).
-      const std::vector<host::Plan> plans = {host::Plan{0},
+      const std::vector<std::optional<host::Plan>> plans = {std::nullopt,
                                              host::Plan{panels, 1, 2, 0.5}, host::Plan{panels, 1, 4, 0.5},
                                              host::Plan{panels, 1, 8, 0.5}, host::Plan{panels, 1, 4, 0.75},
                                              host::Plan{panels, 1, 8, 0.75}, host::Plan{panels, 1, 2, 0.5, static_cast<int>(n / 2048)}};
       const int rounds = n == 4096 ? 9 : 5;
       std::vector<std::vector<double>> t(plans.size());
+      std::vector<host::Plan> used(plans.size());  // the plan each row ran, as the call reports it
       for (int r = 0; r < rounds; ++r)
         for (size_t i = 0; i < plans.size(); ++i) {
           host::Tuning tu;
-          if (plans[i].row_panels > 0) tu.plan = plans[i];
+          tu.plan = plans[i];
           host::set_tuning(tu);
           const auto t0 = Clock::now();
           gemm_host(Trans::N, Trans::N, n, n, n, 1.0f, A.data(), n, B.data(), n, 0.0f, C.data(), n);
           t[i].push_back(ms(t0));
+          used[i] = host::last_call().plan;
         }
       for (size_t i = 0; i < plans.size(); ++i)
         std::printf("%4lld^3 pageable, plan %2dx1 k%d/%.2f r%d%s: flow median %.3f ms (min %.3f)\n", (long long)n,
-                    plans[i].row_panels ? plans[i].row_panels : panels, plans[i].kmajor_chunks,
-                    plans[i].kmajor_fraction, plans[i].kmajor_row_panels, plans[i].row_panels ? "" : " (library)", median(t[i]),
-                    *std::min_element(t[i].begin(), t[i].end()));
+                    used[i].row_panels, used[i].kmajor_chunks, used[i].kmajor_fraction, used[i].kmajor_row_panels,
+                    plans[i] ? "" : " (library)", median(t[i]), *std::min_element(t[i].begin(), t[i].end()));
     }
     host::set_tuning(host::Tuning{});
     return 0;
@@ -204,28 +206,29 @@ int main(int argc, char** argv) {
       cudaMallocHost(reinterpret_cast<void**>(&C), bytes);
       std::fill(A, A + n * n, 0.5f), std::fill(B, B + n * n, 0.25f), std::fill(C, C + n * n, 0.0f);
       const int p = n == 4096 ? 8 : 16;
-      // row_panels 0: the library's own choice (Plan{} has row_panels 1, the unpipelined flow: the
-      // twenty-first session's version of this probe timed that in place of the library's plan).
-      const std::vector<host::Plan> plans = {host::Plan{0},
+      // nullopt: the library's own choice (the twenty-first session's version used Plan{} as that
+      // sentinel, whose row_panels is 1: it timed the unpipelined flow in place of the library's plan).
+      const std::vector<std::optional<host::Plan>> plans = {std::nullopt,
                                              host::Plan{p, 1, 2, 0.5, 0}, host::Plan{p, 1, 2, 0.5, 2},
                                              host::Plan{p, 1, 2, 0.5, 4}, host::Plan{p, 1, 2, 0.5, 1},
                                              host::Plan{p, 1, 2, 0.375, 0}, host::Plan{p, 1, 2, 0.375, static_cast<int>(n / 2048)}};
       const int rounds = n == 4096 ? 31 : 11;
       std::vector<std::vector<double>> t(plans.size());
+      std::vector<host::Plan> used(plans.size());  // the plan each row ran, as the call reports it
       for (int r = 0; r < rounds; ++r)
         for (size_t i = 0; i < plans.size(); ++i) {
           host::Tuning tu;
-          if (plans[i].row_panels > 0) tu.plan = plans[i];
+          tu.plan = plans[i];
           host::set_tuning(tu);
           const auto t0 = Clock::now();
           gemm_host(Trans::N, Trans::N, n, n, n, 1.0f, A, n, B, n, 0.0f, C, n);
           t[i].push_back(ms(t0));
+          used[i] = host::last_call().plan;
         }
       for (size_t i = 0; i < plans.size(); ++i)
         std::printf("%4lld^3 pinned, plan %2dx1 k%d/%.3f r%d%s: flow median %.3f ms (min %.3f)\n", (long long)n,
-                    plans[i].row_panels ? plans[i].row_panels : p, plans[i].kmajor_chunks, plans[i].kmajor_fraction,
-                    plans[i].kmajor_row_panels, plans[i].row_panels ? "" : " (library)", median(t[i]),
-                    *std::min_element(t[i].begin(), t[i].end()));
+                    used[i].row_panels, used[i].kmajor_chunks, used[i].kmajor_fraction, used[i].kmajor_row_panels,
+                    plans[i] ? "" : " (library)", median(t[i]), *std::min_element(t[i].begin(), t[i].end()));
       cudaFreeHost(A), cudaFreeHost(B), cudaFreeHost(C);
     }
     host::set_tuning(host::Tuning{});
