@@ -9,6 +9,7 @@
 #include "cli/buffers.hpp"
 #include "cli/commands.hpp"
 #include "cli/device.hpp"
+#include "cli/output.hpp"
 #include "cli/timing.hpp"
 #include "detail/check.hpp"
 #include "host/gemm_host.hpp"
@@ -19,6 +20,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iomanip>
@@ -301,7 +303,8 @@ std::string format_trace(const HostRow& r) {
   return os.str();
 }
 
-std::string format_rows(Format f, const std::vector<HostRow>& rows, const DeviceInfo& dev, const Args& a) {
+std::string format_rows(Format f, const std::vector<HostRow>& rows, const Context& ctx, const Args& a) {
+  const DeviceInfo& dev = ctx.device;
   std::ostringstream os;
   const char* cols[] = {"shape", "trans", "memory", "variant", "plan", "flow_ms", "flow_min_ms", "flow_max_ms",
                         "naive_ms", "speedup", "kernel_ms", "floor_ms", "x_floor", "h2d_gbs", "d2h_gbs",
@@ -343,15 +346,25 @@ std::string format_rows(Format f, const std::vector<HostRow>& rows, const Device
     }
     return os.str();
   }
-  if (f == Format::json) {
-    os << "{\n  \"device\": \"" << dev.name << "\",\n  \"reps\": " << a.reps << ",\n  \"results\": [\n";
+  if (f == Format::json) {  // the main job's layout: the same context, one object per row, numbers as numbers
+    os << "{\n  \"context\": " << format_json_context(ctx, "  ") << ",\n  \"benchmarks\": [";
     for (size_t j = 0; j < rows.size(); ++j) {
-      const auto v = values(rows[j]);
-      os << "    {";
-      for (size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << '"' << cols[i] << "\": \"" << v[i] << '"';
-      os << "}" << (j + 1 < rows.size() ? "," : "") << "\n";
+      const HostRow& r = rows[j];
+      const auto v = values(r);
+      os << (j ? "," : "") << "\n    {\"op\": \"gemm_host\", \"m\": " << r.s.m << ", \"n\": " << r.s.n << ", \"k\": " << r.s.k;
+      for (size_t i = 0; i < v.size(); ++i) {
+        const std::string& c = cols[i];
+        const bool text = c == "shape" || c == "trans" || c == "memory" || c == "variant" || c == "plan" ||
+                          c == "status" || c == "reason";
+        os << ", \"" << c << "\": ";
+        if (text)
+          os << '"' << json_escape(v[i]) << '"';
+        else
+          os << (v[i] == "-" || !std::isfinite(std::strtod(v[i].c_str(), nullptr)) ? std::string("null") : v[i]);
+      }
+      os << "}";
     }
-    os << "  ]\n}\n";
+    os << (rows.empty() ? "]\n}\n" : "\n  ]\n}\n");
     return os.str();
   }
   os << "gemm_host on " << dev.name << ": host-to-host flow, median of " << a.reps
@@ -440,8 +453,11 @@ int cmd_bench_host(const Args& a, const std::string& argv0, std::ostream& out, s
     if (!*file) throw CliError("--output " + a.output + ": cannot open for writing (" + std::strerror(errno) + ")");
   }
   require_gpu(a.device);
-  const DeviceInfo dev = query_device(a.device, false);
-  L2Flusher flusher(a.flush_l2, dev.l2_bytes);
+  Context ctx = make_context(a, argv0);
+  ctx.device = query_device(a.device, false);
+  ctx.has_device = true;
+  ctx.baseline = "naive";  // the copy-multiply-copy flow on one stream, in the same run
+  L2Flusher flusher(a.flush_l2, ctx.device.l2_bytes);
   std::vector<check::GemmShape> shapes;
   const std::vector<Shape> sizes = a.shapes.empty() ? std::vector<Shape>{{1024, 1024, 1024}, {4096, 4096, 4096},
                                                                          {8192, 8192, 8192}}
@@ -454,11 +470,11 @@ int cmd_bench_host(const Args& a, const std::string& argv0, std::ostream& out, s
     for (const TransPair& t : trans)
       for (const std::string& mem : mems)
         rows.push_back(bench_one(a, argv0, gemm_shape(a, {sh, t}), mem == "pinned", flusher, pinned_rates, err));
-  const std::string text = format_rows(a.format, rows, dev, a);
+  const std::string text = format_rows(a.format, rows, ctx, a);
   if (file) {
     *file << text;
     if (!*file) throw CliError("--output " + a.output + ": write failed");
-    if (a.format != Format::table) out << format_rows(Format::table, rows, dev, a);
+    if (a.format != Format::table) out << format_rows(Format::table, rows, ctx, a);
   } else {
     out << text;
   }

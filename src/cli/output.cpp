@@ -564,7 +564,7 @@ std::string format_csv(const std::vector<Result>& rows) {
   return os.str();
 }
 
-std::string format_json(const Context& ctx, const std::vector<Result>& rows) {
+std::string format_json_context(const Context& ctx, const std::string& indent) {
   const DeviceInfo& d = ctx.device;
   Fields c = {{"date", jstr(ctx.date)},
               {"host_name", jstr(ctx.host_name)},
@@ -606,8 +606,12 @@ std::string format_json(const Context& ctx, const std::vector<Result>& rows) {
   if (ctx.command != "verify") c.insert(c.end(), method.begin(), method.end());
   else c.insert(c.end(), method.begin() + 4, method.end() - 1);  // seed, alpha, beta
 
+  return render_object(c, indent);
+}
+
+std::string format_json(const Context& ctx, const std::vector<Result>& rows) {
   std::ostringstream os;
-  os << "{\n  \"context\": " << render_object(c, "  ") << ",\n  \"benchmarks\": [";
+  os << "{\n  \"context\": " << format_json_context(ctx, "  ") << ",\n  \"benchmarks\": [";
   for (size_t i = 0; i < rows.size(); ++i) {
     const Result& r = rows[i];
     const std::string name = benchmark_name(r);

@@ -23,6 +23,8 @@ std::string format_tune_table(const Context& ctx, const std::vector<Result>& row
 std::string format_csv(const std::vector<Result>& rows);
 std::vector<std::string> csv_columns();
 // JSON in Google Benchmark's layout: {"context": {...}, "benchmarks": [...]}.
+// The context object alone (run, device, method), its closing brace at `indent`: gemm_host's JSON shares it.
+std::string format_json_context(const Context& ctx, const std::string& indent);
 std::string format_json(const Context& ctx, const std::vector<Result>& rows);
 // The table, CSV or JSON for `command` (Format::table picks the command's table).
 std::string format_results(Format f, const Context& ctx, const std::vector<Result>& rows);

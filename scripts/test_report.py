@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""Checks scripts/report.py on the committed sample runs (tests/data/bench_sample.json, the main job's
+rows at the smallest seed sizes, and bench_host_sample.json, from an NVIDIA H200): the tables parse,
+every generated block is filled, the pictures are SVG, the newest run of a GPU wins, and a second run
+on the same JSON gives the same bytes. Run by ctest (exit 77 = skipped: matplotlib is not installed).
+"""
+import copy
+import filecmp
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+DATA = os.path.join(REPO, "tests", "data")
+SAMPLES = [os.path.join(DATA, "bench_sample.json"), os.path.join(DATA, "bench_host_sample.json")]
+BLOCKS = ["headline", "gemm", "gemm_tc", "gemv", "reduce", "gemm_host"]
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def make_root(tmp):
+    """A copy of the repository's README.md and docs/*.md (their report blocks emptied), and a page that
+    holds every block, so each block is generated and checked."""
+    root = os.path.join(tmp, "root")
+    os.makedirs(os.path.join(root, "docs"))
+    empty = re.compile(r"(<!-- report:([a-z_]+) -->\n).*?(<!-- /report:\2 -->)", re.S)
+    for src, dst in [(os.path.join(REPO, "README.md"), "README.md")] + [
+        (os.path.join(REPO, "docs", f), os.path.join("docs", f))
+        for f in sorted(os.listdir(os.path.join(REPO, "docs")))
+        if f.endswith(".md") and f != "BENCHMARKS.md"
+    ]:
+        with open(src) as f:
+            text = empty.sub(lambda m: m.group(1) + m.group(3), f.read())
+        with open(os.path.join(root, dst), "w") as f:
+            f.write(text)
+    with open(os.path.join(root, "docs", "all_blocks.md"), "w") as f:
+        f.write("".join(f"## {b}\n<!-- report:{b} -->\n<!-- /report:{b} -->\n" for b in BLOCKS))
+    return root
+
+
+def run_report(root, inputs):
+    r = subprocess.run([sys.executable, os.path.join(HERE, "report.py"), *inputs, "--root", root], capture_output=True, text=True)
+    check(r.returncode == 0, f"report.py exit {r.returncode}: {r.stderr.strip()}")
+    return r
+
+
+def tables_parse(text, where):
+    """Every markdown table: a header, a --- row with as many cells, and body rows with as many cells."""
+    lines = text.split("\n")
+    i, n = 0, 0
+    while i < len(lines):
+        if lines[i].startswith("|") and i + 1 < len(lines) and re.fullmatch(r"\|(---\|)+", lines[i + 1]):
+            cells = lines[i].count("|") - 1
+            check(lines[i + 1].count("|") - 1 == cells, f"{where}: the separator of table at line {i + 1}")
+            j = i + 2
+            while j < len(lines) and lines[j].startswith("|"):
+                check(lines[j].count("|") - 1 == cells, f"{where}: line {j + 1} has {lines[j].count('|') - 1} cells, not {cells}")
+                j += 1
+            check(j > i + 2, f"{where}: table at line {i + 1} has no rows")
+            n += 1
+            i = j
+        else:
+            i += 1
+    return n
+
+
+def snapshot(root):
+    out = {}
+    for d, _, files in os.walk(root):
+        for f in files:
+            p = os.path.join(d, f)
+            with open(p, "rb") as fh:
+                out[os.path.relpath(p, root)] = fh.read()
+    return out
+
+
+def main():
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        print("skipped: matplotlib is not installed (pip install matplotlib)")
+        return 77
+    with tempfile.TemporaryDirectory() as tmp:
+        root = make_root(tmp)
+        run_report(root, SAMPLES)
+        bench = open(os.path.join(root, "docs", "BENCHMARKS.md")).read()
+        check(tables_parse(bench, "BENCHMARKS.md") >= 6, "BENCHMARKS.md holds the headline and every ladder's table")
+        check("NVIDIA H200" in bench and "commit e8ff5ef" in bench, "BENCHMARKS.md names the device and the commit")
+        check("`rungs bench --format json --output main.json`" in bench, "BENCHMARKS.md names the command")
+        for b in ["gemm", "gemm_tc", "gemv", "reduce", "gemm_host"]:
+            check(os.path.exists(os.path.join(root, "docs", "img", f"{b}-h200.svg")), f"picture {b}-h200.svg")
+        for f in sorted(os.listdir(os.path.join(root, "docs", "img"))):
+            try:
+                tree = ET.parse(os.path.join(root, "docs", "img", f))
+                check(tree.getroot().tag.endswith("svg"), f"{f} is an SVG")
+                check(len(list(tree.iter())) > 50, f"{f} draws something")
+            except ET.ParseError as e:
+                check(False, f"{f} does not parse: {e}")
+        all_blocks = open(os.path.join(root, "docs", "all_blocks.md")).read()
+        for b in BLOCKS:
+            m = re.search(rf"<!-- report:{b} -->\n(.*?)<!-- /report:{b} -->", all_blocks, re.S)
+            check(m is not None and len(m.group(1).strip()) > 40, f"block {b} is filled")
+            if m:
+                check(tables_parse(m.group(1), f"block {b}") >= 1, f"block {b} holds a table")
+        # Every block the repository's own pages hold is filled too.
+        for page in ["README.md"] + [os.path.join("docs", f) for f in os.listdir(os.path.join(root, "docs")) if f.endswith(".md")]:
+            text = open(os.path.join(root, page)).read()
+            for m in re.finditer(r"<!-- report:([a-z_]+) -->\n(.*?)<!-- /report:\1 -->", text, re.S):
+                check(len(m.group(2).strip()) > 0, f"{page}: block {m.group(1)} is filled")
+        # The same JSON gives the same files.
+        first = snapshot(root)
+        run_report(root, SAMPLES)
+        second = snapshot(root)
+        check(first == second, "a second run on the same JSON changes nothing: " + ", ".join(k for k in first if first.get(k) != second.get(k)))
+        # The newest run per GPU and ladder wins; an older one is left out.
+        with open(SAMPLES[0]) as f:
+            old = json.load(f)
+        older = copy.deepcopy(old)
+        older["context"]["date"] = "2000-01-01T00:00:00+00:00"
+        older["context"]["git_commit"] = "0ldc0de"
+        p = os.path.join(tmp, "older.json")
+        with open(p, "w") as f:
+            json.dump(older, f)
+        run_report(root, [p] + SAMPLES)
+        bench2 = open(os.path.join(root, "docs", "BENCHMARKS.md")).read()
+        check("0ldc0de" not in bench2, "an older run of the same GPU is not reported")
+        newer = copy.deepcopy(old)
+        newer["context"]["date"] = "2999-01-01T00:00:00+00:00"
+        newer["context"]["git_commit"] = "n3wc0de"
+        with open(p, "w") as f:
+            json.dump(newer, f)
+        run_report(root, [p] + SAMPLES)
+        bench3 = open(os.path.join(root, "docs", "BENCHMARKS.md")).read()
+        check("n3wc0de" in bench3, "a newer run of the same GPU replaces the older one")
+        # A second GPU gets its own section and headline columns.
+        other = copy.deepcopy(old)
+        other["context"]["device"] = "NVIDIA H100 80GB HBM3"
+        with open(p, "w") as f:
+            json.dump(other, f)
+        run_report(root, [p] + SAMPLES)
+        bench4 = open(os.path.join(root, "docs", "BENCHMARKS.md")).read()
+        check("## NVIDIA H100 80GB HBM3" in bench4 and "H100 auto" in bench4 and "H200 auto" in bench4, "two GPUs side by side")
+        check(bench4.index("## NVIDIA H100") < bench4.index("## NVIDIA H200"), "GPUs in a fixed order")
+    if failures:
+        print(f"{len(failures)} check(s) failed")
+        return 1
+    print("report.py: all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
