@@ -2,9 +2,11 @@
 # Everything rungs needs from a GPU machine, in one go (used through the device tool):
 # build with all cores, the full GPU test suite, the same tests at small shapes under
 # compute-sanitizer (memcheck; racecheck for the shared-memory rungs), then `rungs bench`
-# (the main job) and `rungs tune gemm`. Results land under $OUT (default ./out); more than 7 files
-# there are packed into $OUT/results.tar.gz (the device tool brings back 8), the summaries kept.
-# Usage: scripts/gpu.sh [stage ...]   stages: build test sanitize bench tune (default: all but tune)
+# (the main job: bench.json and bench-host.json, the input of scripts/report.py), `rungs profile`
+# (the SGEMM ladder at 4096^3 under Nsight Compute) and `rungs tune gemm`. Results land under $OUT
+# (default ./out); more than 7 files there are packed into $OUT/results.tar.gz, the summaries kept.
+# Usage: scripts/gpu.sh [stage ...]   stages: build test sanitize bench profile tune (default: build
+# test sanitize bench)
 # Environment (all optional; the defaults run everything):
 #   RUNGS_LADDERS="gemm gemv reduce gemm_host"  the ladders (and gemm_host) whose tests, sanitizer
 #                                     runs and bench rows to run
@@ -132,15 +134,20 @@ if has bench; then
   fi
 fi
 
+if has profile; then
+  log "rungs profile gemm --size 4096"
+  build-gpu/rungs profile gemm --size 4096 2>>"$OUT/profile.progress" | tee "$OUT/profile.txt" || status=1
+fi
+
 if has tune; then
   log "rungs tune gemm"
   build-gpu/rungs tune gemm --size 1024,2048,4096,8192 2>/dev/null | tee "$OUT/tune.txt" || status=1
 fi
-# The device tool brings back at most 8 files from $OUT (sixteenth session: a racecheck log was
-# lost that way): past 7, everything but the summaries goes into one archive, results.tar.gz.
+# A remote runner may bring back only a few files (the device tool: 8): past 7, everything but the
+# summaries goes into one archive, results.tar.gz.
 mapfile -t outs < <(find "$OUT" -maxdepth 1 -type f ! -name results.tar.gz -printf '%f\n' | sort)
 if [ ${#outs[@]} -gt 7 ]; then
-  keep=" device.txt bench.txt bench-host.txt tests.log "
+  keep=" device.txt bench.txt bench.json bench-host.json profile.txt tests.log "
   (cd "$OUT" && tar czf results.tar.gz "${outs[@]}") && for f in "${outs[@]}"; do
     [[ "$keep" == *" $f "* ]] || rm -f "$OUT/$f"
   done
