@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A model of gemm_host's flow with one persistent kernel that takes C's tiles as their pieces
 arrive (the flow kernel of e313837, reverted): how long a piece order takes when the products
-cost nothing to launch. docs/gemm_host.md (eighteenth session) has what it showed.
+cost nothing to launch. Behind docs/gemm_host.md's 4096^3 pinned verdict: no such flow beats ~1.4x
+the floor (3.68-4.10 ms by tile shape and rate), so the persistent flow kernel was not kept.
 
 Pieces: A(i, c) = op(A)'s row panel i x k chunk c, B(c, j) = op(B)'s k chunk c x column panel j,
 sent one after another over H2D at the rate the H100 measured for their row width. A block

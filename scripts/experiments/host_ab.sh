@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# One device call: gemm_host Tuning switches A/B (twentieth session; it replaces the nineteenth session's
-# host_threads_ab.sh, whose runs are `host_ab.sh streaming streaming threads`). Usage: host_ab.sh KNOB... [--trace]
+# One device call: gemm_host Tuning switches and plans A/B, alternated call by call in one process (how
+# docs/gemm_host.md tells changes of a few percent apart: streaming stores, the background unpack below
+# 256 MiB, 12 staging threads, the plan rules). Usage: host_ab.sh KNOB... [--trace]
 # Builds the library, the CLI and the tests; runs the GemmHost GPU tests and the WorkerPool and
 # StreamCopy CPU tests; `host_probe KNOB` for each KNOB (streaming | unpack | async: that switch off and
-# on; threads: 8 / the library's / 16 staging threads; pageable_plans: k-major first chunks; each
-# alternated call by call in one process, pageable flows); `rungs bench gemm_host` (the main job's
+# on; threads: 8 / the library's / 16 staging threads; pageable_plans: k-major first chunks;
+# pinned_plans: phase 1's piece heights; between, between_pageable: the bench's sequence; see
+# host_probe.cpp); `rungs bench gemm_host` (the main job's
 # table); with --trace, traced 1024^3, 4096^3 and 8192^3 pageable calls (timelines in
 # $OUT/trace-N.txt, their summaries on stdout). Output to stdout, logs under $OUT.
 cd "$(dirname "$0")/../.." || exit 1

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# One device call (twenty-second session): phase 1's op(A) in pieces of ~2048 rows (Plan::kmajor_row_panels
-# = m / 2048) against one piece per row panel (the library's choice). Builds; runs the GemmHost GPU tests
+# One device call: phase 1's op(A) in pieces of ~2048 rows (Plan::kmajor_row_panels = m / 2048), and
+# phase 1 over 3/8 of k at 8192^3, against one piece per row panel over half of k (the library's plan).
+# docs/gemm_host.md: the taller pieces measured level (4096^3 3.80 vs 3.84 ms) and 3/8 of k 1.5-1.7 %
+# faster at 8192^3 only; neither kept. Builds; runs the GemmHost GPU tests
 # and the schedule's CPU tests; host_probe pinned_plans and pageable_plans (plans alternated call by call
 # in one process, eager calls); then `rungs bench gemm_host --memory pinned` (graph replay) at 4096^3 and
 # 8192^3 with each plan forced, in alternating processes, twice; a traced 4096^3 pinned call per plan;
-# the bench with the library's choices. At d6c5089 (H100) it ran out of its 600 s at the 8th bench
-# process, when the forced-plan benches also ran the pageable rows (~58 s a process); pinned only here.
+# the bench with the library's choices. The forced-plan benches run pinned only: with the pageable rows
+# (~58 s a process) the call does not fit in 600 s.
 # Output to stdout, logs under $OUT.
 cd "$(dirname "$0")/../.." || exit 1
 set -uo pipefail

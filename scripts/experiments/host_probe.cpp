@@ -1,8 +1,12 @@
-// gemm_host probe (docs/gemm_host.md): 2D pinned copy bandwidth by row width, the host cost of
-// the calls a step issues, and gemm_host's time breakdown per plan. Build on the device after
-// scripts/gpu.sh build:
-//   g++ -O2 -std=c++17 -Iinclude -Isrc -I/usr/local/cuda/include scripts/experiments/host_probe.cpp
-//     + build-gpu/librungs.a -L/usr/local/cuda/lib64 -lcublas -lcudart -lpthread -o host_probe
+// gemm_host probe (docs/gemm_host.md), one mode per run. No argument: 2D pinned copy bandwidth by
+// row width (behind the rule that no copy row is narrower than 512 elements: 52.5-54 GB/s from 2 KiB
+// rows, 35.7 at 512 B), the host cost of the calls a step issues (~20 us a step: at most T / 20 us
+// steps) and the flow's breakdown per plan; `flow`: the breakdown only. `between`, `between_pageable`:
+// what the bench does between timed calls. `threads`, `streaming`, `unpack`, `async`: a staging-thread
+// count or a Tuning switch, and `pinned_plans`, `pageable_plans`: plans, alternated call by call in
+// one process (how changes of a few percent are told apart).
+// Build and run on the device: scripts/experiments/host_ab.sh MODE... (with the GemmHost tests), or
+//   source scripts/experiments/lib.sh && build_gpu rungs && build_host_probe && build-gpu/host_probe MODE
 #include <rungs/rungs.hpp>
 
 #include "host/gemm_host.hpp"
@@ -31,8 +35,8 @@ int main(int argc, char** argv) {
   cudaStream_t s;
   cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
   if (argc > 1 && std::string(argv[1]) == "between") {
-    // What the bench does between its timed calls, one thing at a time (sixteenth session: the bench
-    // measured 1024^3 pinned 34 us slower than back-to-back calls): nothing; C reset from a pinned copy
+    // What the bench does between its timed calls, one thing at a time (the bench measured 1024^3
+    // pinned ~31-34 us slower than back-to-back calls; docs/gemm_host.md): nothing; C reset from a pinned copy
     // (the bench's reset_c); a 4 MB memset of another host buffer; the host idle for 0.3 ms; the naive
     // flow (copies in, cuBLAS, copy out on one stream). 41 calls each, interleaved rounds, medians.
     const int64_t n = 1024;
@@ -78,8 +82,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (argc > 1 && std::string(argv[1]) == "between_pageable") {
-    // The same for pageable memory (twentieth session: on the H100 the bench measured 4096^3 and
-    // 8192^3 pageable flows 1.5-2.5x slower than this probe's back-to-back calls): nothing; C reset
+    // The same for pageable memory (on the H100 the bench measured 4096^3 and 8192^3 pageable flows
+    // 1.5-2.5x slower than this probe's back-to-back calls): nothing; C reset
     // (a memcpy into C, as the bench's reset_c); the naive flow with pageable copies (the driver's
     // staging); both (what the bench does). Interleaved rounds, medians.
     for (int64_t n : {int64_t{1024}, int64_t{4096}, int64_t{8192}}) {
@@ -123,12 +127,11 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (argc > 1 && std::string(argv[1]) == "threads") {
-    // Pageable flows by staging threads (nineteenth session: host_membw.cpp measured memcpy beside
-    // both DMA engines at 45.6 / 60.5 / 60.7 GB/s with 8 / 12 / 16 threads on the H100's host, but the
-    // bench, one process per count, was too noisy to tell). Here the counts alternate call by call in
-    // one process: after each change of count an untimed call (it starts the pool's threads), then a
-    // timed one. Medians of the flow and of its pack and unpack time. (First run with 8 / 12 / 16;
-    // now 8 / the library's choice / 16.)
+    // Pageable flows by staging threads (host_membw.cpp measured memcpy beside both DMA engines at
+    // 45.6 / 60.5 / 60.7 GB/s with 8 / 12 / 16 threads on the H100's host; a bench process per count
+    // is too noisy to tell them apart). Here the counts alternate call by call in one process: after
+    // each change of count an untimed call (it starts the pool's threads), then a timed one. Medians
+    // of the flow and of its pack and unpack time: 8 / the library's choice / 16 threads.
     for (int64_t n : {1024, 4096}) {
       std::vector<float> A(n * n, 0.5f), B(n * n, 0.25f), C(n * n, 0.0f);
       const int rounds = n == 1024 ? 41 : 15, counts[] = {8, 0, 16};  // 0: the library's choice
@@ -163,12 +166,11 @@ int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "pageable_plans") {
     // Pageable flows start their products only once the first k-major chunk is staged, at the host's
     // staging rate (~25-30 GB/s, half of a pinned copy's): smaller first chunks (k4, k8) against the
-    // library's plan, alternated call by call in one process (twentieth session); medians.
+    // library's plan, alternated call by call in one process; medians.
     for (int64_t n : {int64_t{4096}, int64_t{8192}}) {
       std::vector<float> A(n * n, 0.5f), B(n * n, 0.25f), C(n * n, 0.0f);
       const int panels = n == 4096 ? 8 : 16;
-      // nullopt: the library's own choice (the twentieth session's version used Plan{} as that sentinel,
-      // whose row_panels is 1: it timed the unpipelined 1x1 plan in place of the library's).
+      // nullopt: the library's own choice (not Plan{}, whose row_panels is 1: the unpipelined 1x1 plan).
       const std::vector<std::optional<host::Plan>> plans = {std::nullopt,
                                              host::Plan{panels, 1, 2, 0.5}, host::Plan{panels, 1, 4, 0.5},
                                              host::Plan{panels, 1, 8, 0.5}, host::Plan{panels, 1, 4, 0.75},
@@ -195,10 +197,11 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (argc > 1 && std::string(argv[1]) == "pinned_plans") {
-    // Pinned flows at 4096^3 and 8192^3 by plan, alternated call by call in one process (twenty-first
-    // session): the seventh session's traced call put phase 1's op(A) in 2 taller pieces (r2) at 3.77 ms
-    // against 4.04, while one bench median per plan and process could not tell them apart. Every call
-    // here is eager (the plan changes from call to call, so no graph is replayed); medians.
+    // Pinned flows at 4096^3 and 8192^3 by plan, alternated call by call in one process: phase 1's
+    // op(A) in taller pieces (r2 / r4 / r1) against one piece per row panel (r0, the library's); a
+    // traced call had put r2 at 3.77 ms against 4.04, which one bench median per plan and process could
+    // not tell apart. Every call here is eager (the plan changes from call to call, so no graph is
+    // replayed); medians. docs/gemm_host.md: level, not kept.
     for (int64_t n : {int64_t{4096}, int64_t{8192}}) {
       float *A, *B, *C;
       const size_t bytes = static_cast<size_t>(n * n) * sizeof(float);
@@ -206,8 +209,7 @@ int main(int argc, char** argv) {
       cudaMallocHost(reinterpret_cast<void**>(&C), bytes);
       std::fill(A, A + n * n, 0.5f), std::fill(B, B + n * n, 0.25f), std::fill(C, C + n * n, 0.0f);
       const int p = n == 4096 ? 8 : 16;
-      // nullopt: the library's own choice (the twenty-first session's version used Plan{} as that
-      // sentinel, whose row_panels is 1: it timed the unpipelined flow in place of the library's plan).
+      // nullopt: the library's own choice (not Plan{}, whose row_panels is 1: the unpipelined flow).
       const std::vector<std::optional<host::Plan>> plans = {std::nullopt,
                                              host::Plan{p, 1, 2, 0.5, 0}, host::Plan{p, 1, 2, 0.5, 2},
                                              host::Plan{p, 1, 2, 0.5, 4}, host::Plan{p, 1, 2, 0.5, 1},
@@ -237,11 +239,11 @@ int main(int argc, char** argv) {
   const std::string knob = argc > 1 ? argv[1] : "";
   if (knob == "streaming" || knob == "unpack" || knob == "async") {
     // One Tuning switch off and on, alternated call by call in one process, pageable flows; medians.
-    // streaming: the slots packed by memcpy or by streaming stores (nineteenth session: a traced
-    // 1024^3 call's staged H2D copies ran at 14-21 GB/s, the slots' lines dirty in the host's caches).
+    // streaming: the slots packed by memcpy or by streaming stores (with memcpy a traced 1024^3 call's
+    // staged H2D copies ran at 14-21 GB/s, the slots' lines dirty in the host's caches).
     // unpack: C's staged blocks unpacked into the caller's C by memcpy or by streaming stores.
     // async: C's blocks unpacked by all the staging threads in turn with packing, or in the background
-    // by a quarter of them while the others pack (twentieth session).
+    // by a quarter of them while the others pack.
     for (int64_t n : {int64_t{1024}, int64_t{4096}, int64_t{8192}}) {
       if (n == 8192 && knob == "streaming") continue;
       std::vector<float> A(n * n, 0.5f), B(n * n, 0.25f), C(n * n, 0.0f);

@@ -1,6 +1,6 @@
-# Sourced by the device-call experiment scripts (tc_device.sh, ncu_tc.sh, ws_probe.sh, host_ab.sh, host_pieces.sh, host_between.sh,
-# host_trace.sh, wgmma_probe.sh, reduce_sweep.sh): $OUT, log, the build of the targets they need
-# in build-gpu (the tree scripts/gpu.sh builds), and standalone probe programs.
+# Sourced by the experiment scripts (the .sh files here; cluster_fit.cu and tma_shift_probe.cu through
+# run_cu): $OUT, log, the build of the targets they need in build-gpu (the tree scripts/gpu.sh
+# builds), and standalone probe programs.
 OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
 log() { echo "=== $* ($(date +%T))"; }
 # build_gpu TARGET...: configure build-gpu (Release, Ninja) and build TARGETs with all cores; the

@@ -1,4 +1,5 @@
-// cuBLASLt's other fp32 algorithms for gemm_host's panel products (twenty-first session, issue 6).
+// cuBLASLt's other fp32 algorithms for gemm_host's panel products (docs/gemm_host.md: the best is
+// 1.11x cublasSgemm on 256 x 1024 x 1024, 1.00-1.01x on larger pieces; not built).
 // gemm_host multiplies its pieces with rungs::gemm (cuBLAS's default choice for fp32); the traces
 // show those products slower than one whole product (4096^3: 512 x 4096 x 1024 pieces at 37-41
 // TFLOP/s against 51.7; 1024^3: 256 x 1024 x 1024 at 17-23 against 33). Does another algorithm

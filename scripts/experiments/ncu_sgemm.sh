@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# One device call: Nsight Compute on CUDA-core SGEMM rungs beside cuBLAS's sgemm kernel (issue 2's
-# profile: issue-slot use, FFMA share, warp stall reasons, the SASS lines that stall most).
+# One device call: Nsight Compute on CUDA-core SGEMM rungs beside cuBLAS's sgemm kernel (docs/gemm.md:
+# why rungs 5 and 6 run below rung 4, and why warptile trails cuBLAS: issue-slot use, FFMA share, warp
+# stall reasons, the SASS lines that stall most).
 # Usage: PROFILES="4096:warptile 4096:cublas" scripts/experiments/ncu_sgemm.sh
 # Each profile is size:variant[:kernel regex[:name base]] (default <variant>_kernel, matched on the
 # function name; base "mangled" matches the mangled name, which spells out template arguments);

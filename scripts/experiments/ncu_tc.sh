@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# One device call: Nsight Compute on tensor-core rungs beside cuBLAS's own kernel (issue 5's
-# profile: tensor-pipe use, clocks, L2/DRAM traffic, stall reasons, cuBLAS's tile and grid).
+# One device call: Nsight Compute on tensor-core rungs beside cuBLAS's own kernel (docs/gemm_tc.md's
+# "ncu <commit>" figures: rung 15's epilogue bound, rungs 18 and 19's misses, rung 16 DRAM-bound at
+# 8192^3, the 2048^3 cycles: tensor-pipe use, clocks, L2/DRAM traffic, stall reasons, cuBLAS's tile
+# and grid).
 # Usage: PROFILES="bf16:4096:wgmma_ws bf16:4096:cublas" scripts/experiments/ncu_tc.sh
 # Each profile is dtype:size:variant[:kernel regex] (default <variant>_kernel; rungs 15, 17 and 19
 # run wgmma_ws_kernel, 18 pingpong_kernel); one kernel launch each (the third), clocks not locked.

@@ -1,5 +1,6 @@
 // What the host-to-host flow of gemm_host can reach at 1024^3 fp32 (8 MiB in, 4 MiB out), measured
-// apart from any GEMM (docs/gemm_host.md, thirteenth session). Standalone; run by
+// apart from any GEMM (docs/gemm_host.md: any flow spans >= ~0.20 ms at 1024^3; the copy engines stay,
+// since SM loads/stores over PCIe reach 48-49 GB/s, not 53). Standalone; run by
 // scripts/experiments/pcie_probe.sh. Prints one line per measurement.
 //   1. copy engines: one 8 MiB H2D copy; 4 MiB + P pieces back to back on one stream, each followed by
 //      a stream write of a flag that a spinning kernel time-stamps (when each piece landed).

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Rungs 20 and 23 (wgmma_ragged, wgmma_balanced; issue 5's non-multiple shapes, docs/gemm_tc.md):
+# Rungs 20 and 23 (wgmma_ragged, wgmma_balanced) on shapes that are not tile multiples (docs/gemm_tc.md's
+# "Any shape" figures and `auto`'s rows for them):
 # build, their GemmTc tests beside rung 17's, the ragged shapes benched against rung 17 and cuBLAS,
 # then memcheck and racecheck of the newest rung's tests (shapes up to RUNGS_TEST_MAX_MNK). Logs in
 # $OUT, summaries on stdout.

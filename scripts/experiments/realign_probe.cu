@@ -1,5 +1,6 @@
 // How fast can a few warps per SM copy a 16-bit matrix whose rows are not 16-byte aligned into an
-// aligned copy (issue 5's unaligned rows)? Rung 23 copies such an operand with its own kernel
+// aligned copy? docs/gemm_tc.md: ~0.38 TB/s of reads within the producer's registers, where 0.75-1.5
+// are needed, so the in-product copy was not built. Rung 23 copies such an operand with its own kernel
 // before the product (~28 us for 4095 x 4093 bf16, the whole GPU at ~2.4 TB/s); the copy could
 // instead run inside the product, done by the producer warpgroup's idle warps (3 warps of 384
 // threads, 56 registers) a k chunk at a time ahead of the TMA loads. That pays only if those warps

@@ -1,4 +1,6 @@
-// The tuning experiment behind rung 8 (single_pass) of the reduction ladder: the same accurate
+// The tuning experiment behind rung 8 (single_pass) of the reduction ladder (docs/reduce.md: grid-stride
+// 1024 x 1 with 4 loads in flight, the only shape at or above CUB for every type at 2^24 and 2^28;
+// `counter`: what the ticket counter's cudaMemsetAsync costs; `small`: 2^24 only): the same accurate
 // single-pass sum (uint64 / double / double-double accumulators, last-block combine in a fixed
 // order) under several work distributions and block shapes, each timed against CUB in the same
 // loop. Not part of the library or its tests; built and run by scripts/experiments/reduce_sweep.sh

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Register-file reads per FFMA in a kernel's SASS (issue 2: why warptile stalls on "dispatch").
+"""Register-file reads per FFMA in a kernel's SASS (docs/gemm.md: why warptile stalls on "dispatch";
+cuBLAS's main loop 1.66 reads per FFMA, warptile's pick 2.21).
 
 Usage: cuobjdump -sass OBJ_OR_CUBIN > k.sass; scripts/experiments/sass_regreads.py k.sass [NAME_SUBSTRING]
 

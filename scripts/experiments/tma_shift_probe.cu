@@ -1,13 +1,14 @@
 // Does TMA load a box whose inner start coordinate is not 16-byte aligned, from a map whose base
 // was rounded down to 16 bytes (row residue classes: reading an A whose rows are not 16-byte
-// aligned in place, fourteenth session)? And from a map held in an array inside a
+// aligned in place, rung 24 wgmma_inplace)? And from a map held in an array inside a
 // __grid_constant__ struct? One mode per process (an illegal instruction ends the context):
 // 0 plain map, class 0 (shift 0); 1 plain map, class 1 (shift 1: coordinate 1); 2 struct of maps,
 // index from an argument; 3 struct, constant index 1; 4 class 1 without swizzle, a 16-byte wide box
 // at coordinate 1; 5 class 1 at the aligned coordinate 8 (the map itself valid?). Prints mismatches.
-// H100, 4e5abe0: modes 0: 0 mismatches; 1, 2, 3: "an illegal instruction was encountered" (so
-// a shifted inner coordinate is refused, with the map as a plain parameter too; the class maps
-// were reverted).
+// H100, 4e5abe0: mode 0: 0 mismatches; 1, 2, 3: "an illegal instruction was encountered": TMA refuses a
+// shifted inner coordinate, with the map as a plain parameter too, so rung 24 was not kept and
+// unaligned operands are copied (docs/gemm_tc.md).
+// Usage (on the GPU machine): source scripts/experiments/lib.sh && for m in 0 1 2 3 4 5; do run_cu tma_shift_probe $m; done
 #include <cuda.h>
 #include <cuda_runtime.h>
 

@@ -8,6 +8,8 @@
 // that latency: rung 17 has 2 x 128 cycles of independent work (two warpgroups' m64n256), rung
 // 18 2 x 64 (one warpgroup's two m64n128). If so, config "1 WG, n128 x 2" runs near 70 % and
 // "2 WG, n256 x 1" near 100 %; if not, both run near 100 % and the cause is elsewhere.
+// Measured (H100, a5868ff): rung 18's pattern ran 2047 of 2048 MAC per cycle per SM, so chain latency
+// is ruled out as rung 18's bound (docs/gemm_tc.md, src/gemm/18_wgmma_pingpong.cu).
 // Each configuration: one block per SM, every warpgroup issuing `ktiles` groups of 4 k16 steps
 // (one 64-deep k tile, as the rungs do) per chain, wgmma.commit_group after each group and
 // wgmma.wait_group 1 (the rungs' pattern). Reports MACs per SM cycle against 2048 (dense bf16).

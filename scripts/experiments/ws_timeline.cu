@@ -1,5 +1,6 @@
-// Where a block of rung 17 (wgmma_tma_store, the ws template) spends its time at 2048^3 bf16, one
-// tile per block (issue 5's 2048 bar; docs/gemm_tc.md, fifteenth session): the template compiled
+// Where a block of rung 17 (wgmma_tma_store, the ws template) spends its time (docs/gemm_tc.md, "What
+// keeps rung 17 from cuBLAS": at 4096^3 ~18 thousand cycles beside 262 thousand of MMAs, ~3.2 at each
+// tile change; at 2048^3 the start and the kernel-end barrier): the template compiled
 // here with RUNGS_WS_TIMELINE stamps clock64 at its phases (slots below), per block, on the last
 // of several launches (L2 flushed before each). Prints the medians over blocks, in SM cycles from
 // the block's start, and block 0's k steps.
@@ -8,13 +9,14 @@
 // 69 + i consumer 0 past wait<1> in k step i, 101 / 106 consumer 0 / 1 MMAs done, 102 / 107 C's
 // stores issued, 103 consumer 0's stores done, 104 exit, 105 exit (globaltimer); 108 the tile walk
 // computed, 109 the first tile located, 110 its first expect_tx, 111 the producer's tail done, 112 the
-// barriers initialised (before the cluster barrier); per piece (tile) p < 6 of consumer 0 (seventeenth
-// session, the 4096^3 tile changes): 116 + 5p piece started, 117 + 5p its first data seen, 118 + 5p its
+// barriers initialised (before the cluster barrier); per piece (tile) p < 6 of consumer 0 (the 4096^3
+// tile changes): 116 + 5p piece started, 117 + 5p its first data seen, 118 + 5p its
 // MMAs done, 119 + 5p its C's stores issued, 120 + 5p the producer's first k tile of it issued.
 // Usage (after scripts/gpu.sh build or build_gpu rungs): scripts/experiments/ws_timeline.sh [sizes], or
-// build-experiments/ws_timeline N [17|21]: size and rung (21: rung 21's epilogue). The seventeenth
-// session's experiments with this file, since removed from the template: odd clusters started late (a
-// third argument, at e999791) and 3 stages / a 32 KB C buffer (scripts/experiments/ws_stages.sh, at 5108001).
+// build-experiments/ws_timeline N [17|21]: size and rung (21: rung 21's epilogue). Needs the template's
+// RUNGS_WS_TIMELINE stamps (src/gemm/wgmma_ws.cuh). Switches measured with it and since removed from the
+// template (docs/gemm_tc.md's "Measured and not kept"): odd clusters started late (e999791), 3 stages
+// and a 32 KB C buffer (7378874).
 #include "gemm/wgmma_ws.cuh"
 
 #include <cuda_bf16.h>
@@ -124,7 +126,7 @@ int main(int argc, char** argv) {
   }
   std::printf("k steps 4..31: median gap between data arrivals %lld cycles; loads issued to data seen %lld\n",
               median(gaps), median(waits));
-  // Per piece (tile) of the blocks with the most pieces (seventeenth session: where a 4-tile block's
+  // Per piece (tile) of the blocks with the most pieces (where a 4-tile block's
   // ~16 thousand cycles beside its MMAs go at 4096^3): medians over those blocks, cycles from start.
   int most = 0;
   auto pieces_of = [&](const long long* t) {
