@@ -7,6 +7,10 @@
 #include <cstdlib>
 #include <sstream>
 
+#ifndef RUNGS_CUDA_BIN_DIR
+#define RUNGS_CUDA_BIN_DIR ""
+#endif
+
 namespace rungs::cli {
 
 namespace {
@@ -14,6 +18,8 @@ namespace {
 constexpr unsigned bit(Command c) { return 1u << static_cast<unsigned>(c); }
 constexpr unsigned kRun = bit(Command::bench) | bit(Command::verify) | bit(Command::tune);
 constexpr unsigned kTimed = bit(Command::bench) | bit(Command::tune);
+constexpr unsigned kProfile = bit(Command::profile);
+constexpr unsigned kShaped = kRun | kProfile;  // the problem's flags: shapes, data, device, output
 constexpr unsigned kAll = ~0u;
 constexpr int64_t kMaxDim = INT32_MAX;
 constexpr size_t kMaxListItems = 4096;
@@ -23,7 +29,7 @@ struct CommandName {
   Command cmd;
 };
 const CommandName kCommands[] = {{"info", Command::info},     {"list", Command::list}, {"bench", Command::bench},
-                                 {"verify", Command::verify}, {"tune", Command::tune}};
+                                 {"verify", Command::verify}, {"tune", Command::tune}, {"profile", Command::profile}};
 
 const char* const kOps[] = {"gemm", "gemv", "reduce"};
 
@@ -184,16 +190,19 @@ std::string top_help() {
         "            2^20 x 64, 64 x 2^20, both transposes; reduce_sum of 2^24 and 2^28 elements, every dtype\n"
         "  verify    check rungs against the fp64 reference on fresh random data; exit 1 if any fails\n"
         "  tune      time every warptile tile configuration per size and mark the fastest\n"
+        "  profile   Nsight Compute (ncu) on one launch of each rung: time, registers, occupancy, DRAM %,\n"
+        "            L2 hit rate, bank conflicts, issue and pipe use, the top warp-stall reason\n"
         "\n"
         "Operations (ladders): gemm (SGEMM), gemv (SGEMV), reduce (reduce_sum). Without one, bench and\n"
-        "verify run every ladder.\n"
+        "verify run every ladder; profile needs one.\n"
         "\n"
-        "Common flags (bench, verify, tune; see each command's --help):\n"
+        "Common flags (bench, verify, tune, profile; see each command's --help):\n"
         "  --size LIST, --m LIST, --n LIST, --k LIST, --trans LIST, --dtype LIST (these need the operation\n"
         "  named), --alpha X, --beta X, --seed N,\n"
         "  --check-rows N|all, --device N, --format table|csv|json, --output FILE, --quiet\n"
         "  bench and tune also: --reps N, --warmup N, --flush-l2 on|off, --baseline NAME\n"
-        "  bench and verify also: --variant LIST\n"
+        "  bench, verify and profile also: --variant LIST\n"
+        "  profile also: --ncu PATH\n"
         "  info: --device N\n"
         "\n"
         "Examples:\n"
@@ -207,6 +216,7 @@ std::string top_help() {
         "  rungs bench gemv --m 2^20 --n 64 --trans all\n"
         "  rungs bench reduce --n 2^24,2^28 --dtype f32,f64\n"
         "  rungs tune gemm --size 2048,4096\n"
+        "  rungs profile gemm --size 4096 --variant warptile,cublas\n"
         "\n"
      << kExit;
   return os.str();
@@ -379,6 +389,88 @@ std::string tune_help() {
   return os.str();
 }
 
+std::string profile_help() {
+  std::ostringstream os;
+  os << "rungs profile: Nsight Compute (ncu) on one launch of each rung, one row per rung\n"
+        "\n"
+        "Usage:\n"
+        "  rungs profile OP [flags]     OP = gemm, gemv or reduce. Without shapes, one representative case:\n"
+        "                               gemm 4096 x 4096 x 4096 nn f32; gemv 16384 x 16384 n; reduce i64 2^24\n"
+        "\n"
+        "Per case and rung this executable runs again under ncu (with --profile-child, an internal flag): it\n"
+        "builds the case's data and device buffers as bench does, runs the rung once unprofiled and checks it\n"
+        "against fp64 (a rung that fails is a FAIL row, not profiled), then profiles ONE launch between\n"
+        "cudaProfilerStart and cudaProfilerStop (ncu --profile-from-start off --clock-control none: clocks not\n"
+        "locked; ncu flushes the caches before each replay pass). A rung may launch several kernels (split-k,\n"
+        "cuBLAS): time sums them and kern counts them; the other columns are the main kernel's (the longest),\n"
+        "bank conflicts excepted (summed). Rung 0, cpu_naive, runs on the host: a SKIP row; so is a rung the\n"
+        "device or the case's type cannot run. Times are of one profiled launch: cite rungs bench's medians.\n"
+        "\n"
+        "Columns (ncu metrics; n/a = ncu did not report it: it leaves out metric names it does not know):\n"
+        "  time         gpu__time_duration.sum over the rung's kernels;  kern  kernels launched\n"
+        "  regs         launch__registers_per_thread\n"
+        "  occ %        achieved occupancy, sm__warps_active.avg.pct_of_peak_sustained_active\n"
+        "  DRAM %       dram__throughput.avg.pct_of_peak_sustained_elapsed\n"
+        "  L2 hit %     lts__t_sector_hit_rate.pct\n"
+        "  bank confl   shared-memory bank conflicts, l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum\n"
+        "               + ..._op_st.sum, over all the rung's kernels\n"
+        "  issue %      smsp__issue_active.avg.pct_of_peak_sustained_active\n"
+        "  FMA %        sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active\n"
+        "  tensor %     sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active (where ncu lacks it:\n"
+        "               sm__pipe_tensor_op_hmma_cycles_active's)\n"
+        "  top stall    the reason R with the largest smsp__average_warps_issue_stalled_R_per_issue_active.ratio\n"
+        "               (warps stalled on R per issued instruction; \"selected\" left out), and that ratio\n"
+        "  main kernel  the longest kernel's name, shortened (csv and json also give it in full)\n"
+        "\n"
+     << "Shapes (bench's flags; lists give several cases, a row per case and rung):\n"
+        "  gemm    --size LIST (square), or --m LIST --n LIST --k LIST (with --size, those given fix that\n"
+        "          dimension); --trans nn|nt|tn|tt|all (default nn); --dtype f32|tf32|tf32x3|f16|bf16|all\n"
+        "          (default f32). Default shape 4096 x 4096 x 4096\n"
+        "  gemv    --size LIST (square A), or --m LIST --n LIST (A is m x n); --trans n|t|all (default n).\n"
+        "          Default 16384 x 16384\n"
+        "  reduce  --n LIST (or --size), up to 2^36; --dtype i32|i64|f32|f64|all (default i64). Default 2^24\n"
+        "  --alpha X, --beta X  default 1 and 0\n"
+     << kSizeGrammar << "\n"
+        "Rungs:\n"
+        "  --variant LIST       default: every rung of OP that runs on the GPU and does the case's type, then\n"
+        "                       auto; or rung names or numbers and auto, comma-separated (see rungs list)\n"
+        "\n"
+        "Profiler:\n"
+        "  --ncu PATH           the ncu executable. Default: ncu on PATH, else ncu in the bin directory of\n"
+        "                       the CUDA toolkit this build used ("
+     << (std::string(RUNGS_CUDA_BIN_DIR).empty() ? std::string("unknown") : std::string(RUNGS_CUDA_BIN_DIR))
+     << "), else\n"
+        "                       /usr/local/cuda/bin/ncu, else the newest /opt/nvidia/nsight-compute/*/ncu\n"
+        "  Reading the counters needs permission: ERR_NVGPUCTRPERM means the driver lets admin users only\n"
+        "  (run as root, or load the driver with NVreg_RestrictProfilingToAdminUsers=0;\n"
+        "  https://developer.nvidia.com/ERR_NVGPUCTRPERM).\n"
+        "\n"
+        "Data:\n"
+     << kDataFlags
+     << "\n"
+        "Output:\n"
+        "  --format table|csv|json\n"
+        "                       default table. csv: one row per case and rung, with a header. json:\n"
+        "                       {\"context\": {...}, \"profiler\": {...}, \"profiles\": [...]}, the context as\n"
+        "                       bench's; each profile also holds every stall reason's ratio\n"
+        "  --output FILE        write the output to FILE instead of stdout (with csv or json the table is\n"
+        "                       still printed on stdout)\n"
+        "  --quiet              no progress lines on stderr\n"
+        "  --help, -h           this help\n"
+        "\n"
+        "Examples:\n"
+        "  rungs profile gemm --size 4096\n"
+        "  rungs profile gemm --size 4096 --dtype bf16 --variant wgmma,wgmma_ws,wgmma_tma_store,cublas --format csv\n"
+        "  rungs profile gemv --m 2^20 --n 64 --trans all\n"
+        "  rungs profile reduce --n 2^28 --dtype f32,f64 --variant single_pass,cub\n"
+        "\n"
+        "Exit status: 0 success; 1 a rung failed verification (FAIL) or could not be profiled (ERROR); the\n"
+        "other rows are still written; 2 bad usage, ncu not found, no usable GPU, ncu unable to read the\n"
+        "counters, or a case that does not fit in device memory; 3 a CUDA failure. Errors are one line on\n"
+        "stderr: \"rungs: error: ...\".\n";
+  return os.str();
+}
+
 std::string info_help() {
   return "rungs info: the device and the numbers the benchmarks assume\n"
          "\n"
@@ -414,25 +506,25 @@ std::string list_help() {
 
 const std::vector<FlagInfo>& flags() {
   static const std::vector<FlagInfo> f = {
-      {"--size", true, kRun},
-      {"--m", true, kRun},
-      {"--n", true, kRun},
-      {"--k", true, kRun},
-      {"--trans", true, kRun},
-      {"--dtype", true, kRun},
-      {"--alpha", true, kRun},
-      {"--beta", true, kRun},
-      {"--variant", true, bit(Command::bench) | bit(Command::verify)},
+      {"--size", true, kShaped},
+      {"--m", true, kShaped},
+      {"--n", true, kShaped},
+      {"--k", true, kShaped},
+      {"--trans", true, kShaped},
+      {"--dtype", true, kShaped},
+      {"--alpha", true, kShaped},
+      {"--beta", true, kShaped},
+      {"--variant", true, bit(Command::bench) | bit(Command::verify) | kProfile},
       {"--baseline", true, kTimed},
       {"--reps", true, kTimed},
       {"--warmup", true, kTimed},
       {"--flush-l2", true, kTimed},
-      {"--seed", true, kRun},
-      {"--check-rows", true, kRun},
-      {"--device", true, kRun | bit(Command::info)},
-      {"--format", true, kRun},
-      {"--output", true, kRun},
-      {"--quiet", false, kRun},
+      {"--seed", true, kShaped},
+      {"--check-rows", true, kShaped},
+      {"--device", true, kShaped | bit(Command::info)},
+      {"--format", true, kShaped},
+      {"--output", true, kShaped},
+      {"--quiet", false, kShaped},
       {"--memory", true, bit(Command::bench)},
       {"--first-call", false, bit(Command::bench)},
       {"--plan", true, bit(Command::bench)},
@@ -440,6 +532,8 @@ const std::vector<FlagInfo>& flags() {
       {"--calls", false, bit(Command::bench)},
       {"--no-graph", false, bit(Command::bench)},
       {"--host-threads", true, bit(Command::bench)},
+      {"--ncu", true, kProfile},
+      {"--profile-child", false, kProfile},  // internal: the process ncu profiles (profile.cpp)
       {"--help", false, kAll},
   };
   return f;
@@ -742,11 +836,15 @@ Args parse_args(const std::vector<std::string>& argv) {
       else if (name == "--calls") a.calls = true;
       else if (name == "--no-graph") a.no_graph = true;
       else if (name == "--host-threads") a.host_threads = static_cast<int>(parse_int(value, name, 1, 256));
+      else if (name == "--ncu") {
+        if (value.empty()) fail(name + ": empty path");
+        a.ncu = value;
+      } else if (name == "--profile-child") a.profile_child = true;
       continue;
     }
     // A positional argument: the operation.
     const bool takes_op = a.command == Command::list || a.command == Command::bench ||
-                          a.command == Command::verify || a.command == Command::tune;
+                          a.command == Command::verify || a.command == Command::tune || a.command == Command::profile;
     if (!takes_op || positional_seen)
       fail("unexpected argument " + quoted(tok) + " for 'rungs " + cmd + "' (see rungs " + cmd + " --help)");
     bool known = tok == "gemm_host" && a.command == Command::bench;
@@ -756,6 +854,8 @@ Args parse_args(const std::vector<std::string>& argv) {
     a.op = tok;
     positional_seen = true;
   }
+  if (a.command == Command::profile && a.op.empty())
+    fail("profile: name the operation (rungs profile gemm|gemv|reduce [flags]; see rungs profile --help)");
 
   if ((!a.memory.empty() || a.first_call || !a.plan.empty() || a.trace || a.calls || a.no_graph || a.host_threads) &&
       a.op != "gemm_host")
@@ -860,6 +960,7 @@ std::string help_text(Command c) {
     case Command::bench: return bench_help();
     case Command::verify: return verify_help();
     case Command::tune: return tune_help();
+    case Command::profile: return profile_help();
     default: return top_help();
   }
 }

@@ -26,7 +26,7 @@ class CliError : public std::runtime_error {
   int code_;
 };
 
-enum class Command { none, help, version, info, list, bench, verify, tune };
+enum class Command { none, help, version, info, list, bench, verify, tune, profile };
 enum class Format { table, csv, json };
 
 // gemm: m x n x k. gemv: m x n (A's stored rows and columns), k = 0. reduce: n elements, m = k = 0.
@@ -87,6 +87,8 @@ struct Args {
   bool calls = false;                // bench gemm_host: print each timed call's host-side breakdown per row
   bool no_graph = false;             // bench gemm_host: issue every call eagerly (no CUDA graph replay)
   int host_threads = 0;              // bench gemm_host: staging threads, the caller included (0 = the library's)
+  std::string ncu;                   // profile: the ncu executable (empty = search for it)
+  bool profile_child = false;        // profile: this process is the one ncu profiles (internal)
   std::vector<std::string> argv;     // the command line as given (for the JSON context)
 };
 

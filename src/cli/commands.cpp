@@ -9,7 +9,9 @@
 #include "check/reduce_check.hpp"
 #include "cli/device.hpp"
 #include "cli/output.hpp"
+#include "cli/profile.hpp"
 #include "cli/timing.hpp"
+#include "cli/workload.hpp"
 #include "detail/check.hpp"
 #include "gemm/gemm_rung.hpp"
 #include "reduce/reduce_rung.hpp"
@@ -34,12 +36,6 @@ namespace {
 constexpr double kReserveBytes = 512.0 * 1024.0 * 1024.0;
 
 const char* const kOps[] = {"gemm", "gemv", "reduce"};
-
-Op op_from_name(const std::string& name) {
-  if (name == "gemv") return Op::gemv;
-  if (name == "reduce") return Op::reduce;
-  return Op::gemm;
-}
 
 // Everything a run needs, set up once per command.
 struct Session {
@@ -90,12 +86,6 @@ double case_bytes(const Args& a, const std::string& op, const Case& c) {
                 static_cast<double>(check::c_elems(s)));
 }
 
-std::string case_name(const std::string& op, const Case& c) {
-  if (op == "reduce") return std::string(dtype_name(c.dtype)) + " n=" + shape_name(op, c.shape);
-  const std::string kind = op == "gemm" && c.kind != check::GemmKind::f32 ? std::string(" ") + check::gemm_kind_name(c.kind) : "";
-  return shape_name(op, c.shape) + " " + trans_name(op, c.trans) + kind;
-}
-
 // Before allocating anything: does the largest case fit in what the device has free?
 void check_memory(const Args& a, const std::vector<std::string>& ops, const DeviceInfo& d, int64_t flush_bytes) {
   double worst = 0;
@@ -136,47 +126,6 @@ std::string resolve_baseline(const Args& a, const std::string& op, const DeviceI
                    std::to_string(d.sm) + " (use --baseline none)");
   return b[0].name;
 }
-
-// One case of one ladder: host data, the reference, device buffers, and how to launch a
-// variant on them. bench, verify and tune drive every ladder through this interface.
-class Workload {
- public:
-  Workload(const Args& a, std::string op, const Case& c) : args_(a), op_(std::move(op)), case_(c) {}
-  virtual ~Workload() = default;
-  const std::string& op() const { return op_; }
-  const Case& the_case() const { return case_; }
-  virtual Launch launch(const std::string& variant, cudaStream_t stream) const = 0;
-  // The output poisoned (or set to its beta input), one timed launch, the output copied back
-  // and compared with the reference; r gets the error measures. Returns the launch's time.
-  virtual double correctness_run(const Launch& f, const std::string& variant, Result& r, cudaStream_t stream) = 0;
-  virtual std::string resolve_auto() const = 0;
-  // The bytes the operation must move at least (gemv, reduce: the "GB/s" numerator).
-  virtual double bytes() const = 0;
-  Result new_result() const {
-    Result r;
-    r.op = op_;
-    r.shape = case_.shape;
-    r.trans = case_.trans;
-    r.dtype = case_.dtype;
-    r.kind = case_.kind;
-    r.alpha = args_.alpha;
-    r.beta = args_.beta;
-    return r;
-  }
-  bool baseline_ok = false;
-  std::string baseline_reason;
-
- protected:
-  static void fail_with(Result& r, const std::string& reason) {
-    r.status = Status::fail;
-    std::string why = reason;
-    while (!why.empty() && (why.back() == ' ' || why.back() == ';')) why.pop_back();
-    r.reason = why.empty() ? "outside the tolerance" : why;
-  }
-  const Args& args_;
-  std::string op_;
-  Case case_;
-};
 
 // gemm in any kind: f32/tf32/tf32x3 on float buffers, f16/bf16 on 16-bit buffers holding the
 // inputs rounded to the format (the reference is computed from the rounded values).
@@ -681,6 +630,23 @@ int cmd_list(const Args& a, std::ostream& out) {
 
 }  // namespace
 
+Op op_from_name(const std::string& name) {
+  if (name == "gemv") return Op::gemv;
+  if (name == "reduce") return Op::reduce;
+  return Op::gemm;
+}
+
+std::string case_name(const std::string& op, const Case& c) {
+  if (op == "reduce") return std::string(dtype_name(c.dtype)) + " n=" + shape_name(op, c.shape);
+  const std::string kind = op == "gemm" && c.kind != check::GemmKind::f32 ? std::string(" ") + check::gemm_kind_name(c.kind) : "";
+  return shape_name(op, c.shape) + " " + trans_name(op, c.trans) + kind;
+}
+
+std::unique_ptr<Workload> new_workload(const Args& a, const std::string& op, const Case& c, std::ostream& err) {
+  Session ses{a, Context{}, err, Stream(), nullptr};  // the stream serves the uploads, synchronized
+  return make_workload(ses, op, c);
+}
+
 check::GemmShape gemm_shape(const Args& a, const Case& c) {
   check::GemmShape s;
   s.ta = c.trans.a;
@@ -749,6 +715,7 @@ int run_main(const std::vector<std::string>& args, const std::string& argv0, std
       case Command::bench:
       case Command::verify:
       case Command::tune: return cmd_run(a, argv0, out, err);
+      case Command::profile: return cmd_profile(a, argv0, out, err);
     }
     return 0;
   } catch (const CliError& e) {

@@ -1,4 +1,4 @@
-// The `rungs` commands (info, list, bench, verify, tune) and the top level that maps errors
+// The `rungs` commands (info, list, bench, verify, tune, profile) and the top level that maps errors
 // to one line on stderr and an exit code.
 #pragma once
 
@@ -23,6 +23,11 @@ int run_main(const std::vector<std::string>& args, const std::string& argv0, std
 // (empty = all). Throws CliError naming an unknown rung. Pure.
 std::vector<VariantInfo> select_variants(const std::vector<VariantInfo>& ladder, const std::vector<std::string>& wanted,
                                          const std::string& op, const std::string& flag = "--variant");
+
+// "gemv" -> Op::gemv, "reduce" -> Op::reduce, anything else -> Op::gemm.
+Op op_from_name(const std::string& name);
+// A case as the progress lines and notes name it: "4096x4096x4096 nn bf16", "16384x16384 n", "i64 n=16777216".
+std::string case_name(const std::string& op, const Case& c);
 
 // The gemm problem of a case: its shape and transposes, the run's alpha and beta, tight ld's.
 check::GemmShape gemm_shape(const Args& a, const Case& c);

@@ -43,10 +43,10 @@ void require_gpu(int device) {
   if (err != cudaSuccess) {
     (void)cudaGetLastError();
     throw CliError(std::string("no usable CUDA device (cudaGetDeviceCount: ") + cudaGetErrorString(err) +
-                   "); bench, verify, tune and info need a GPU (list and --help do not)");
+                   "); bench, verify, tune, profile and info need a GPU (list and --help do not)");
   }
   if (count == 0)
-    throw CliError("no CUDA device found; bench, verify, tune and info need a GPU (list and --help do not)");
+    throw CliError("no CUDA device found; bench, verify, tune, profile and info need a GPU (list and --help do not)");
   if (device >= count)
     throw CliError("--device " + std::to_string(device) + ": there " + (count == 1 ? "is " : "are ") +
                    std::to_string(count) + " CUDA device" + (count == 1 ? "" : "s") + " (0 .. " +

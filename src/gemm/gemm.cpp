@@ -3,6 +3,7 @@
 // One checking path for every element type: gemm_any<T> below; the type and math mode pick
 // which of a rung's entry points runs (a null one is rungs::Unsupported).
 #include "detail/check.hpp"
+#include "detail/nvtx.hpp"
 #include "gemm/gemm_rung.hpp"
 #include "gemm/tuning.hpp"
 
@@ -76,6 +77,7 @@ void gemm_any(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, 
   const sgemm::Rung& rung = find_rung(name);
   const auto run = Entry<T>::get(rung, opts.math);
   if (m == 0 || n == 0) return;
+  const detail::NvtxRange range("gemm", rung.name);  // "rungs::gemm/<rung>" on a profiler's timeline
   detail::check_gemm_pointers("gemm", "a device pointer", m, n, k, alpha, A, B, C);
   const bool reads_ab = k > 0 && alpha != 0.0f;
   const int64_t lim = INT_MAX;

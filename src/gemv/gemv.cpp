@@ -1,6 +1,7 @@
 // rungs::gemv: argument checking, the empty-product / alpha == 0 shortcut, variant lookup
 // and the `auto` choice. Every rung is reached through here, the CLI and the tests included.
 #include "detail/check.hpp"
+#include "detail/nvtx.hpp"
 #include "gemv/gemv_rung.hpp"
 
 #include <climits>
@@ -35,6 +36,7 @@ void gemv(Trans trans, int64_t m, int64_t n, float alpha, const float* A, int64_
   const int64_t out_len = trans == Trans::N ? m : n;
   const int64_t dot_len = trans == Trans::N ? n : m;
   if (out_len == 0) return;
+  const detail::NvtxRange range("gemv", rung.name);  // "rungs::gemv/<rung>" on a profiler's timeline
   if (y == nullptr) detail::fail_arg("gemv", "y", "nullptr", "a device pointer (y is not empty)");
   const bool reads_ax = dot_len > 0 && alpha != 0.0f;
   if (reads_ax && A == nullptr) detail::fail_arg("gemv", "A", "nullptr", "a device pointer (m*n > 0, alpha != 0)");

@@ -13,6 +13,7 @@
 #include <rungs/rungs.hpp>
 
 #include "detail/check.hpp"
+#include "detail/nvtx.hpp"
 #include "detail/scratch.hpp"
 #include "host/gemm_host.hpp"
 #include "host/schedule.hpp"
@@ -801,6 +802,14 @@ void gemm_host_impl(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float a
   gemm(ta, tb, 0, 0, 0, alpha, static_cast<const T*>(nullptr), 1, static_cast<const T*>(nullptr), 1, beta,
        static_cast<T*>(nullptr), 1, probe);
   if (empty) return;
+  // "rungs::gemm_host/<rung>" on a profiler's timeline: for auto, the rung it picks for the whole
+  // problem (each block's rungs::gemm call opens its own range, named after the rung that block ran).
+  constexpr GemmType type = std::is_same_v<T, float>    ? GemmType::f32
+                            : std::is_same_v<T, __half> ? GemmType::f16
+                                                        : GemmType::bf16;
+  const std::string rung_name =
+      opts.variant == "auto" ? resolve_gemm_variant(ta, tb, m, n, k, opts, type, lda, ldb) : opts.variant;
+  const detail::NvtxRange range("gemm_host", rung_name.c_str());
   Context& cx = context_for_current_device();
   if (!reads_ab) {  // C = beta * C (beta == 0: C is not read), on the host threads
     const int parts = static_cast<int>(std::min<int64_t>(m, cx.pool().threads()));

@@ -1,6 +1,7 @@
 // rungs::reduce_sum: argument checking, n == 0, variant lookup and the `auto` choice, for
 // the four input types. Every rung is reached through here, the CLI and the tests included.
 #include "detail/check.hpp"
+#include "detail/nvtx.hpp"
 #include "reduce/reduce_rung.hpp"
 
 #include <sstream>
@@ -22,6 +23,7 @@ void dispatch(DType dtype, const T* in, int64_t n, S* out, const Options& opts) 
   if (in == nullptr && n > 0) detail::fail_arg("reduce_sum", "in", "nullptr", "a device pointer (n > 0)");
   const std::string name = opts.variant == "auto" ? resolve_reduce_variant(dtype, n, opts) : opts.variant;
   const reduce::Rung& rung = find_reduce_rung(name);
+  const detail::NvtxRange range("reduce", rung.name);  // "rungs::reduce/<rung>" on a profiler's timeline
   detail::require_sm("reduce_sum", rung.name, rung.min_sm);
   if (n == 0) {  // the empty sum: all-zero bits are 0 for every output type
     RUNGS_CUDA(cudaMemsetAsync(out, 0, sizeof(S), opts.stream));
