@@ -185,21 +185,30 @@ def cell_gbs(r):
     return f"{gbs:.0f}" + ("" if r.get("baseline_rung") or x is None else f" ({ratio(x)})")
 
 
-def gemm_table(rows, kinds_shapes):
+def rung_rows(rows, cases, case_of):
+    """(label, cells) per rung in ladder order: cells[i] is the rung's row at cases[i] (or None); auto's
+    label names the rungs it resolved to."""
+    by = {(base_variant(r), case_of(r)): r for r in rows}
+    out = []
+    for v in rung_order(rows):
+        cells = [by.get((v, c)) for c in cases]
+        present = [c for c in cells if c is not None]
+        if not present:
+            continue
+        label = rung_label(present[0])
+        if v == "auto":
+            label = "auto (" + ", ".join(OrderedDict.fromkeys(c["variant"][5:] for c in present)) + ")"
+        out.append((label, cells))
+    return out
+
+
+def gemm_table(rows, shapes):
     """Rungs x sizes, TFLOP/s (x baseline); the normwise error at the largest size."""
-    by = {(base_variant(r), r["m"], r["n"], r["k"]): r for r in rows}
-    shapes = kinds_shapes
     big = shapes[-1]
     header = ["rung"] + [shape_title(s) for s in shapes] + [f"error at {shape_title(big)}"]
     body = []
-    for v in rung_order(rows):
-        cells = [by.get((v,) + s) for s in shapes]
-        if all(c is None for c in cells):
-            continue
-        label = rung_label(next(c for c in cells if c is not None))
-        if v == "auto":
-            label = "auto (" + ", ".join(OrderedDict.fromkeys(c["variant"][5:] for c in cells if c)) + ")"
-        e = by.get((v,) + big)
+    for label, cells in rung_rows(rows, shapes, lambda r: (r["m"], r["n"], r["k"])):
+        e = cells[-1]
         err = f"{e['error_normwise']:.2e}" if e is not None and e.get("error_normwise") is not None and ok(e) else "-"
         body.append([label] + [cell_tflops(c) for c in cells] + [err])
     return md_table(header, body)
@@ -255,32 +264,14 @@ def block_gemv(run, rows):
         if not tr:
             continue
         shapes = sorted(OrderedDict((gemv_shape(r), None) for r in tr), key=lambda s: (s[0] * s[1], s[0]))
-        by = {(base_variant(r),) + gemv_shape(r): r for r in tr}
-        body = []
-        for v in rung_order(tr):
-            cells = [by.get((v,) + s) for s in shapes]
-            if all(c is None for c in cells):
-                continue
-            label = rung_label(next(c for c in cells if c is not None))
-            if v == "auto":
-                label = "auto (" + ", ".join(OrderedDict.fromkeys(c["variant"][5:] for c in cells if c)) + ")"
-            body.append([label] + [cell_gbs(c) for c in cells])
+        body = [[label] + [cell_gbs(c) for c in cells] for label, cells in rung_rows(tr, shapes, gemv_shape)]
         parts.append(f"Trans::{t.upper()}:\n\n" + md_table(["rung"] + [gemv_title(s) for s in shapes], body))
     return "\n\n".join(parts) + (f"\n\n% of DRAM = GB/s over the {dram:.0f} GB/s a streaming read reaches on this GPU." if dram else "")
 
 
 def block_reduce(run, rows):
     cases = sorted(OrderedDict(((r["n"], r["dtype"]), None) for r in rows), key=lambda c: (c[0], ["i64", "i32", "f32", "f64"].index(c[1]) if c[1] in ("i64", "i32", "f32", "f64") else 9))
-    by = {(base_variant(r), r["n"], r["dtype"]): r for r in rows}
-    body = []
-    for v in rung_order(rows):
-        cells = [by.get((v,) + c) for c in cases]
-        if all(c is None for c in cells):
-            continue
-        label = rung_label(next(c for c in cells if c is not None))
-        if v == "auto":
-            label = "auto (" + ", ".join(OrderedDict.fromkeys(c["variant"][5:] for c in cells if c)) + ")"
-        body.append([label] + [cell_gbs(c) for c in cells])
+    body = [[label] + [cell_gbs(c) for c in cells] for label, cells in rung_rows(rows, cases, lambda r: (r["n"], r["dtype"]))]
 
     def t(c):
         n, d = c
@@ -294,7 +285,7 @@ def block_reduce(run, rows):
 
 def block_gemm_host(run, rows):
     body = []
-    for r in sorted(rows, key=lambda r: (r["m"] * r["n"] * r["k"], r.get("trans", ""), r.get("memory", ""))):
+    for r in sorted(rows, key=lambda r: (r["m"] * r["n"] * r["k"], r.get("trans", ""), r.get("memory", "") != "pinned")):
         body.append(
             [
                 r.get("shape", f"{r['m']}x{r['n']}x{r['k']}"),
@@ -413,8 +404,8 @@ def headline(latest):
     host_cases = OrderedDict()
     for slug in slugs:
         for r in latest[slug].get("gemm_host", (None, []))[1]:
-            host_cases[(r["m"] * r["n"] * r["k"], r.get("shape"), r.get("memory"))] = None
-    for _, shape, mem in sorted(host_cases):
+            host_cases[(r["m"] * r["n"] * r["k"], r.get("shape"), r.get("memory") != "pinned", r.get("memory"))] = None
+    for _, shape, _, mem in sorted(host_cases):
         row = [f"gemm_host {shape} {mem}", "naive flow"]
         for slug in slugs:
             rows = latest[slug].get("gemm_host", (None, []))[1]
@@ -720,9 +711,10 @@ def benchmarks_md(latest, images):
     out = [
         "# Benchmarks",
         "",
-        "Generated by `scripts/report.py` from the JSON of `rungs bench` runs; do not edit by hand. To regenerate",
-        "from a GPU run: `rungs bench --format json --output main.json`, `rungs bench gemm_host --format json --output",
-        "host.json`, then `scripts/report.py main.json host.json` (it keeps the newest run per GPU and ladder).",
+        "Generated by `scripts/report.py docs/runs/*.json` from the JSON that `rungs bench` wrote (kept in",
+        "docs/runs/); do not edit by hand. After a run on a GPU (`rungs bench --format json --output bench.json`,",
+        "`rungs bench gemm_host --format json --output bench-host.json`; `scripts/gpu.sh bench` writes both), put",
+        "its JSON in docs/runs/ and run the script again: it reports the newest run per GPU and ladder.",
         "",
         "Method (`rungs bench --help`): CUDA events, warm-up, the median of at least 20 repetitions, the L2 flushed",
         "before each timed launch, the vendor baseline interleaved with each rung in the same run; x = the",

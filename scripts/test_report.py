@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks scripts/report.py on the committed sample runs (tests/data/bench_sample.json, the main job's
-rows at the smallest seed sizes, and bench_host_sample.json, from an NVIDIA H200): the tables parse,
+rows at the smallest seed sizes, and bench_host_sample.json, from an NVIDIA H100): the tables parse,
 every generated block is filled, the pictures are SVG, the newest run of a GPU wins, and a second run
 on the same JSON gives the same bytes. Run by ctest (exit 77 = skipped: matplotlib is not installed).
 """
@@ -97,10 +97,10 @@ def main():
         run_report(root, SAMPLES)
         bench = open(os.path.join(root, "docs", "BENCHMARKS.md")).read()
         check(tables_parse(bench, "BENCHMARKS.md") >= 6, "BENCHMARKS.md holds the headline and every ladder's table")
-        check("NVIDIA H200" in bench and "commit e8ff5ef" in bench, "BENCHMARKS.md names the device and the commit")
-        check("`rungs bench --format json --output main.json`" in bench, "BENCHMARKS.md names the command")
+        check("NVIDIA H100 80GB HBM3" in bench and "commit fd866b0" in bench, "BENCHMARKS.md names the device and the commit")
+        check("`rungs bench --format json --output bench.json`" in bench, "BENCHMARKS.md names the command")
         for b in ["gemm", "gemm_tc", "gemv", "reduce", "gemm_host"]:
-            check(os.path.exists(os.path.join(root, "docs", "img", f"{b}-h200.svg")), f"picture {b}-h200.svg")
+            check(os.path.exists(os.path.join(root, "docs", "img", f"{b}-h100.svg")), f"picture {b}-h100.svg")
         for f in sorted(os.listdir(os.path.join(root, "docs", "img"))):
             try:
                 tree = ET.parse(os.path.join(root, "docs", "img", f))
@@ -146,7 +146,7 @@ def main():
         check("n3wc0de" in bench3, "a newer run of the same GPU replaces the older one")
         # A second GPU gets its own section and headline columns.
         other = copy.deepcopy(old)
-        other["context"]["device"] = "NVIDIA H100 80GB HBM3"
+        other["context"]["device"] = "NVIDIA H200"
         with open(p, "w") as f:
             json.dump(other, f)
         run_report(root, [p] + SAMPLES)

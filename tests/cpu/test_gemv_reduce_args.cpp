@@ -5,6 +5,7 @@
 
 #include "api_errors.hpp"
 
+#include "gemv/gemv_rung.hpp"
 #include "reduce/reduce_rung.hpp"
 
 #include <gtest/gtest.h>
@@ -105,6 +106,28 @@ void reduce_arg_errors(const char* type) {
   EXPECT_TRUE(has(v, "unknown variant \"fastest\"")) << v;
   EXPECT_FALSE(has(v, "UNSUPPORTED"));
   for (const auto& r : variants(Op::reduce)) EXPECT_TRUE(has(v, r.name)) << v;
+}
+
+// What `auto` runs at each seed workload of `rungs bench gemv` on sm_90: the rung the bench measured
+// fastest there, or within its noise (docs/gemv.md). gemv() runs exactly the resolved rung, so auto
+// and that rung launch the same kernel: a timing gap between them is the harness's, not the library's.
+TEST(GemvAuto, SeedShapesPickTheMeasuredRung) {
+  struct Seed {
+    Trans t;
+    int64_t m, n;
+    const char* rung;
+  };
+  const Seed seeds[] = {
+      {Trans::N, 4096, 4096, "multi_row"},        {Trans::T, 4096, 4096, "multi_row"},
+      {Trans::N, 8192, 8192, "multi_row"},        {Trans::T, 8192, 8192, "multi_row"},
+      {Trans::N, 16384, 16384, "multi_row"},      {Trans::T, 16384, 16384, "multi_row"},
+      {Trans::N, 32768, 32768, "multi_row"},      {Trans::T, 32768, 32768, "multi_row"},
+      {Trans::N, int64_t{1} << 20, 64, "multi_row"}, {Trans::T, int64_t{1} << 20, 64, "split_k"},
+      {Trans::N, 64, int64_t{1} << 20, "split_k"},   {Trans::T, 64, int64_t{1} << 20, "multi_row"},
+  };
+  for (const Seed& s : seeds)
+    EXPECT_EQ(sgemv::auto_variant(s.t, s.m, s.n, 90), s.rung)
+        << (s.t == Trans::N ? "n " : "t ") << s.m << " x " << s.n;
 }
 
 TEST(ReduceArgs, BadArgumentsThrowErrorForEveryType) {
