@@ -10,7 +10,7 @@
 // two k tiles per stage for it), then round-robin from cluster `left` on. Each cluster runs its full
 // tiles first, then its narrow ones.
 //
-// A short last row (thirteenth session): where the tile rows are odd in number, the last cluster
+// A short last row: where the tile rows are odd in number, the last cluster
 // row of rungs 15-20 pairs tile row tiles_m - 1 with a row wholly past m, so its cluster tiles cost
 // a full tile's time for half a full tile's work (4104 x 4096: 17 x 16 = 272 cluster tiles, 5
 // rounds on 66 clusters where 256 take 4). Here that row's full tiles are paired side by side
@@ -57,8 +57,8 @@ struct NarrowDeal {
   // longest cluster (rows cluster rows, the last one short; full_cols full tile columns; g clusters).
   // A short pair loads B without multicast, 48 KB a stage per block from L2 against 32: at 2056 x 2048
   // x 2048 bf16 (68 cluster tiles instead of 72, 2 rounds either way) it measured 0.0499 ms against
-  // rung 20's 0.0431; at 4104 x 4096 x 4096 (264 instead of 272: 4 rounds instead of 5) 0.180 against
-  // 0.204 (thirteenth session).
+  // rung 20's 0.0431 (17a74d8); at 4104 x 4096 x 4096 (264 instead of 272: 4 rounds instead of 5)
+  // 0.180 against 0.204 (99765f0). H100; scripts/experiments/ragged.sh.
   static RUNGS_HD bool short_pays(int rows, int full_cols, int g) {
     if (rows < 1 || g < 1) return false;
     const long long before = static_cast<long long>(rows) * full_cols;

@@ -36,28 +36,31 @@
 // The 16x8-per-lane configs (128x256, 256x128) halve the LDS share (6 per 128 FFMA) and need
 // 255 registers, so one block (8 warps) per SM. Small problems (1024^2 is only 64 tiles of
 // 128x128 for 132 SMs) take 64x128 or 64x64 tiles to occupy every SM.
-// Measured (H100 SXM, NN): 128x256x16 47.3 TFLOP/s at 4096^3, 45.3 at 2048^3, 48.0 at 8192^3
-// (0.91-0.93 of cuBLAS); at 1024^3 64x128x16 29.2 (0.88), with the 4-step loop and split 4 33.3
-// (0.96-0.99: split-K was predicted 1.15x and gave 1.12x over no split).
-// Ninth session (docs/gemm.md, "register reads"): the looped k-tiles with the 2 x 2 FFMA order
-// (ptxas keeps part of it: 2.2 register-file reads per FFMA, cuBLAS 1.66) run 3 % faster than
-// without it; 128x256x64 s2 _u4_o1 48.6 TFLOP/s at 4096^3, 49.1 at 8192^3, 128x256x32 _u4_o1 46.5
-// at 2048^3 (0.94 / 0.95 / 0.93x cuBLAS), 64x128x16 _u4_o1 split 4 0.99x at 1024^3 and 1536^3.
-// ncu at 4096^3 (eighth session, docs/gemm.md): 128x256x16 issues on 77 % of cycles (IPC 3.22,
-// FFMA 91.7 % of the main loop's instructions) where cuBLAS's SIMT kernel (256x128x8, 8 warps of
-// 64x64, 16x8 per thread, 3 stages, 254 registers) issues on 87 % (IPC 3.60, FFMA 88.7 %): we
-// issue fewer instructions per FFMA but stall more ("dispatch" 8.5 % of samples against 4.7 %,
-// "no instruction" 6.3 against 0.6, "wait" 4.2 against ~0). The 4-step loop (_u4) cut "no
-// instruction" to 2.0 %, "dispatch" grew to 10.7 % and the issue rate did not move (47.0-47.3).
-// The transposed copy of the k-contiguous operand costs 4-8% (tn 47.2 vs nn 45.4 vs nt 43.3 at
-// 4096, 128x128x16). Candidates for the tuner against both (configs 6+):
+// Measured (H100 SXM, NN, 5668856; docs/gemm.md): the picks run 46.5 TFLOP/s at 2048^3 (128x256x32
+// _u4_o1), 48.6 at 4096^3 and 49.1 at 8192^3 (128x256x64 s2 _u4_o1): 0.93 / 0.94 / 0.95x cuBLAS;
+// 64x128x16 _u4_o1 split 4 0.99x at 1024^3 and 1536^3 (split-K was predicted 1.15x and gave 1.12x
+// over no split). The looped k-tiles with the 2 x 2 FFMA order run 3 % faster than without it; ptxas
+// keeps only part of the order (2.2 register-file reads per FFMA, cuBLAS 1.66:
+// scripts/experiments/sass_regreads.py), and that is the gap to cuBLAS.
+// ncu at 4096^3 (f7ed9c0, scripts/experiments/ncu_sgemm.sh, docs/gemm.md): 128x256x16 issues on
+// 77 % of cycles (IPC 3.22, FFMA 91.7 % of the main loop's instructions) where cuBLAS's SIMT kernel
+// (256x128x8, 8 warps of 64x64, 16x8 per thread, 3 stages, 254 registers) issues on 87 % (IPC 3.60,
+// FFMA 88.7 %): we issue fewer instructions per FFMA but stall more ("dispatch" 8.5 % of samples
+// against 4.7 %, "no instruction" 6.3 against 0.6, "wait" 4.2 against ~0). The 4-step loop (_u4)
+// cuts "no instruction" to 2.0 %, "dispatch" grows to 10.7 % and the issue rate does not move
+// (47.0-47.3). The transposed copy of the k-contiguous operand costs 4-8% (tn 47.2 vs nn 45.4 vs
+// nt 43.3 at 4096, 128x128x16). The tuner also times, and the picks leave out (docs/gemm.md,
+// "Measured and not kept"):
 //  - cuBLAS's shape 256x128x8 (and 128x256x8): half the smem per stage, 2x the barriers per FFMA;
+//    3.549 / 3.023 ms at 4096^3 against 128x256x16's 2.881;
 //  - 128x256x16 with 4 stages (99 KB of smem NN): one more tile of latency cover at 1 block/SM;
+//    2.936 against 2.881 ms;
 //  - *_rs: the k-contiguous operand register-staged (detail::RegTileLoader): LDG.128 along k at
 //    the top of tile t for tile t+S-1, 4 transposing STS.32 per float4 after tile t's FFMAs --
 //    a quarter of the load instructions and L1 requests of 4-byte cp.async, + BX*BK/threads
 //    registers (8 at 128x16 / 256 threads; the 128-register configs can only afford one operand:
-//    _rs1 = the one k-contiguous operand, none in TT; _rsa = A in NN only).
+//    _rs1 = the one k-contiguous operand, none in TT; _rsa = A in NN only). 1-14 % slower in every
+//    configuration: the staging registers and STS cost more than the cp.async they replace.
 #include "detail/check.hpp"
 #include "detail/gemm_pipeline.cuh"
 #include "detail/gemm_tile.cuh"
@@ -480,14 +483,14 @@ const Config kConfigs[] = {
 constexpr size_t kNumConfigs = sizeof(kConfigs) / sizeof(kConfigs[0]);
 
 // Choice table, from `rungs tune gemm` on H100 SXM (median of 20-30, L2 flushed):
-//   4096^3: 128x128x16 45.8, 128x128x32 46.3, 128x256x16 47.3, 256x128x16 45.1,
+//   At 970c2d9, 4096^3: 128x128x16 45.8, 128x128x32 46.3, 128x256x16 47.3, 256x128x16 45.1,
 //           64x128x16 46.3, 64x64x16 38.7 TFLOP/s (cuBLAS 51.7-52.0);
 //   2048^3: 128x256x16 45.3 (0.91 of cuBLAS); 8192^3: 128x256x16 48.0 (0.93);
 //   1024^3: 64x128x16 29.2 (0.88 of cuBLAS's 33).
-//   Eighth session (H100, tune at 7a97a94): 1024^3 64x128x16 0.0725 ms (0.88x), _u4 0.0716
-//   (0.90x), _k4 0.0669 (0.96x), _u4_k4 0.0646 (0.99x; cuBLAS 0.064); 2048^3 _u4 44.2 against
-//   64x128x16 43.5 and 128x256x16 45.7 TFLOP/s (0.91x).
-//   Ninth session (H100, the _o1 configs; docs/gemm.md): NN 2048 / 4096 / 8192^3 128x256x16
+//   Split-K and the looped k-tile (tune at 7a97a94): 1024^3 64x128x16 0.0725 ms (0.88x), _u4
+//   0.0716 (0.90x), _k4 0.0669 (0.96x), _u4_k4 0.0646 (0.99x; cuBLAS 0.064); 2048^3 _u4 44.2
+//   against 64x128x16 43.5 and 128x256x16 45.7 TFLOP/s (0.91x).
+//   The _o1 configs (5668856; docs/gemm.md): NN 2048 / 4096 / 8192^3 128x256x16
 //   0.378 / 2.898 / 22.91 ms, 128x256x32_u4_o1 0.367 / 2.818 / 22.54, 128x256x64_s2_u4_o1 0.368 /
 //   2.806 / 22.40 (0.93 / 0.94 / 0.95x cuBLAS); with B stored n x k (NT, TT) 256x128x32_u4_o1 is
 //   first: TT 4096^3 2.809 against 3.037 for 128x256x32_u4_o1 and 3.262 for 128x256x16 (the

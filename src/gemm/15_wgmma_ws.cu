@@ -15,17 +15,19 @@
 //    m/n-contiguous operand only, from registers) are copied once per call into aligned
 //    (transposed) scratch (gemm/pack.hpp): any shape and ld runs the fast path, at the price of one
 //    read and write. tf32 nn runs as C^T = B^T A^T with a transposed epilogue (wgmma_ws.cuh).
-// Bound now: the epilogue (stores straight from registers, 4 bytes per lane, masked) does not
+// Bounded by: the epilogue (stores straight from registers, 4 bytes per lane, masked) does not
 // overlap the tensor cores of its own block; one wave of tiles at 2048 (128 tiles on 132 SMs)
-// is bound by the pipeline fill and the epilogue, not the MMA rate. ncu (fourth session): the
-// tensor pipe busy 76 % / 87 % of the time at 4096^3 / 8192^3 bf16, 13-19 thousand cycles per
-// tile beyond its MMAs at either k: a per-tile cost, the epilogue. Rung 17 replaces it.
-// Prediction: 0.95-1.05x cuBLAS at 4096-8192. Measured on the H100 (docs/gemm_tc.md): first
-// 0.43x (a .release.cluster remote mbarrier arrive per k tile stalled each consumer: see
-// detail/hopper.cuh), then 0.77-0.78x at 2048, 0.88-0.89x at 4096, 0.96x at 8192 (f16, bf16):
-// level with rung 14, not above it. tf32 0.77-0.87x with rounding copies of A and B; without them
-// (tenth session) 0.92 / 0.95 / 0.94x nn at 2048 / 4096 / 8192. Unaligned 4095x4097x4093: 2.6x cuBLAS, 1.65x slower than 4096^3 (the copies, and
-// 17 tile columns for n = 4097: 544 tiles, 5 rounds of 132 blocks instead of 4).
+// is bound by the pipeline fill and the epilogue, not the MMA rate. ncu (85b5619,
+// scripts/experiments/ncu_tc.sh): the tensor pipe busy 76 % / 87 % of the time at 4096^3 /
+// 8192^3 bf16, 13-19 thousand cycles per tile beyond its MMAs at either k: a per-tile cost, the
+// epilogue. Rung 17 replaces it.
+// Prediction: 0.95-1.05x cuBLAS at 4096-8192. Measured on the H100 (docs/gemm_tc.md): 0.77-0.78x
+// at 2048, 0.88-0.89x at 4096, 0.96x at 8192 (f16, bf16): level with rung 14, not above it. A
+// .release.cluster remote mbarrier arrive per k tile ran it at 0.43x (it stalled each consumer;
+// the cta-scope release is 2.0x faster, 13c207f: see detail/hopper.cuh). tf32 with TMA rounding
+// the operands (d7eea71) 0.92 / 0.95 / 0.94x nn at 2048 / 4096 / 8192; rounding copies of A and B
+// ran 0.77-0.87x. Unaligned 4095x4097x4093: 2.6x cuBLAS, 1.65x slower than 4096^3 (the copies,
+// and 17 tile columns for n = 4097: 544 tiles, 5 rounds of 132 blocks instead of 4).
 #include "gemm/wgmma_ws.cuh"
 
 namespace rungs::sgemm::wgmma_ws {

@@ -19,28 +19,28 @@
 // Measured on the H100 (a5861b6, interleaved with cuBLAS): bf16 0.95 / 0.98 / 1.00x at 2048 /
 // 4096 / 8192^3 (595 / 781 / 802 TFLOP/s; rung 15 0.78 / 0.88 / 0.96), f16 0.92 / 0.98 / 1.02x:
 // the prediction held at 4096 and 8192, and 2048 (one wave, where no next tile hides anything)
-// gained most, 22 %: the direct stores cost more than the overlap alone explains. tf32 0.63 /
-// 0.77 / 0.88x with rounding copies; with TMA rounding and no copy (tenth session) nt 1.00 / 1.01x
-// at 4096 / 8192, nn (A^T from registers, C^T's tiles stored transposed) 0.96-0.98x, 1.01x once
-// the fragments were double-buffered (eleventh session, one wgmma group in flight across stages). The first run wrote 7 to 3591 elements of C's ld
-// padding where n was ragged (TMA's 16-byte column clipping), caught by the GPU tests.
-// With st.shared instead of the generic stores the compiler first emitted (8aa8a88): bf16 0.96 /
-// 0.99 / 1.06x, f16 0.93 / 0.99 / 1.03x (within the runs' spread of the above). ncu's stall
-// sampling at 4096^3 (cac4f83): the consumers spend 59 % of all warp samples in the mainloop
-// (wgmma issue and wgmma.wait: tensor-bound) and 4 % in the epilogue.
-// The producer's tail (fifteenth and sixteenth sessions): a stamped block at 2048^3 bf16
-// (scripts/experiments/ws_timeline.cu) left 2.1 thousand cycles after its stores completed, at the
-// kernel-end cluster barrier. That barrier is now the producer's tail (every stage released by both
-// blocks' consumers, as CUTLASS does; rungs 15, 17, 19, 21). Predicted 2048^3 bf16 ~0.028 ms. The
-// fifteenth session's version, with the start barrier split into per-thread waits, measured 0.97x
-// but hung racecheck; the tail alone (7fac9f9) passed racecheck and all 1019 GPU tests and measured
-// (H100, cuBLAS interleaved, five runs) bf16 2048^3 0.0284-0.0289 ms = 0.96-0.99x, f16 0.95-0.97x,
-// 4096^3 0.99-1.00x, 8192^3 1.01-1.04x: as predicted at 2048, < 1 % at 4096. The block now exits ~6
-// thousand cycles sooner (40062 against 46262 from its start). Tried next and reverted (bf1d4ac):
-// the start barrier in two .aligned halves with the tile walk between them; the walk's first
-// kernel-parameter reads then took ~2 thousand cycles, so the first load left only ~100 cycles
+// gained most, 22 %: the direct stores cost more than the overlap alone explains. tf32 with TMA
+// rounding the operands (d7eea71): nt 1.00 / 1.01x at 4096 / 8192, nn (A^T from registers, C^T's
+// tiles stored transposed) 1.01x with its fragments double-buffered (6ed86d7: one wgmma group in
+// flight across stages; 0.96-0.98x without); rounding copies ran 0.63 / 0.77 / 0.88x. TMA stores
+// over a ragged n wrote 7 to 3591 elements of C's ld padding (TMA's 16-byte column clipping), hence
+// the direct stores for the last tile column; the GPU tests check the padding.
+// The buffers are written with st.shared, not generic stores (8aa8a88): bf16 0.96 / 0.99 / 1.06x,
+// f16 0.93 / 0.99 / 1.03x (within the runs' spread of the above). ncu's stall sampling at 4096^3
+// (cac4f83): the consumers spend 59 % of all warp samples in the mainloop (wgmma issue and
+// wgmma.wait: tensor-bound) and 4 % in the epilogue.
+// The producer's tail: a stamped block at 2048^3 bf16 (scripts/experiments/ws_timeline.cu) spent
+// 2.1 thousand cycles after its stores completed at a kernel-end cluster barrier. The producer's
+// tail takes that barrier's place (it waits until both blocks' consumers released every stage, as
+// CUTLASS does; rungs 15, 17, 19, 21). Predicted 2048^3 bf16 ~0.028 ms; measured (7fac9f9, H100,
+// cuBLAS interleaved, five runs; racecheck clean) bf16 2048^3 0.0284-0.0289 ms = 0.96-0.99x, f16
+// 0.95-0.97x, 4096^3 0.99-1.00x, 8192^3 1.01-1.04x: as predicted at 2048, < 1 % at 4096. The block
+// exits ~6 thousand cycles sooner (40062 against 46262 from its start). Not kept: the start barrier
+// split into per-thread waits (8393812, 3048f46: 0.97x, but its non-.aligned waits hung racecheck);
+// the start barrier in two .aligned halves with the tile walk between them (bf1d4ac): the walk's
+// first kernel-parameter reads took ~2 thousand cycles, so the first load left only ~100 cycles
 // sooner: no gain (0.0285 ms).
-// Bound now: the cooperative schedule (both consumers of a block finish a tile together, so the
+// Bounded by: the cooperative schedule (both consumers of a block finish a tile together, so the
 // tensor cores wait while they fill their buffers: ~8 thousand cycles per tile at 4096^3 against
 // cuBLAS's ~6), 3.88 tiles per block at 4096^3, and one wave's fill and drain at 2048.
 #include "gemm/wgmma_ws.cuh"

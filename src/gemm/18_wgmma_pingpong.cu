@@ -9,15 +9,15 @@
 // tensor cores busy: the epilogue is hidden instead of stalling both. The producer fills one ring
 // of 6 stages of 32 KB (A 128 x 64, B 128 x 64) in the blocks' tile order; each consumer's 16 KB
 // C buffer stages its tile in two 64-row pieces.
-// Prediction (written before any GPU run): 4096^3 bf16 from rung 17's 0.99x to 1.02-1.05x cuBLAS
+// Prediction: 4096^3 bf16 from rung 17's 0.99x to 1.02-1.05x cuBLAS
 // (its 4 % of warp samples in the epilogue go, the tensor cores stay busy across tiles), 2048^3
 // from 0.96 to ~1.0; a miss if its 1.5x operand traffic per MMA from L2 binds.
 // Measured on the H100 (75caa5e, interleaved with cuBLAS): a miss. bf16 0.83 / 0.80 / 0.80x at
 // 2048 / 4096 / 8192^3 (514 / 633 / 583 TFLOP/s; rung 17 in the same run 0.95 / 0.99 / 1.01x), f16
 // 0.82 / 0.80 / 0.80x. Correct at every tested shape, memcheck and racecheck clean.
-// Not L2 bytes alone: clusters of 2 x 2 tiles (A multicast along n as well: rung 17's L2 bytes per MMA as
-// well) measured worse, 0.61 / 0.73 / 0.77x (ee1259b; clusters of 4 cost other things), and were reverted.
-// Not shared memory either, though that was the next guess: an account of its bandwidth (128 B
+// Not L2 bytes alone: clusters of 2 x 2 tiles (A multicast along n as well: rung 17's L2 bytes per
+// MMA) measured worse, 0.61 / 0.73 / 0.77x (ee1259b; clusters of 4 cost other things): not kept.
+// Not shared memory either: an account of its bandwidth (128 B
 // per SM cycle; an m64nNk16 wgmma with both operands in shared memory reads B at 64 B/cycle at
 // full tensor rate whatever N is, A at 4096 / N, and the TMA fills write 4096 (1 / BM + 1 / BN):
 // rung 17 128 B/cycle, this rung 160, so at most 0.80) matched the measured ratio, but ncu
@@ -26,7 +26,7 @@
 // Nor the chain of dependent wgmmas: scripts/experiments/wgmma_probe.cu (a5868ff) runs one
 // warpgroup's two m64n128 chains with wait 1, as here, at 2047 of 2048 MAC per cycle per SM.
 // Bound, then, by feeding the tensor cores from one warpgroup at a time (the producer, and the
-// hand-over between the consumers): not yet pinned down (docs/gemm_tc.md). Kept as the measured
+// hand-over between the consumers): not pinned down (docs/gemm_tc.md). Kept as the measured
 // miss it is.
 #include "detail/check.hpp"
 #include "detail/gemm_pipeline.cuh"

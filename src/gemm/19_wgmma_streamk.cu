@@ -3,7 +3,7 @@
 // Adds over 17 wgmma_tma_store: the tiles no longer come in whole waves. A persistent grid of G
 // clusters (66 on the H100) runs T cluster tiles in ceil(T / G) rounds, the last one part-filled:
 // at 4096^3 (256 cluster tiles of 2 x 128 x 256) 3.88 tiles' work takes 4 tiles' time, at 8192^3
-// 15.52 takes 16. Here the first (floor(T / G) - 1) * G tiles run whole as before, and the k tiles
+// 15.52 takes 16. Here the first (floor(T / G) - 1) * G tiles run whole as in rung 17, and the k tiles
 // of the rest (between G and 2G tiles) are cut into G equal contiguous ranges, one per cluster, so
 // every cluster finishes at the same time. A tile cut between two clusters: the later part's
 // cluster (for which it is the first piece of its range) stores its fp32 partial sum to a
@@ -16,7 +16,7 @@
 // is sized to what fits). On a GPU shared with other kernels that leave only some clusters
 // resident, a waiting cluster whose successor is not scheduled could stall (as any stream-K
 // kernel); auto never picks this rung.
-// Prediction (before its first run): the rounds' loss goes (3 % of the time at 4096^3 and at
+// Prediction: the rounds' loss goes (3 % of the time at 4096^3 and at
 // 8192^3), less the partial sums' traffic (~2 thousand cycles each way per cut tile, against a
 // tile's 65 / 131 thousand): 4096^3 bf16 from 0.99x to ~1.01x cuBLAS, 8192^3 +2-3 % (1.03-1.06x),
 // 2048^3 unchanged (64 tiles fit in one round: stream-K is not used).

@@ -15,11 +15,11 @@
 // reads (rung 17's busiest unit is the shared-memory pipe, 88 % at 4096^3): +32 KB per tile against
 // ~3 MB of operand traffic. tf32 (fp32 C, 128 words) does not fit beside the accumulators: rung 21
 // does f16 and bf16 only.
-// Prediction (before its first run; H100, bf16): 4096^3 from 0.98-0.99x to 1.02-1.04x cuBLAS
-// (3.88 tiles per block, each losing ~2-3 % of its MMA time to the epilogue today); 8192^3 +1-2 %
+// Prediction (H100, bf16): 4096^3 from 0.98-0.99x to 1.02-1.04x cuBLAS (3.88 tiles per block,
+// each losing ~2-3 % of its MMA time to rung 17's epilogue); 8192^3 +1-2 %
 // (twice the MMAs per tile); 2048^3 unchanged (one tile per block: nothing to hide it under).
-// Measured (H100, 67889a9, same run as rung 17): a miss. Right at its first run (50 GemmTc tests
-// with rung 20's, memcheck and racecheck clean), but no faster: bf16 0.0296 / 0.1775 / 1.366 ms at
+// Measured (H100, 67889a9, same run as rung 17): a miss. Correct (50 GemmTc tests with rung
+// 20's, memcheck and racecheck clean), but no faster: bf16 0.0296 / 0.1775 / 1.366 ms at
 // 2048 / 4096 / 8192^3 against rung 17's 0.0291 / 0.1762 / 1.356, f16 0.0305 / 0.1806 / 1.479 against
 // 0.0298 / 0.1797 / 1.417 (0.3-1 % slower; 8192 f16 within that row's 9 % spread).
 // ncu (4096^3 bf16, one launch each, a897517): 290,402 elapsed cycles per SM for rung 17 and
@@ -29,14 +29,12 @@
 // tiles of 65.5 thousand over 132 SMs) and 262 thousand on the SMs that run 4 tiles, so ~28 thousand
 // cycles per SM (~7 thousand per tile) are not MMAs, and taking the epilogue off the tensor cores'
 // path left them where they were: they are not the epilogue (whose stall samples overlapped MMAs
-// still in flight). Where they are is not yet found (candidates: the two blocks of a cluster waiting
-// on each other's slot releases, since B is multicast into both; the kernel's start and end).
+// still in flight). Per-tile stamps (scripts/experiments/ws_timeline.cu, 4096^3 bf16, 2cf886a,
+// docs/gemm_tc.md): rung 17's tile change costs ~3.2 thousand cycles, ~2.6 of them C's epilogue;
+// here a tile change takes ~2.0 thousand, but each tile's MMAs take 66.5-67.7 thousand cycles
+// against rung 17's ~65.0: the fill and stores beside the MMAs slow them by as much as they save.
 // Kept on the ladder as the measured miss; `auto` never picks it.
-// Located in the seventeenth session (ws_timeline's per-tile stamps, 4096^3 bf16, docs/gemm_tc.md): rung
-// 17's tile change costs ~3.2 thousand cycles, ~2.6 of them C's epilogue; here a tile change takes ~2.0
-// thousand, but each tile's MMAs take 66.5-67.7 thousand cycles against rung 17's ~65.0: the fill and
-// stores beside the MMAs slow them by as much as they save.
-// Bound now: as rung 17, the tensor pipe at 88 % of elapsed cycles; C's epilogue, on or beside the
+// Bounded by: as rung 17, the tensor pipe at 88 % of elapsed cycles; C's epilogue, on or beside the
 // MMAs' path, ~2.5 thousand cycles a tile.
 #include "gemm/wgmma_ws.cuh"
 

@@ -5,26 +5,26 @@
 // A stored k x m) and splits it into tf32
 // big and small parts in registers (detail::split_tf32), and the three products take A from
 // registers (wgmma's register form): hi*lo + lo*hi + hi*hi as in rung 16, each 32-deep stage summed
-// apart on the tensor core and added to the fp32 accumulator off it. B is split by a copy as before.
-// Why: at 8192^3 rung 16 is DRAM-bound (ncu: 33 GB read for 1 GB of split operands, DRAM 84 %
-// busy) and every stage moves four 16 KB parts through L2 per block (A hi, A lo, B hi, B lo; B
-// multicast over the cluster's two blocks): 48 KB per block per 1536 tensor-core cycles, ~7 TB/s
+// apart on the tensor core and added to the fp32 accumulator off it. B is split by a copy as in
+// rung 16. Why: at 8192^3 rung 16 is DRAM-bound (ncu 85b5619: 33 GB read for 1 GB of split
+// operands, DRAM 84 % busy) and every stage moves four 16 KB parts through L2 per block (A hi,
+// A lo, B hi, B lo; B multicast over the cluster's two blocks): 48 KB per block per 1536 tensor-core cycles, ~7 TB/s
 // over 132 SMs at 1.75 GHz. Here a stage is A (16 KB) and B's two parts: 32 KB per block, two
 // thirds; A's split copy (read 4 bytes, write 8 per element) is gone, and the stage's 48 KB let
 // 4 stages fit where rung 16 had 3.
-// Bound now: the tensor cores' three products per k step (the tf32 peak / 3, ~165 TFLOP/s on the
+// Bounded by: the tensor cores' three products per k step (the tf32 peak / 3, ~165 TFLOP/s on the
 // H100), each consumer's wait for its stage's products before the fp32 add (the other consumer
 // covers it), and B's split copy (read once, written twice).
-// Prediction (before its first run; H100): 4096^3 from rung 16's 105 TFLOP/s (1.3 ms, of which
+// Prediction (H100): 4096^3 from rung 16's 105 TFLOP/s (1.3 ms, of which
 // A's split copy ~0.07 ms) to 110-115; 8192^3 from 91-98 to 100-110; error unchanged (the same
 // split, products and order as rung 16), at or below cuBLAS sgemm's.
-// Measured (H100, eleventh session, docs/BENCHMARKS.md): right at its first run (GemmTc tests,
-// memcheck and racecheck clean), errors bit-identical to rung 16's (3.1e-7 / 2.6e-7 at 2048 x 2048 x
+// Measured (H100, 517f0c9, docs/gemm_tc.md): correct (GemmTc tests, memcheck and racecheck
+// clean), errors bit-identical to rung 16's (3.1e-7 / 2.6e-7 at 2048 x 2048 x
 // 4096, cuBLAS sgemm 1.1e-6 / 8.5e-7). Beat the prediction: 96.4 / 122.0 / 126.4 TFLOP/s at 2048^3 /
 // 4096^3 / 8192^3 (1.94 / 2.36 / 2.51x cuBLAS sgemm) against rung 16's 87.5 / 105.4 / 99.1 in the same
-// run; 8192^3 now steady (8.63-8.76 ms where rung 16 spread over 10.3-13.1); 4096^3 nt 123.6;
-// 4095 x 4097 x 4093 115.2 (0.94 of 4096^3's speed). tn / tt first copied A k-contiguous (113.7 /
-// 116.7 at 4096^3); read as stored since d2be6cf: 119.5 / 121.2 at 4096^3, 122.5 / 124.5 at 8192^3.
+// run; 8192^3 steady (8.63-8.76 ms where rung 16 spreads over 10.3-13.1); 4096^3 nt 123.6;
+// 4095 x 4097 x 4093 115.2 (0.94 of 4096^3's speed). tn / tt read A as stored (d2be6cf): 119.5 /
+// 121.2 at 4096^3, 122.5 / 124.5 at 8192^3, where copying A k-contiguous ran 113.7 / 116.7 at 4096^3.
 // The kernel (A_RS = true) is written once with rung 16's in wgmma_x3.cuh.
 #include "gemm/wgmma_x3.cuh"
 

@@ -1,12 +1,15 @@
-// The kernel of rungs 15 (wgmma_ws), 17 (wgmma_tma_store), 19 (wgmma_streamk) and 20
-// (wgmma_ragged), written once: a warp-specialized, persistent, clustered wgmma GEMM (sm_90a). What
-// it does and what bounds it: the header comments of 15_wgmma_ws.cu (TMA_C = false: the consumers
-// store C straight from registers), 17_wgmma_tma_store.cu (TMA_C = true: through shared memory and
-// TMA stores), 19_wgmma_streamk.cu (SK = true: the last tiles' k split evenly over all clusters)
-// and 20_wgmma_ragged.cu (EDGE = true: ragged tiles multiplied only as wide as they are, and C that
-// TMA cannot store written by the producer warpgroup's idle warps) and 21_wgmma_overlap.cu (OVL =
-// true: each tile's C packed to 16 bits in registers, its shared-memory fill and TMA stores done
-// under the next tile's first MMAs). Included by those files only.
+// The kernel of rungs 15 (wgmma_ws), 17 (wgmma_tma_store), 19 (wgmma_streamk), 20 (wgmma_ragged),
+// 21 (wgmma_overlap) and 23 (wgmma_balanced), written once: a warp-specialized, persistent,
+// clustered wgmma GEMM (sm_90a). What it does and what bounds it: the header comments of
+// 15_wgmma_ws.cu (TMA_C = false: the consumers store C straight from registers),
+// 17_wgmma_tma_store.cu (TMA_C = true: through shared memory and TMA stores), 19_wgmma_streamk.cu
+// (SK = true: the last tiles' k split evenly over all clusters), 20_wgmma_ragged.cu (EDGE = true:
+// ragged tiles multiplied only as wide as they are, and C that TMA cannot store written by the
+// producer warpgroup's idle warps), 21_wgmma_overlap.cu (OVL = true: each tile's C packed to 16
+// bits in registers, its shared-memory fill and TMA stores done under the next tile's first MMAs)
+// and 23_wgmma_balanced.cu (BAL = true, with EDGE: a narrow last tile column and a short last tile
+// row dealt over the clusters, a narrow tile's stages holding two k tiles). Included by those files
+// only.
 #pragma once
 
 #include "detail/check.hpp"
@@ -107,8 +110,8 @@ struct Pieces {
   int t0, k0, end;    // then the stream-K range: tile t0 from k tile k0 on, to k tile `end` counted from t0
   // SK = false (rungs 15 and 17): whole tiles only, and none of the stream-K range's 64-bit
   // divisions (the producer waits for them before its first load). Rung 17 at 2048^3 bf16 (one
-  // tile per block): 0.95-0.96x cuBLAS before this template walked pieces, 0.93x twice with the
-  // divisions (6f94199), 0.94x without them (a18c328): within the spread of single runs.
+  // tile per block): 0.93x cuBLAS twice with the divisions (6f94199), 0.94x without them (a18c328),
+  // 0.95-0.96x walking whole tiles with no pieces: within the spread of single runs.
   template <bool SK>
   __device__ __forceinline__ Pieces(const StreamK& sk, int first, int clusters, std::bool_constant<SK>) {
     dp = first < sk.dp_tiles ? (sk.dp_tiles - first + clusters - 1) / clusters : 0;
@@ -164,7 +167,7 @@ __device__ __forceinline__ void add_partial(float (&d)[128], const float* slot) 
 // BAL (rung 23, with EDGE): a narrow last tile column (<= 64 columns) and a short last tile row (the
 // tile rows odd in number: its tiles paired side by side, solo) dealt by detail::NarrowDeal,
 // and its tiles' stages hold two k tiles each (A, A', B, B': 16 + 16 + 8 + 8 KB; tf32's register
-// path too, since the fourteenth session), so twice the bytes are in flight for a tile whose time is
+// path too), so twice the bytes are in flight for a tile whose time is
 // the latency of its loads. A k-contiguous B comes in boxes of 64 rows of n for them (map_b64).
 template <typename T, bool A_MN, bool B_MN, int CL, bool TMA_C, bool SK, bool EDGE, bool OVL, bool C_T, bool BAL>
 __global__ void __launch_bounds__(THREADS, 1)
@@ -175,10 +178,10 @@ __global__ void __launch_bounds__(THREADS, 1)
   static_assert(!BAL || EDGE, "rung 23 is rung 20 with its ragged edges dealt");
   static_assert(!OVL || (TMA_C && !SK && !EDGE && sizeof(T) == 2), "rung 21: rung 17's epilogue, 16-bit C");
   constexpr bool TF32 = std::is_same_v<T, float>, RS = TF32 && A_MN;
-  // BAL, 16-bit: the storer warps' walk (detail::NarrowDeal::Share) spilled at 40 registers, and at
-  // 48 once the short last row's walk was added (thirteenth session); 56 for the producer warpgroup
-  // leaves the consumers 216 (the block's 384 x 168 registers), enough for the shared-memory form
-  // (tf32 through registers, RS, needs its 232; its storers fit in 40).
+  // BAL, 16-bit: the storer warps' walk (detail::NarrowDeal::Share, with the short last row's walk)
+  // spills at 40 and at 48 registers; 56 for the producer warpgroup leaves the consumers 216 (the
+  // block's 384 x 168 registers), enough for the shared-memory form (tf32 through registers, RS,
+  // needs its 232; its storers fit in 40).
   constexpr bool WIDE_STORER = BAL && !TF32;
   static_assert(!(TF32 && B_MN) && (!C_T || TF32), "tf32: B K-major; C_T for tf32 only");
   constexpr int BK = bk<T>();
@@ -198,7 +201,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   const uint32_t rank = detail::cluster_rank();
   RUNGS_TL(tid == 0, 0);
   RUNGS_TL_GT(tid == 0, 1);
-  // The maps this block's TMA will read, fetched while the barriers are set up (fourteenth session):
+  // The maps this block's TMA will read, fetched while the barriers are set up (13bc237):
   // the producer's, and C's for the consumers' stores where they use it.
   if (tid == 0) {
     detail::tma_prefetch(&map_a), detail::tma_prefetch(&map_b);
@@ -212,7 +215,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   }
   RUNGS_TL(tid == 0, 112);
   detail::cluster_sync();  // the peer's barriers exist before anyone signals them
-  // TAIL (rungs without EDGE: 15, 17, 19, 21; sixteenth session): no cluster barrier at the
+  // TAIL (rungs without EDGE: 15, 17, 19, 21; 7fac9f9): no cluster barrier at the
   // kernel's end; the producer's tail keeps the block until nothing of the peer's can reach it.
   // Rungs 20 and 23 keep the barrier (their producer warpgroup spilled with the tail).
   constexpr bool TAIL = !EDGE;
@@ -332,8 +335,8 @@ __global__ void __launch_bounds__(THREADS, 1)
       // Storer warp w + 1 writes consumer w's staged chunks to C, a row at a time (lane j: column
       // j, j + 32, ...: one contiguous run per instruction, whatever C's alignment), while the
       // consumer goes on with its next tile; the pieces are walked as the consumers walk them.
-      // (Warp 0's other lanes stay out: tid / 32 == 0 gave them w = -1, and on the first run,
-      // with every tile staged (4096 x 4097 x 4096), they took other barriers' phases: a hang.)
+      // (Warp 0's other lanes stay out: as w = -1 they take other barriers' phases, a hang where
+      // every tile is staged, as at 4096 x 4097 x 4096; ee217e8.)
       const int w = tid / 32 - 1, lane = tid % 32;
       const uint32_t buf = detail::smem_u32(c_buf + w * C_BYTES);
       unsigned phase = 0;
@@ -417,7 +420,7 @@ __global__ void __launch_bounds__(THREADS, 1)
           // one fragment set), the fragments of stage it + 1 are loaded into the other, after
           // wait<1> has retired the group that read it (stage it - 1). Two sets by name (fa, fb),
           // the loop unrolled by two, so no register array is indexed at run time.
-          // BAL, a narrow tile (fourteenth session): stages of two k tiles (A, A', B, B') here too,
+          // BAL, a narrow tile: stages of two k tiles (A, A', B, B') here too,
           // each k tile still a step of its own: k tile kt is half h = (kt - kb) % 2 of stage it (A
           // at h A_BYTES, B at 2 A_BYTES + h B_PAIR); a stage's first half releases the stage before
           // (wait<1> has retired its last half). The same loop (a second loop for the pairs made
@@ -514,12 +517,12 @@ __global__ void __launch_bounds__(THREADS, 1)
         const int nb = edge_width(static_cast<int>(a.n) - n0);
         const bool two = paired(nb, solo);
         // A consumer whose rows all lie past m multiplies too, 64 columns wide, and stores nothing:
-        // with no MMAs at all (a mainloop that only took and released the stages, until the
-        // eighth session) rung 20 hung
-        // in about 1 launch in 30 at 2100 x 2052 x 200 tf32 nt with beta != 0 (eighth session:
-        // every stuck waiter was such a consumer, or its block's, at the first stage of the last
-        // tile row; rung 17, whose consumers always multiply, never hung there). The cause is not
-        // understood; this keeps each consumer's pace through the stages that of rung 17's.
+        // with no MMAs at all (a mainloop that only takes and releases the stages) rung 20 hung in
+        // about 1 launch in 30 at 2100 x 2052 x 200 tf32 nt with beta != 0 (every stuck waiter was
+        // such a consumer, or its block's, at the first stage of the last tile row; rung 17, whose
+        // consumers always multiply, never hung there). The cause is not understood; this keeps
+        // each consumer's pace through the stages that of rung 17's
+        // (scripts/experiments/hang_probe.sh: 9,000 launches clean).
         if (nb == 64 || m0 + 64 * cw >= a.m) mainloop(std::integral_constant<int, 64>{}, two);
         else if (nb == 128) mainloop(std::integral_constant<int, 128>{}, false);
         else mainloop(std::integral_constant<int, 256>{}, false);

@@ -176,10 +176,10 @@ class Context {
   }
   // The staging threads, the caller included: `threads`, or (0) the library's choice, one per core up
   // to 12. Staging is bound by the host's memory bandwidth, which more threads reach further while
-  // the copy engines run (nineteenth session, scripts/experiments/host_membw.cpp: memcpy beside both
-  // engines' DMA at 45.6 / 60.5 / 60.7 GB/s with 8 / 12 / 16 threads on the H100's host, 25.4 / 46.0 /
-  // 52.4 on the H200's; until then 8 threads). A call uses them all only when it stages much
-  // (active_threads below).
+  // the copy engines run (scripts/experiments/host_membw.cpp: memcpy beside both engines' DMA at
+  // 45.6 / 60.5 / 60.7 GB/s with 8 / 12 / 16 threads on the H100's host, 25.4 / 46.0 / 52.4 on the
+  // H200's; 16 staging threads measured no faster than 12, b38f3f2, docs/gemm_host.md). A call uses
+  // them all only when it stages much (active_threads below).
   void ensure_pool(int threads) {
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
     const int want = threads > 0 ? threads : static_cast<int>(std::min(12u, hw));
@@ -904,10 +904,10 @@ void gemm_host_impl(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float a
   staging.stream_pack = tune.streaming_pack;
   staging.stream_unpack = tune.streaming_unpack;
   // A quarter of the threads unpack C in the background while the others pack, in calls that stage less
-  // than 256 MiB. Measured (`host_probe async`, in turn / in the background alternated call by call,
-  // medians, twentieth session; H100's host / H200's): 1024^3 pageable -11, -12 % / -7, -4 %; 4096^3
-  // -4, -7 % / -11, 0 %; but 8192^3 (768 MiB staged, bound by the host's memory bandwidth, where three
-  // fewer threads pack) -4, +4 % / +14, +2 %.
+  // than 256 MiB. Measured (scripts/experiments/host_probe.cpp `async`, in turn / in the background
+  // alternated call by call, medians; H100's host / H200's): 1024^3 pageable -11, -12 % / -7, -4 %;
+  // 4096^3 -4, -7 % / -11, 0 %; but 8192^3 (768 MiB staged, bound by the host's memory bandwidth,
+  // where three fewer threads pack) -4, +4 % / +14, +2 %.
   if (c.staged && staging.threads > 1) {
     const int u = tune.unpack_threads >= 0              ? tune.unpack_threads
                   : staged < double(size_t{256} << 20) ? std::max(1, staging.threads / 4)

@@ -38,8 +38,8 @@ struct Plan {
   int kmajor_row_panels = 0;           // ...phase 1 sends op(A) in this many pieces, each a group of
                                        // consecutive row panels (0: one piece per row panel). Taller
                                        // pieces make phase 1's products larger (--plan RxC:kN/F:rP).
-                                       // Not chosen: measured level with 0 (docs/gemm_host.md,
-                                       // twenty-second session)
+                                       // Not chosen: measured level with 0 (d6c5089,
+                                       // scripts/experiments/host_pieces.sh, docs/gemm_host.md)
 };
 
 // The plan for an m x n x k job: at most 16 panels a side, and phase 1 half of k when
