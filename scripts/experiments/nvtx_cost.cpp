@@ -11,7 +11,7 @@
 // (Run it without NVTX_INJECTION64_PATH set, i.e. not under nsys or ncu: that is the case it measures.)
 #include <rungs/rungs.hpp>
 
-#include "detail/nvtx.hpp"
+#include "core/nvtx.hpp"
 
 #include <nvtx3/nvToolsExt.h>
 

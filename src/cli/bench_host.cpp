@@ -11,7 +11,7 @@
 #include "cli/device.hpp"
 #include "cli/output.hpp"
 #include "cli/timing.hpp"
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 #include "host/gemm_host.hpp"
 
 #include <cuda_runtime_api.h>

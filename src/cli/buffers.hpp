@@ -3,7 +3,7 @@
 #pragma once
 
 #include "cli/args.hpp"
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 
 #include <cuda_runtime_api.h>
 

@@ -12,7 +12,7 @@
 #include "cli/profile.hpp"
 #include "cli/timing.hpp"
 #include "cli/workload.hpp"
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 #include "gemm/gemm_rung.hpp"
 #include "reduce/reduce_rung.hpp"
 

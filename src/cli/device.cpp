@@ -2,7 +2,7 @@
 // host context (date, host, git commit) of a run.
 #include "cli/device.hpp"
 
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>

@@ -3,8 +3,8 @@
 // and the time of an empty kernel launch (the floor under every small problem); and the
 // read pass that flushes the L2 before each timed launch (timing.hpp, L2Flusher).
 #include "cli/device.hpp"
-#include "detail/check.hpp"
-#include "detail/scratch.hpp"
+#include "core/errors.hpp"
+#include "core/scratch.hpp"
 
 #include <cuda_runtime.h>
 

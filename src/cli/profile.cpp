@@ -10,7 +10,7 @@
 #include "cli/device.hpp"
 #include "cli/output.hpp"
 #include "cli/workload.hpp"
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 
 #include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>

@@ -1,7 +1,7 @@
 #include "cli/timing.hpp"
 
 #include "cli/device.hpp"
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
-#include "detail/cublas_handle.hpp"
+#include "core/cublas_handle.hpp"
 
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 
 #include <map>
 

@@ -1,4 +1,4 @@
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 
 #include <cublas_v2.h>
 

@@ -1,7 +1,7 @@
-// NVTX ranges of the public entry points (detail/nvtx.hpp). NVTX v3 is header-only (the CUDA
+// NVTX ranges of the public entry points (core/nvtx.hpp). NVTX v3 is header-only (the CUDA
 // toolkit's include/nvtx3); it loads a tool's injection library with dlopen only when one is set
 // (NVTX_INJECTION64_PATH, as nsys and ncu set it), at the first NVTX call.
-#include "detail/nvtx.hpp"
+#include "core/nvtx.hpp"
 
 #include <nvtx3/nvToolsExt.h>
 

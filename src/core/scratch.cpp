@@ -1,6 +1,6 @@
-#include "detail/scratch.hpp"
+#include "core/scratch.hpp"
 
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 
 #include <array>
 #include <atomic>

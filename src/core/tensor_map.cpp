@@ -1,7 +1,7 @@
-// The 2D tensor map of the TMA rungs (detail/tensor_map.hpp).
-#include "detail/tensor_map.hpp"
+// The 2D tensor map of the TMA rungs (core/tensor_map.hpp).
+#include "core/tensor_map.hpp"
 
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 
 #include <cudaTypedefs.h>
 #include <cuda_runtime_api.h>

@@ -25,9 +25,9 @@
 // clamped, valid address, so a full tile always computes and nothing outside A or B is read.
 #pragma once
 
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 #include "detail/gemm_tile.cuh"
-#include "detail/scratch.hpp"
+#include "core/scratch.hpp"
 #include "gemm/gemm_rung.hpp"
 
 #include <cuda_runtime.h>

@@ -7,9 +7,9 @@
 // so the library links no libcuda).
 #pragma once
 
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 #include "detail/gemm_tc.cuh"
-#include "detail/tensor_map.hpp"
+#include "core/tensor_map.hpp"
 
 #include <cuda.h>
 #include <cuda_runtime.h>

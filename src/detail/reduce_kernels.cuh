@@ -11,8 +11,8 @@
 //    tail) and the final pass that combines per-block partials into *out.
 #pragma once
 
-#include "detail/check.hpp"
-#include "detail/scratch.hpp"
+#include "core/errors.hpp"
+#include "core/scratch.hpp"
 #include "reduce/reduce_rung.hpp"
 
 #include <cuda_runtime.h>

@@ -6,7 +6,7 @@
 // capturing stream it throws rungs::Unsupported.
 #include <rungs/reference.hpp>
 
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 #include "gemm/gemm_rung.hpp"
 
 #include <vector>

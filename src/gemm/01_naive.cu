@@ -7,7 +7,7 @@
 // every 32-byte sector used) plus a broadcast B load; at roughly 4 sectors per clock per SM from L1
 // that is ~8 clocks per warp-FMA against 4 warp-FMAs per clock of fp32 peak: a few % of peak at best,
 // less once A's rows fall out of L1. No data is reused on chip except by cache luck.
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 #include "detail/gemm_tile.cuh"
 #include "gemm/gemm_rung.hpp"
 

@@ -6,7 +6,7 @@
 // Bounded by: L1/L2 load throughput. Still 2 global loads (8 bytes) per FMA with no on-chip reuse
 // beyond the caches: ~2 L1 requests per warp-FMA against 4 warp-FMAs per clock of fp32 peak caps it
 // near 1/8 of peak, and in practice lower as B's columns stream through L2 once per row tile.
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 #include "detail/gemm_tile.cuh"
 #include "gemm/gemm_rung.hpp"
 

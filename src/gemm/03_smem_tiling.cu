@@ -7,7 +7,7 @@
 // Bounded by: shared-memory load issue. Every FMA needs 2 LDS (a broadcast of As and a 128-byte
 // row of Bs per warp): 2 warp-LDS per warp-FMA against 1 LDS and 4 FMA warp-instructions per clock
 // per SM caps it at ~1/8 of fp32 peak. Global traffic fell 16x (2 loads per 32 FMAs per thread).
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 #include "detail/gemm_tile.cuh"
 #include "gemm/gemm_rung.hpp"
 

@@ -10,7 +10,7 @@
 // x 512 threads: 2 blocks = 32 warps per SM). Shared reads are cheap here: a thread's 8 x 8 block
 // of As is the same for the whole warp, and the compiler fetches it as 18 broadcast LDS.128, so a
 // step costs 26 LDS per 64 FMAs (rung 03: 64 per 32).
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 #include "detail/gemm_tile.cuh"
 #include "gemm/gemm_rung.hpp"
 

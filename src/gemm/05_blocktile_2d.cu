@@ -11,7 +11,7 @@
 // thread rows sit 8 rows = 64 floats apart, the same bank, a 4-way conflict (rung 06 stores As
 // transposed to remove it). ~5 shared wavefronts per warp-FMA against 4 FMA issues per clock per SM:
 // ~1/20 of fp32 peak, slower than rung 04 despite the bigger tiles; the tiles pay off from rung 07.
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 #include "detail/gemm_tile.cuh"
 #include "gemm/gemm_rung.hpp"
 

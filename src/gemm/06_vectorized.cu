@@ -15,7 +15,7 @@
 // against 1 LDS and 4 FMA issues per clock per SM, ~1/8 of fp32 peak. Global loads are 4x fewer
 // instructions than rung 05 but were never the limit; registers (64 accumulators) cap it at 2
 // blocks (16 warps) per SM.
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 #include "detail/gemm_tile.cuh"
 #include "gemm/gemm_rung.hpp"
 

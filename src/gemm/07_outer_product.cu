@@ -11,7 +11,7 @@
 // global-load latency at every BK = 8 step (only 512 FMAs per thread between barriers), and the
 // 64 accumulators + 16 fragment registers allow 2 blocks = 16 warps per SM to hide it. Rung 08
 // overlaps the next copy with this compute.
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 #include "detail/gemm_tile.cuh"
 #include "gemm/gemm_rung.hpp"
 

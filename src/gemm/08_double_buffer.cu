@@ -31,7 +31,7 @@
 // barrier every 8 k drains the pipeline 8x more often than rung 09's. Expect ~45-55% of fp32
 // peak (~30-37 TFLOP/s on H100 at 4096^3); rung 09 double-buffers the fragments, moves the
 // barrier under the FFMAs, takes 16 k per barrier and tunes the tile shape.
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 #include "detail/gemm_pipeline.cuh"
 #include "detail/gemm_tile.cuh"
 #include "gemm/gemm_rung.hpp"

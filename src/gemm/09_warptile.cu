@@ -61,10 +61,10 @@
 //    registers (8 at 128x16 / 256 threads; the 128-register configs can only afford one operand:
 //    _rs1 = the one k-contiguous operand, none in TT; _rsa = A in NN only). 1-14 % slower in every
 //    configuration: the staging registers and STS cost more than the cp.async they replace.
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 #include "detail/gemm_pipeline.cuh"
 #include "detail/gemm_tile.cuh"
-#include "detail/scratch.hpp"
+#include "core/scratch.hpp"
 #include "gemm/gemm_rung.hpp"
 
 #include <algorithm>

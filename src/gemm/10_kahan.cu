@@ -25,7 +25,7 @@
 // and the 4-operation chain (~16 cycles per k per accumulator) is hidden by the 16 independent
 // accumulators per thread. Expect ~10-13 TFLOP/s at large sizes: slower than rung 09 by ~4x,
 // accurate to a few ulps at any k.
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 #include "detail/gemm_pipeline.cuh"
 #include "detail/gemm_tile.cuh"
 #include "gemm/gemm_rung.hpp"

@@ -4,9 +4,9 @@
 // (fp32 accumulation, fp32 alpha/beta), CUBLAS_COMPUTE_32F_FAST_TF32 for float with Math::tf32.
 // cuBLAS has no 3xTF32 mode for fp32 data, so tf32x3 is Unsupported here.
 // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T, so the operands swap.
-// Handles are per host thread and per device (detail/cublas_handle.hpp).
-#include "detail/check.hpp"
-#include "detail/cublas_handle.hpp"
+// Handles are per host thread and per device (core/cublas_handle.hpp).
+#include "core/errors.hpp"
+#include "core/cublas_handle.hpp"
 #include "gemm/gemm_rung.hpp"
 
 #include <cublas_v2.h>

@@ -14,7 +14,7 @@
 // loads, fragments re-read from shared memory with bank conflicts: well under 10 % of peak.
 // Measured on the H100 (b1e20da), 2048-8192^3 nn: f16/bf16 27-34 TFLOP/s (3 % of the dense peak,
 // 0.04x cuBLAS), tf32 9.5-10.2, tf32x3 12-13 (faster than tf32 alone: not understood yet).
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 #include "detail/gemm_tc.cuh"
 #include "gemm/gemm_rung.hpp"
 

@@ -14,7 +14,7 @@
 // per 6 ldmatrix (too little math per shared-memory read on Hopper's faster tensor cores), one
 // block per SM's worth of warps to hide latency, and scalar 2-byte epilogue stores. Hopper's own
 // path past mma.sync is wgmma (branch tc-wgmma, not yet run on a GPU).
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 #include "detail/gemm_pipeline.cuh"
 #include "detail/gemm_tc.cuh"
 #include "gemm/gemm_rung.hpp"

@@ -17,7 +17,7 @@
 // (every block fetches its own A and B panels from L2). Prediction: 60-75 % of the dense peak,
 // 0.8-0.95x cuBLAS at 4096-8192. Measured on the H100 (docs/gemm_tc.md): 0.81-0.84x at 2048,
 // 0.87x at 4096, 0.94-0.98x at 8192 (f16, bf16).
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 #include "detail/gemm_pipeline.cuh"
 #include "detail/gemm_tc.cuh"
 #include "detail/hopper.cuh"

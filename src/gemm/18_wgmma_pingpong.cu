@@ -28,11 +28,11 @@
 // Bound, then, by feeding the tensor cores from one warpgroup at a time (the producer, and the
 // hand-over between the consumers): not pinned down (docs/gemm_tc.md). Kept as the measured
 // miss it is.
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 #include "detail/gemm_pipeline.cuh"
 #include "detail/gemm_tc.cuh"
 #include "detail/hopper.cuh"
-#include "detail/scratch.hpp"
+#include "core/scratch.hpp"
 #include "gemm/gemm_rung.hpp"
 #include "gemm/pack.hpp"
 

@@ -2,8 +2,8 @@
 // the `auto` choice. Every rung is reached through here, the CLI and the tests included.
 // One checking path for every element type: gemm_any<T> below; the type and math mode pick
 // which of a rung's entry points runs (a null one is rungs::Unsupported).
-#include "detail/check.hpp"
-#include "detail/nvtx.hpp"
+#include "core/errors.hpp"
+#include "core/nvtx.hpp"
 #include "gemm/gemm_rung.hpp"
 #include "gemm/tuning.hpp"
 

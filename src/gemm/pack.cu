@@ -1,7 +1,7 @@
 // Operand packing for the TMA rungs (gemm/pack.hpp).
 #include "gemm/pack.hpp"
 
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 #include "detail/gemm_tc.cuh"
 #include "detail/gemm_tile.cuh"
 

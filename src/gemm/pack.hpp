@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "detail/scratch.hpp"
+#include "core/scratch.hpp"
 #include "gemm/gemm_rung.hpp"
 
 namespace rungs::sgemm::pack {

@@ -1,6 +1,6 @@
 // C = beta * C for the empty product (k == 0 or alpha == 0); beta == 0 writes zeros
 // without reading C, so NaN in C does not survive (BLAS semantics).
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 #include "detail/gemm_tile.cuh"
 #include "gemm/gemm_rung.hpp"
 

@@ -2,7 +2,7 @@
 // carries the measurement that justified it; a device with no entry gets the top rung.
 #include "gemm/tuning.hpp"
 
-#include "detail/tensor_map.hpp"
+#include "core/tensor_map.hpp"
 
 #include <cstdint>
 

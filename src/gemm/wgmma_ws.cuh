@@ -12,12 +12,12 @@
 // only.
 #pragma once
 
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 #include "detail/gemm_pipeline.cuh"
 #include "detail/gemm_tc.cuh"
 #include "detail/hopper.cuh"
 #include "detail/narrow_deal.hpp"
-#include "detail/scratch.hpp"
+#include "core/scratch.hpp"
 #include "gemm/gemm_rung.hpp"
 #include "gemm/pack.hpp"
 

@@ -8,11 +8,11 @@
 // 16_wgmma_x3.cu and 22_wgmma_x3_rs.cu. Included by those files only.
 #pragma once
 
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 #include "detail/gemm_pipeline.cuh"
 #include "detail/gemm_tc.cuh"
 #include "detail/hopper.cuh"
-#include "detail/scratch.hpp"
+#include "core/scratch.hpp"
 #include "gemm/gemm_rung.hpp"
 #include "gemm/pack.hpp"
 

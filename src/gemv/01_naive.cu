@@ -10,7 +10,7 @@
 // Bounded by: for N, bytes over bandwidth with the traffic multiplied by the wasted sectors; for both,
 // one dependent-free but unvectorized load per step per thread and only out_len threads: with few
 // outputs (m or n in the thousands) most of the 132 SMs sit idle.
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 #include "detail/gemv_kernels.cuh"
 #include "gemv/gemv_rung.hpp"
 

@@ -8,7 +8,7 @@
 // Bounded by: 32-bit loads, one per lane per loop step (a few in flight only where the compiler
 // unrolls), so too few bytes in flight per SM to cover DRAM latency; for T, out_len threads only.
 // Rung 5 adds 128-bit loads and explicit loads in flight.
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 #include "detail/gemv_kernels.cuh"
 #include "gemv/gemv_rung.hpp"
 

@@ -20,9 +20,9 @@
 // Bounded by: for N the serialized constant reads; for both, one launch and one copy per 8192
 // elements of x (n = 2^20 is 128 launches), calls on different streams serialize on the device,
 // and for T only out_len threads, as in rung 2.
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 #include "detail/gemv_kernels.cuh"
-#include "detail/scratch.hpp"
+#include "core/scratch.hpp"
 #include "gemv/gemv_rung.hpp"
 
 #include <mutex>

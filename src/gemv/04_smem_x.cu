@@ -9,7 +9,7 @@
 // thread walks 256 rows of its column against them (one shared address per warp: a broadcast).
 // Bounded by: the same 32-bit loads as rung 2, plus two __syncthreads per tile that stall the warps
 // waiting for the slowest one's loads; for T, out_len threads only.
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 #include "detail/gemv_kernels.cuh"
 #include "gemv/gemv_rung.hpp"
 

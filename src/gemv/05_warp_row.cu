@@ -13,7 +13,7 @@
 // shorter than 128 elements leaves lanes idle (2^20 x 64: 270 us, 1.0 TB/s). T: only ceil(n / 128)
 // blocks: n = 4096 runs 32 blocks on 132 SMs (71 us, a third of the bandwidth), n = 64 one block.
 // Rung 6 packs short rows several per warp and sizes the T grid to fill the GPU.
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 #include "detail/gemv_kernels.cuh"
 #include "gemv/gemv_rung.hpp"
 

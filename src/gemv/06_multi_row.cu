@@ -21,9 +21,9 @@
 // launch, ramp-up and the last loads are a sizable part of the 26 us. With few outputs (N with m in the
 // hundreds, T with n up to a few thousand) there are too few rows or strips for 132 SMs: rung 7 splits
 // the dot products.
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 #include "detail/gemv_kernels.cuh"
-#include "detail/scratch.hpp"
+#include "core/scratch.hpp"
 #include "gemv/gemv_rung.hpp"
 
 namespace rungs::sgemv::multi_row {

@@ -23,9 +23,9 @@
 // the dot products are too short to split, the call is rung 6, unchanged: one launch.
 // Bounded by: bytes over DRAM bandwidth plus the second pass (2 to 3 us). H100, clean L2: N 64 x 2^20 in
 // 97 us (2.8 TB/s; rung 6 877 us, cuBLAS 99), T 2^20 x 64 in 96 us (2.8 TB/s; rung 6 953 us, cuBLAS 104).
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 #include "detail/gemv_kernels.cuh"
-#include "detail/scratch.hpp"
+#include "core/scratch.hpp"
 #include "gemv/gemv_rung.hpp"
 
 namespace rungs::sgemv::split_k {

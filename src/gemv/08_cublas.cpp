@@ -8,9 +8,9 @@
 // lda = 2^30 + 4 (offsets past 2^31): CUBLAS_OP_T (our Trans::N) is right through both, but
 // CUBLAS_OP_N (our Trans::T) faults with an illegal address through both, so Trans::T with offsets
 // past 2^31 - 1 is reported Unsupported instead.
-// Handles are per host thread and per device (detail/cublas_handle.hpp).
-#include "detail/check.hpp"
-#include "detail/cublas_handle.hpp"
+// Handles are per host thread and per device (core/cublas_handle.hpp).
+#include "core/errors.hpp"
+#include "core/cublas_handle.hpp"
 #include "gemv/gemv_rung.hpp"
 
 #include <cublas_v2.h>

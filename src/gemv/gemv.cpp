@@ -1,7 +1,7 @@
 // rungs::gemv: argument checking, the empty-product / alpha == 0 shortcut, variant lookup
 // and the `auto` choice. Every rung is reached through here, the CLI and the tests included.
-#include "detail/check.hpp"
-#include "detail/nvtx.hpp"
+#include "core/errors.hpp"
+#include "core/nvtx.hpp"
 #include "gemv/gemv_rung.hpp"
 
 #include <climits>

@@ -1,5 +1,5 @@
 // y = beta * y for the empty product and alpha == 0 (BLAS: beta == 0 writes zeros, y unread).
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 #include "gemv/gemv_rung.hpp"
 
 namespace rungs::sgemv {

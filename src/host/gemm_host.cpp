@@ -12,9 +12,9 @@
 // docs/gemm_host.md has the floors, the schedule's simulation and the measurements.
 #include <rungs/rungs.hpp>
 
-#include "detail/check.hpp"
-#include "detail/nvtx.hpp"
-#include "detail/scratch.hpp"
+#include "core/errors.hpp"
+#include "core/nvtx.hpp"
+#include "core/scratch.hpp"
 #include "host/gemm_host.hpp"
 #include "host/schedule.hpp"
 #include "host/stream_copy.hpp"

@@ -10,7 +10,7 @@
 //
 // Bounded by: DRAM bandwidth; two launches (CUB's tile kernel over an even share of the input per
 // block, then a single-block pass over the block partials), as rung 7.
-#include "detail/check.hpp"
+#include "core/errors.hpp"
 #include "detail/reduce_kernels.cuh"
 
 #include <cub/device/device_reduce.cuh>

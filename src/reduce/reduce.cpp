@@ -1,7 +1,7 @@
 // rungs::reduce_sum: argument checking, n == 0, variant lookup and the `auto` choice, for
 // the four input types. Every rung is reached through here, the CLI and the tests included.
-#include "detail/check.hpp"
-#include "detail/nvtx.hpp"
+#include "core/errors.hpp"
+#include "core/nvtx.hpp"
 #include "reduce/reduce_rung.hpp"
 
 #include <sstream>

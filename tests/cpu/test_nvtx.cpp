@@ -1,6 +1,6 @@
 // The NVTX ranges of the public entry points without a tool attached (as the tests run): ranges
 // nest, pair up and cost nothing visible from many threads; the entry points still check and run.
-#include "detail/nvtx.hpp"
+#include "core/nvtx.hpp"
 
 #include <rungs/rungs.hpp>
 
