@@ -362,44 +362,33 @@ def headline(latest):
     for kind, vendor in (("bf16", "cublasGemmEx"), ("tf32x3", "cuBLAS sgemm")):
         for s in SEED_GEMM_SIZES[1:]:
             cases.append(("gemm_tc", f"gemm {kind} {s}^3", lambda r, s=s, kind=kind: r.get("dtype") == kind and r["m"] == r["n"] == r["k"] == s and r.get("trans") == "nn", vendor))
-    body = []
-    for ladder, title, key, vendor in cases:
-        row = [title, vendor]
-        seen = False
+    def row_for(ladder, title, vendor, cells):
+        """[title, vendor, then each GPU's two cells]; None where no GPU measured this ladder's case."""
+        row, seen = [title, vendor], False
         for slug in slugs:
             per = latest[slug]
-            if ladder not in per:
-                row += ["-", "-"]
-                continue
-            a, b = headline_cells(per[ladder][1], key)
+            a, b = cells(per[ladder][1]) if ladder in per else ("-", "-")
             seen = seen or a != "-" or b != "-"
             row += [a, b]
-        if seen:
-            body.append(row)
+        return row if seen else None
+
+    def ranges(rows):
+        """auto's and our best rung's speedups over every seed workload of a ladder, as min-max."""
+        autos, bests = [], []
+        for c in OrderedDict(((r["m"], r["n"], r.get("trans"), r.get("dtype")), None) for r in rows):
+            key = lambda r, c=c: (r["m"], r["n"], r.get("trans"), r.get("dtype")) == c
+            a, b = auto_row(rows, key), best_own(rows, key)
+            if a is not None and a.get("speedup_vs_baseline") is not None:
+                autos.append(a["speedup_vs_baseline"])
+            if b is not None:
+                bests.append(b["speedup_vs_baseline"])
+        fmt = lambda xs: "-" if not xs else f"{min(xs):.2f}-{max(xs):.2f}x"
+        return fmt(autos), fmt(bests)
+
+    body = [row_for(ladder, title, vendor, lambda rows, key=key: headline_cells(rows, key)) for ladder, title, key, vendor in cases]
     # gemv and reduce: the range over every seed workload.
-    for ladder, title, vendor in (("gemv", "gemv, the 12 seed shapes", "cublasSgemv"), ("reduce", "reduce_sum, the 8 seed workloads", "CUB")):
-        row = [title, vendor]
-        seen = False
-        for slug in slugs:
-            per = latest[slug]
-            if ladder not in per:
-                row += ["-", "-"]
-                continue
-            rows = per[ladder][1]
-            cases_ = OrderedDict(((r["m"], r["n"], r.get("trans"), r.get("dtype")), None) for r in rows)
-            autos, bests = [], []
-            for c in cases_:
-                key = lambda r, c=c: (r["m"], r["n"], r.get("trans"), r.get("dtype")) == c
-                a, b = auto_row(rows, key), best_own(rows, key)
-                if a is not None and a.get("speedup_vs_baseline") is not None:
-                    autos.append(a["speedup_vs_baseline"])
-                if b is not None:
-                    bests.append(b["speedup_vs_baseline"])
-            fmt = lambda xs: "-" if not xs else f"{min(xs):.2f}-{max(xs):.2f}x"
-            seen = seen or bool(autos or bests)
-            row += [fmt(autos), fmt(bests)]
-        if seen:
-            body.append(row)
+    body += [row_for(ladder, title, vendor, ranges) for ladder, title, vendor in (("gemv", "gemv, the 12 seed shapes", "cublasSgemv"), ("reduce", "reduce_sum, the 8 seed workloads", "CUB"))]
+    body = [r for r in body if r is not None]
     # gemm_host: the flow against the naive flow, at each seed size and memory kind.
     host_cases = OrderedDict()
     for slug in slugs:

@@ -1,6 +1,7 @@
 // The `rungs` argument parser: sizes (lists, ranges, 2^k), transposes, every flag, and
 // errors that name the bad flag. No GPU: the parser is a pure function.
 #include "cli/args.hpp"
+#include "cli_errors.hpp"
 #include "cli/bench_host.hpp"
 #include "cli/commands.hpp"
 
@@ -10,17 +11,6 @@
 
 namespace rungs::cli {
 namespace {
-
-// The CliError message for argv, or "" when it parses.
-std::string parse_error(const std::vector<std::string>& argv) {
-  try {
-    (void)parse_args(argv);
-  } catch (const CliError& e) {
-    EXPECT_EQ(e.code(), 2);
-    return e.what();
-  }
-  return "";
-}
 
 std::vector<int64_t> sizes(const std::string& text) { return parse_size_list(text, "--size"); }
 

@@ -2,6 +2,7 @@
 // aggregation and writers, the search for ncu, and the parent's paths through run_main with a fake
 // ncu (a shell script) standing in for Nsight Compute.
 #include "cli/args.hpp"
+#include "cli_errors.hpp"
 #include "cli/commands.hpp"
 #include "cli/profile.hpp"
 
@@ -30,16 +31,6 @@ std::string read_all(const std::string& path) {
   std::ostringstream os;
   os << in.rdbuf();
   return os.str();
-}
-
-std::string parse_error(const std::vector<std::string>& argv) {
-  try {
-    (void)parse_args(argv);
-  } catch (const CliError& e) {
-    EXPECT_EQ(e.code(), 2);
-    return e.what();
-  }
-  return "";
 }
 
 // A directory of its own under the test's temp dir, removed with its files.
