@@ -13,8 +13,8 @@
 // tile changes): 116 + 5p piece started, 117 + 5p its first data seen, 118 + 5p its
 // MMAs done, 119 + 5p its C's stores issued, 120 + 5p the producer's first k tile of it issued.
 // Usage (after scripts/gpu.sh build or build_gpu rungs): scripts/experiments/ws_timeline.sh [sizes], or
-// build-experiments/ws_timeline N [17|21]: size and rung (21: rung 21's epilogue). Needs the template's
-// RUNGS_WS_TIMELINE stamps (src/gemm/wgmma_ws.cuh). Switches measured with it and since removed from the
+// build-experiments/ws_timeline N [17|21]: size and rung (21: rung 21's epilogue). Compiled against the
+// stamped kernel of commit d1f851d (ws_timeline.sh fetches it; the library's carries no stamps). Switches measured with it and since removed from the
 // template (docs/gemm_tc.md's "Measured and not kept"): odd clusters started late (e999791), 3 stages
 // and a 32 KB C buffer (7378874).
 #include "gemm/wgmma_ws.cuh"

@@ -32,8 +32,10 @@
 
 namespace rungs::sgemm::wgmma_ws {
 
-void run_f16(const ArgsH& a) { ws_kernel::run_any<false>(a, "wgmma_ws"); }
-void run_bf16(const ArgsBF& a) { ws_kernel::run_any<false>(a, "wgmma_ws"); }
-void run_tf32(const Args& a) { ws_kernel::run_any<false>(a, "wgmma_ws"); }
+using Parts = ws::Parts<ws::RoundRobin, ws::WholeTiles, ws::DirectStore>;
+
+void run_f16(const ArgsH& a) { ws::run<Parts>(a, "wgmma_ws"); }
+void run_bf16(const ArgsBF& a) { ws::run<Parts>(a, "wgmma_ws"); }
+void run_tf32(const Args& a) { ws::run<Parts>(a, "wgmma_ws"); }
 
 }  // namespace rungs::sgemm::wgmma_ws

@@ -43,12 +43,14 @@
 // Bounded by: the cooperative schedule (both consumers of a block finish a tile together, so the
 // tensor cores wait while they fill their buffers: ~8 thousand cycles per tile at 4096^3 against
 // cuBLAS's ~6), 3.88 tiles per block at 4096^3, and one wave's fill and drain at 2048.
-#include "gemm/wgmma_ws.cuh"
+#include "gemm/17_wgmma_tma_store.cuh"
 
 namespace rungs::sgemm::wgmma_tma_store {
 
-void run_f16(const ArgsH& a) { ws_kernel::run_any<true>(a, "wgmma_tma_store"); }
-void run_bf16(const ArgsBF& a) { ws_kernel::run_any<true>(a, "wgmma_tma_store"); }
-void run_tf32(const Args& a) { ws_kernel::run_any<true>(a, "wgmma_tma_store"); }
+using Parts = ws::Parts<ws::RoundRobin, ws::WholeTiles, ws::TmaStore>;
+
+void run_f16(const ArgsH& a) { ws::run<Parts>(a, "wgmma_tma_store"); }
+void run_bf16(const ArgsBF& a) { ws::run<Parts>(a, "wgmma_tma_store"); }
+void run_tf32(const Args& a) { ws::run<Parts>(a, "wgmma_tma_store"); }
 
 }  // namespace rungs::sgemm::wgmma_tma_store

@@ -5,7 +5,7 @@
 //  * the last tile column multiplies only as wide as it is: a tile with at most 64 (128) columns
 //    left issues wgmma m64n64 (m64n128) instead of m64n256 and loads only those columns of B;
 //    a consumer whose 64 rows all lie past m multiplies only 64 columns wide and stores nothing
-//    (with no MMAs at all it hung about once in 30 launches: see wgmma_ws.cuh and
+//    (with no MMAs at all it hung about once in 30 launches: see 20_wgmma_ragged.cuh and
 //    scripts/experiments/hang_probe.sh). At 4096 x 4104 x 4096 (17 tile columns of 256, the last
 //    8 wide) rung 17 runs 5 rounds of full tiles where 4096^3 runs 4 (0.219 ms against 0.176,
 //    1.25x, where cuBLAS pays 1.05x); here that column costs about a quarter of a full one.
@@ -34,12 +34,14 @@
 // B (~0.02 ms each at 4096), the narrow last column still a full round of the other tiles' length
 // (0.029 ms at 4104 for 8 columns), and on aligned ragged shapes cuBLAS (1.05x its 4096^3 at 4104
 // against our 1.16x).
-#include "gemm/wgmma_ws.cuh"
+#include "gemm/20_wgmma_ragged.cuh"
 
 namespace rungs::sgemm::wgmma_ragged {
 
-void run_f16(const ArgsH& a) { ws_kernel::run_any<true, false, true>(a, "wgmma_ragged"); }
-void run_bf16(const ArgsBF& a) { ws_kernel::run_any<true, false, true>(a, "wgmma_ragged"); }
-void run_tf32(const Args& a) { ws_kernel::run_any<true, false, true>(a, "wgmma_ragged"); }
+using Parts = ws::Parts<ws::RoundRobin, ws::Ragged, ws::Staged<ws::TmaStore>>;
+
+void run_f16(const ArgsH& a) { ws::run<Parts>(a, "wgmma_ragged"); }
+void run_bf16(const ArgsBF& a) { ws::run<Parts>(a, "wgmma_ragged"); }
+void run_tf32(const Args& a) { ws::run<Parts>(a, "wgmma_ragged"); }
 
 }  // namespace rungs::sgemm::wgmma_ragged

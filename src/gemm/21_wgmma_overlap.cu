@@ -36,11 +36,59 @@
 // Kept on the ladder as the measured miss; `auto` never picks it.
 // Bounded by: as rung 17, the tensor pipe at 88 % of elapsed cycles; C's epilogue, on or beside the
 // MMAs' path, ~2.5 thousand cycles a tile.
-#include "gemm/wgmma_ws.cuh"
+#include "gemm/17_wgmma_tma_store.cuh"
+
+namespace rungs::sgemm::ws {
+
+// Epilogue: TmaStore's, with the shared-memory fill and the TMA stores of a tile moved under the
+// next tile's first two k tiles (16-bit C only).
+struct Overlap {
+  static constexpr bool buffers = true, tma = true, storers = false;
+  template <typename T, bool C_T>
+  struct Consumer : TmaStore::Consumer<T, C_T> {
+    static_assert(sizeof(T) == 2 && !C_T, "C packed to 16 bits");
+    // The last tile's C, alpha applied, two 16-bit elements a word (detail::pack_acc), still to go
+    // out through the buffer and TMA at (pend_row, pend_col) while this tile's first MMAs run
+    // (pend_row < 0: nothing pending). Its two chunks go in k tiles kb and kb + 1.
+    uint32_t pk[64];
+    int pend_row = -1, pend_col = 0;
+    template <int C>
+    __device__ __forceinline__ void emit(const ConsumerCtx<T>& x) {  // chunk C of pk into the buffer, then out by TMA
+      constexpr int CHUNK = 256 / int(sizeof(T));
+      detail::send_c_chunk<T>(x.buf, x.map_c, pend_row, pend_col + C * CHUNK, 1 + x.cw,
+                              [&](uint32_t b) { detail::fill_c_chunk_packed<T, C>(pk, b); });
+    }
+    __device__ __forceinline__ void in_mainloop(const ConsumerCtx<T>& x, int i) {  // k tile kb + i's MMAs issued
+      if (pend_row >= 0 && i == 0) emit<0>(x);
+      if (pend_row >= 0 && i == 1) emit<1>(x);
+    }
+    __device__ __forceinline__ void after_mainloop(const ConsumerCtx<T>& x, int k_tiles) {  // what a short tile left
+      if (pend_row >= 0 && k_tiles < 1) emit<0>(x);
+      if (pend_row >= 0 && k_tiles < 2) emit<1>(x);
+      pend_row = -1;
+    }
+    __device__ __forceinline__ void store(const ConsumerCtx<T>& c, const float (&d)[128], int m0, int n0) {
+      if (n0 + BN <= c.tma_cols) {  // out under the next tile's MMAs (or after the last)
+        detail::pack_acc<T>(d, pk, c.a.alpha);
+        pend_row = m0 + c.cw * 64, pend_col = n0;
+      } else {
+        DirectStore::store<T, C_T>(d, c.a, m0, n0, c.cw, c.c_vec);
+      }
+    }
+    __device__ __forceinline__ void finish(const ConsumerCtx<T>& c) {
+      if (pend_row >= 0) emit<0>(c), emit<1>(c);  // the last tile's C
+      TmaStore::Consumer<T, C_T>::finish(c);
+    }
+  };
+};
+
+}  // namespace rungs::sgemm::ws
 
 namespace rungs::sgemm::wgmma_overlap {
 
-void run_f16(const ArgsH& a) { ws_kernel::run_any<true, false, false, true>(a, "wgmma_overlap"); }
-void run_bf16(const ArgsBF& a) { ws_kernel::run_any<true, false, false, true>(a, "wgmma_overlap"); }
+using Parts = ws::Parts<ws::RoundRobin, ws::WholeTiles, ws::Overlap>;
+
+void run_f16(const ArgsH& a) { ws::run<Parts>(a, "wgmma_overlap"); }
+void run_bf16(const ArgsBF& a) { ws::run<Parts>(a, "wgmma_overlap"); }
 
 }  // namespace rungs::sgemm::wgmma_overlap

@@ -25,11 +25,56 @@
 // run; 8192^3 steady (8.63-8.76 ms where rung 16 spreads over 10.3-13.1); 4096^3 nt 123.6;
 // 4095 x 4097 x 4093 115.2 (0.94 of 4096^3's speed). tn / tt read A as stored (d2be6cf): 119.5 /
 // 121.2 at 4096^3, 122.5 / 124.5 at 8192^3, where copying A k-contiguous ran 113.7 / 116.7 at 4096^3.
-// The kernel (A_RS = true) is written once with rung 16's in wgmma_x3.cuh.
+// The frame is rung 16's (wgmma_x3.cuh); the A part below is what this rung adds.
 #include "gemm/wgmma_x3.cuh"
+
+namespace rungs::sgemm::x3_kernel {
+
+// A part: A's fp32 tile as stored (A_MN: k x m, in boxes of BK k-rows x 32 m), split in registers.
+// 4 stages of 48 KB.
+struct SplitInRegisters {
+  static constexpr int A_PARTS = 1, STAGES = 4;
+  static constexpr bool a_in_registers = true;  // pack::split_operands leaves A as stored
+  template <bool A_MN, class L>
+  static __device__ __forceinline__ void load_a(unsigned char* st, const Maps& maps, int m0, int k0, uint64_t* bar) {
+    if constexpr (A_MN) {  // boxes of BK k-rows x 32 m (128 bytes), 4 KB each
+      for (int j = 0; j < BM / 32; ++j) detail::tma_load_2d(st + L::A_HI + j * BK * ROW, &maps.a_hi, m0 + 32 * j, k0, bar);
+    } else {
+      detail::tma_load_2d(st + L::A_HI, &maps.a_hi, k0, m0, bar);
+    }
+  }
+  // A's fragments of the stage, split in registers. No wgmma group of this consumer is in flight
+  // here (the frame waits for each stage's products), so writing them does not serialize the MMAs
+  // (C7513).
+  template <bool A_MN, class L>
+  static __device__ __forceinline__ void multiply(float (&t)[64], const unsigned char* st, int cw) {
+    uint32_t x[16], hi[16], lo[16];
+    if constexpr (A_MN) detail::load_a_frags_mn_tf32(x, st + L::A_HI, cw);  // (fp32 bits as stored)
+    else detail::load_a_frags_k_f32(x, st + L::A_HI, cw);
+#pragma unroll
+    for (int i = 0; i < 16; ++i) {
+      float h, l;
+      detail::split_tf32(__uint_as_float(x[i]), h, l);
+      hi[i] = __float_as_uint(h), lo[i] = __float_as_uint(l);
+    }
+    detail::wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < BK / 8; ++kk) {  // k8 per wgmma, 32 bytes along the 128-byte row
+      const uint32_t(&ah)[4] = *reinterpret_cast<const uint32_t(*)[4]>(&hi[4 * kk]);
+      const uint32_t(&al)[4] = *reinterpret_cast<const uint32_t(*)[4]>(&lo[4 * kk]);
+      const uint64_t bh = detail::smem_desc(st + L::B_HI + kk * 32, 16, 1024);
+      const uint64_t bl = detail::smem_desc(st + L::B_LO + kk * 32, 16, 1024);
+      detail::wgmma_128_tf32_rs(t, ah, bl, kk > 0);  // the small products first, into a fresh sum
+      detail::wgmma_128_tf32_rs(t, al, bh);
+      detail::wgmma_128_tf32_rs(t, ah, bh);
+    }
+  }
+};
+
+}  // namespace rungs::sgemm::x3_kernel
 
 namespace rungs::sgemm::wgmma_x3_rs {
 
-void run_tf32x3(const Args& a) { x3_kernel::run<true>(a, "wgmma_x3_rs"); }
+void run_tf32x3(const Args& a) { x3_kernel::run<x3_kernel::SplitInRegisters>(a, "wgmma_x3_rs"); }
 
 }  // namespace rungs::sgemm::wgmma_x3_rs
