@@ -13,7 +13,7 @@ mkdir -p "$OUT"
 ROUNDS=${ROUNDS:-3}
 OLD=${TMPDIR:-/tmp}/rungs_before
 if [ ! -x "$OLD/build/rungs" ]; then
-  rm -rf "$OLD" && mkdir -p "$OLD" && cp -r CMakeLists.txt include scripts tests "$OLD/"
+  rm -rf "$OLD" && mkdir -p "$OLD" && cp -r CMakeLists.txt cmake include scripts tests "$OLD/"
   if [ -n "${SRC_BEFORE:-}" ]; then cp -r "$SRC_BEFORE" "$OLD/src"
   else git archive "${BEFORE:-d1f851d}" src | tar -x -C "$OLD" || { echo "no commit ${BEFORE:-d1f851d} here: set SRC_BEFORE" >&2; exit 1; }
   fi
