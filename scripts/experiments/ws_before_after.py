@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """The table of ws_before_after.sh: per rung, dtype and shape, the median over rounds of each side's
-median time, after / before, and cuBLAS (the baseline of the same runs)."""
+median time, after / before, and each side's speed against cuBLAS timed interleaved with it (the
+GPU's clock drifts between invocations; the baseline beside each rung moves with it)."""
 import csv
 import statistics
 import sys
 from collections import defaultdict
 
 times = defaultdict(lambda: defaultdict(list))  # key -> side -> [ms]
-base = defaultdict(list)
+base = defaultdict(lambda: defaultdict(list))  # key -> side -> [cuBLAS ms / ours]
 fails = []
 with open(sys.argv[1]) as f:
     for row in csv.reader(f):
@@ -23,17 +24,17 @@ with open(sys.argv[1]) as f:
             fails.append((side, key, r["status"], r["reason"]))
             continue
         times[key][side].append(float(r["median_ms"]))
-        if r["baseline_median_ms"]:
-            base[key].append(float(r["baseline_median_ms"]))
+        if r["speedup_vs_baseline"]:
+            base[key][side].append(float(r["speedup_vs_baseline"]))
 
-print("| rung | dtype | m x n x k | before ms | after ms | after / before | cuBLAS ms |")
-print("|---|---|---|---:|---:|---:|---:|")
+print("| rung | dtype | m x n x k | before ms | after ms | after / before | x cuBLAS before | x cuBLAS after |")
+print("|---|---|---|---:|---:|---:|---:|---:|")
 for key in sorted(times, key=lambda k: (k[0], k[2], k[3])):
     b, a = times[key].get("before", []), times[key].get("after", [])
     if not b or not a:
         continue
     mb, ma = statistics.median(b), statistics.median(a)
-    cb = f"{statistics.median(base[key]):.4f}" if base[key] else ""
-    print(f"| {key[0]} {key[1]} | {key[2]} | {key[3]} | {mb:.4f} | {ma:.4f} | {ma / mb:.3f} | {cb} |")
+    x = [f"{statistics.median(base[key][s]):.3f}" if base[key][s] else "" for s in ("before", "after")]
+    print(f"| {key[0]} {key[1]} | {key[2]} | {key[3]} | {mb:.4f} | {ma:.4f} | {ma / mb:.3f} | {x[0]} | {x[1]} |")
 for f in fails:
     print("not passed:", *f)
