@@ -15,6 +15,7 @@
 #include "core/errors.hpp"
 #include "gemm/gemm_rung.hpp"
 #include "reduce/reduce_rung.hpp"
+#include "tune/warptile.hpp"
 
 #include <cuda_runtime_api.h>
 

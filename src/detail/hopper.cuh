@@ -1,10 +1,40 @@
-// Hopper (sm_90a) device helpers shared by the wgmma rungs, written once: mbarriers, the TMA
-// 2D tile load, wgmma fences and the 64 x 256 warpgroup MMAs (bf16, f16: k16 with either operand
-// K-major or MN-major; tf32: k8, K-major only), and the shared-memory matrix descriptor for the
-// 128-byte swizzle that TMA writes. Guarded by __CUDA_ARCH_FEAT_SM90_ALL: other targets compile
-// a __trap() (the host never launches them there: the rung checks the device and the build).
-// Host side: the tensor map (cuTensorMapEncodeTiled through the runtime's driver entry point,
-// so the library links no libcuda).
+// Hopper (sm_90a) device helpers shared by the wgmma rungs, written once: mbarriers, TMA loads
+// (multicast too) and stores with their bulk groups, clusters, register reallocation, wgmma fences
+// and the 64 x N warpgroup MMAs (bf16, f16: k16 with either operand K-major or MN-major; tf32: k8,
+// K-major only), the shared-memory matrix descriptor for the 128-byte swizzle that TMA writes, and
+// the epilogues built on them. The host side (tensor maps, cluster launches) is core/tensor_map.hpp.
+//
+// Guards: every caller is a kernel of an sm_90a rung, so every wrapper that emits an instruction
+// is guarded the same way, by __CUDA_ARCH_FEAT_SM90_ALL (device code for sm_90a). Device code for
+// any other target (CMAKE_CUDA_ARCHITECTURES=90, 80, ...) compiles a __trap() in its place; the host
+// never launches those kernels there (require_sm90a checks the build and the device). Some of the
+// instructions exist without the "a" (mbarrier, TMA without multicast, clusters: sm_90) or before
+// Hopper (st/ld.shared, bar.sync, st.release / ld.acquire): they take the same guard because only
+// sm_90a kernels use them, and multicast TMA, wgmma and setmaxnreg need sm_90a.
+//
+// The instructions come from CCCL's cuda::ptx where it has the same instruction with the same
+// semantics (space, scope, sem) and every kernel compiles to the same SASS as with inline PTX:
+// mbar_init, mbar_expect_tx, mbar_arrive, mbar_init_fence, tma_load_2d_multicast, tma_store_2d,
+// bulk_commit, bulk_wait, fence_proxy_async_shared, cluster_rank; and the try_wait of mbar_wait's
+// RUNGS_HANG_DEBUG form (a debugging build, whose wait is a C++ loop anyway). Written here in
+// inline PTX, because cuda::ptx (CCCL 3.0, CUDA 13.0) lacks them or the kernels compile
+// differently with it:
+//  - mbar_wait: the retry loop around mbarrier.try_wait.parity is inside the asm statement, so the
+//    compiler sees one instruction; a C++ loop around cuda::ptx::mbarrier_try_wait_parity (the same
+//    try_wait, acquire, cta scope) is a branch in the kernel's control flow, and every wgmma kernel
+//    compiles to differently scheduled SASS;
+//  - tma_load_2d: cuda::ptx::cp_async_bulk_tensor (the same copy, .tile being the default mode)
+//    moves an address computation of rung 20's producer across an mbarrier arrive, and four of its
+//    kernels schedule differently;
+//  - mbar_arrive_cluster: cuda::ptx arrives on another block's mbarrier only with .release.cluster;
+//    this one is .release.cta (its comment says why);
+//  - cluster_sync: cuda::ptx's barrier.cluster.arrive / wait have no .aligned form (every thread of
+//    the block calls this one, converged);
+//  - tma_prefetch (prefetch.tensormap), setmaxnreg_inc / _dec, wgmma_fence / _commit / _wait and the
+//    wgmma.mma_async wrappers: not in cuda::ptx;
+//  - st_shared_b32 / _v2, ld_shared (st / ld.shared at a 32-bit shared address), named_barrier
+//    (bar.sync with a thread count), st_release_gpu / ld_acquire_gpu: cuda::ptx has ld / st of
+//    global memory with cache hints only, and no bar.sync.
 #pragma once
 
 #include "core/errors.hpp"
@@ -12,6 +42,7 @@
 #include "core/tensor_map.hpp"
 
 #include <cuda.h>
+#include <cuda/ptx>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -22,25 +53,30 @@ namespace rungs::detail {
 
 // ---- mbarrier (shared::cta) ----
 __device__ __forceinline__ void mbar_init(uint64_t* bar, unsigned count) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(count));
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  cuda::ptx::mbarrier_init(bar, count);
 #else
   (void)bar; (void)count;
+  __trap();
 #endif
 }
+// Arrives (release, cta scope) and adds `bytes` to the transactions the current phase waits for.
 __device__ __forceinline__ void mbar_expect_tx(uint64_t* bar, unsigned bytes) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(bytes)
-               : "memory");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  (void)cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared,
+                                             bar, bytes);
 #else
   (void)bar; (void)bytes;
+  __trap();
 #endif
 }
+// Arrives (release, cta scope).
 __device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(bar)) : "memory");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  (void)cuda::ptx::mbarrier_arrive(bar);
 #else
   (void)bar;
+  __trap();
 #endif
 }
 // Blocks until the phase with this parity has completed.
@@ -62,21 +98,18 @@ static __global__ void hang_report() {
   hang_count = 0, hang_abort = 0;
 }
 #endif
+// mbarrier.try_wait (acquire, cta scope) suspends the thread for a while inside the instruction
+// when the phase has not completed yet; the loop asks again until it has. The loop is one asm
+// statement, so the compiler sees one instruction (see the list at the top of this file).
 __device__ __forceinline__ void mbar_wait(uint64_t* bar, unsigned parity) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(RUNGS_HANG_DEBUG)
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL) && defined(RUNGS_HANG_DEBUG)
   const long long start = clock64();
   for (;;) {
-    uint32_t ok;
-    asm volatile(
-        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(ok)
-        : "r"(smem_u32(bar)), "r"(parity)
-        : "memory");
+    const bool ok = cuda::ptx::mbarrier_try_wait_parity(bar, parity);
     if (ok || hang_abort) break;
     if (clock64() - start > 2000000000ll) {
       if (threadIdx.x % 32 == 0) {
-        uint32_t rank;
-        asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+        const uint32_t rank = cuda::ptx::get_sreg_cluster_ctarank();
         const unsigned i = atomicAdd(&hang_count, 1u);
         if (i < 64) {
           hang_log[i][0] = blockIdx.x, hang_log[i][1] = rank << 16 | threadIdx.x;
@@ -87,7 +120,7 @@ __device__ __forceinline__ void mbar_wait(uint64_t* bar, unsigned parity) {
       break;
     }
   }
-#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#elif defined(__CUDA_ARCH_FEAT_SM90_ALL)
   asm volatile(
       "{\n.reg .pred done;\nWAIT_%=:\n"
       "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
@@ -96,21 +129,24 @@ __device__ __forceinline__ void mbar_wait(uint64_t* bar, unsigned parity) {
       : "memory");
 #else
   (void)bar; (void)parity;
+  __trap();
 #endif
 }
 
 // Makes the mbarrier initializations of this thread visible to the cluster (and the async proxy):
 // between mbar_init and the __syncthreads / cluster_sync after which others use the barriers.
 __device__ __forceinline__ void mbar_init_fence() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+#else
+  __trap();
 #endif
 }
 
 // ---- TMA: one 2D box of a tensor map into shared memory, completing on `bar` ----
 // c0 indexes the contiguous (inner) dimension, c1 the rows; out-of-range elements are zero-filled.
 __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, int c0, int c1, uint64_t* bar) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(
           smem_u32(dst)),
@@ -118,16 +154,18 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, i
       : "memory");
 #else
   (void)dst; (void)map; (void)c0; (void)c1; (void)bar;
+  __trap();
 #endif
 }
 
 // Fetches a tensor map into the TMA unit's descriptor cache ahead of its first use (the kernel's
 // prologue), so the first loads do not wait for it. `map` must be a valid map (a kernel parameter).
 __device__ __forceinline__ void tma_prefetch(const CUtensorMap* map) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(map) : "memory");
 #else
   (void)map;
+  __trap();
 #endif
 }
 
@@ -166,41 +204,46 @@ __device__ __forceinline__ ClusterWalk cluster_walk(int tiles_m, int tiles_n, in
 // ---- TMA stores: shared memory to one 2D box of a tensor map (out-of-range elements are not
 // written), tracked as bulk groups of the issuing thread ----
 __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, const void* src, int c0, int c1) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(map),
-               "r"(smem_u32(src)), "r"(c0), "r"(c1)
-               : "memory");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_global, cuda::ptx::space_shared, map, {c0, c1}, src);
 #else
   (void)map; (void)src; (void)c0; (void)c1;
+  __trap();
 #endif
 }
 __device__ __forceinline__ void bulk_commit() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  cuda::ptx::cp_async_bulk_commit_group();
+#else
+  __trap();
 #endif
 }
 // Until at most N of this thread's bulk groups still read their shared memory (READ) or are
 // still in flight at all (!READ: their global writes done).
 template <int N, bool READ>
 __device__ __forceinline__ void bulk_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if constexpr (READ) asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
-  else asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  if constexpr (READ) cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<N>{});
+  else cuda::ptx::cp_async_bulk_wait_group(cuda::ptx::n32_t<N>{});
+#else
+  __trap();
 #endif
 }
 // Stores to a shared-space address (smem_u32), 4 and 8 bytes.
 __device__ __forceinline__ void st_shared_b32(uint32_t addr, uint32_t v) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
 #else
   (void)addr; (void)v;
+  __trap();
 #endif
 }
 __device__ __forceinline__ void st_shared_v2(uint32_t addr, uint32_t a, uint32_t b) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   asm volatile("st.shared.v2.b32 [%0], {%1, %2};\n" ::"r"(addr), "r"(a), "r"(b) : "memory");
 #else
   (void)addr; (void)a; (void)b;
+  __trap();
 #endif
 }
 // One element of T (2 or 4 bytes) from a shared-space address (smem_u32).
@@ -208,7 +251,7 @@ template <typename T>
 __device__ __forceinline__ T ld_shared(uint32_t addr) {
   static_assert(sizeof(T) == 2 || sizeof(T) == 4, "16- or 32-bit elements");
   T v;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   if constexpr (sizeof(T) == 2) {
     unsigned short x;
     asm volatile("ld.shared.u16 %0, [%1];\n" : "=h"(x) : "r"(addr) : "memory");
@@ -221,55 +264,64 @@ __device__ __forceinline__ T ld_shared(uint32_t addr) {
 #else
   (void)addr;
   memset(&v, 0, sizeof(T));
+  __trap();
 #endif
   return v;
 }
 // Ordinary shared-memory writes of this thread become visible to the async proxy (TMA, wgmma).
 __device__ __forceinline__ void fence_proxy_async_shared() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+#else
+  __trap();
 #endif
 }
 // Named barrier `id` (1..15; 0 is __syncthreads) for `threads` threads (a multiple of 32).
 __device__ __forceinline__ void named_barrier(int id, int threads) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 #else
   (void)id; (void)threads;
+  __trap();
 #endif
 }
 
 // ---- flags between blocks of one grid (stream-K's partial tiles): a release store after the
 // block's writes (ordered before it by a barrier), an acquire load before reading them ----
 __device__ __forceinline__ void st_release_gpu(int* p, int v) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   asm volatile("st.release.gpu.global.b32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
 #else
   (void)p; (void)v;
+  __trap();
 #endif
 }
 __device__ __forceinline__ int ld_acquire_gpu(const int* p) {
   int v = 0;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
 #else
   (void)p;
+  __trap();
 #endif
   return v;
 }
 
 // ---- clusters (the wgmma_ws rung runs clusters of 2 along m that share B) ----
 __device__ __forceinline__ uint32_t cluster_rank() {
-  uint32_t r = 0;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  return cuda::ptx::get_sreg_cluster_ctarank();
+#else
+  __trap();
+  return 0;
 #endif
-  return r;
 }
 // Every thread of every block of the cluster: memory before it is visible to the cluster after it.
 __device__ __forceinline__ void cluster_sync() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+#else
+  __trap();
 #endif
 }
 // Arrives on the mbarrier at the same shared-memory offset as `bar` in block `cta` of the cluster.
@@ -277,7 +329,7 @@ __device__ __forceinline__ void cluster_sync() {
 // are wgmma reads already retired by wgmma.wait_group. A .release.cluster arrive here cost the
 // wgmma_ws rung half its speed on the H100 (0.43x cuBLAS, 0.55x even with clusters of 1).
 __device__ __forceinline__ void mbar_arrive_cluster(uint64_t* bar, uint32_t cta) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   asm volatile(
       "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
       "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(smem_u32(bar)),
@@ -285,20 +337,18 @@ __device__ __forceinline__ void mbar_arrive_cluster(uint64_t* bar, uint32_t cta)
       : "memory");
 #else
   (void)bar; (void)cta;
+  __trap();
 #endif
 }
 // One 2D box of a tensor map into shared memory at the same offset in every block of `mask`
 // (bit i: cluster rank i), each completing on its own mbarrier at `bar`'s offset.
 __device__ __forceinline__ void tma_load_2d_multicast(void* dst, const CUtensorMap* map, int c0, int c1, uint64_t* bar,
                                                       uint16_t mask) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
-      " [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(smem_u32(dst)),
-      "l"(map), "r"(c0), "r"(c1), "r"(smem_u32(bar)), "h"(mask)
-      : "memory");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, map, {c0, c1}, bar, mask);
 #else
   (void)dst; (void)map; (void)c0; (void)c1; (void)bar; (void)mask;
+  __trap();
 #endif
 }
 // Register reallocation between the warpgroups of a block (all warps of the warpgroup).
@@ -306,12 +356,16 @@ template <int R>
 __device__ __forceinline__ void setmaxnreg_inc() {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(R));
+#else
+  __trap();
 #endif
 }
 template <int R>
 __device__ __forceinline__ void setmaxnreg_dec() {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(R));
+#else
+  __trap();
 #endif
 }
 
@@ -319,17 +373,23 @@ __device__ __forceinline__ void setmaxnreg_dec() {
 __device__ __forceinline__ void wgmma_fence() {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#else
+  __trap();
 #endif
 }
 __device__ __forceinline__ void wgmma_commit() {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+#else
+  __trap();
 #endif
 }
 template <int N>
 __device__ __forceinline__ void wgmma_wait() {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+#else
+  __trap();
 #endif
 }
 // Shared-memory matrix descriptor, 128-byte swizzle (the layout TMA writes with

@@ -140,10 +140,3 @@ void scale_c(int64_t m, int64_t n, float beta, __half* C, int64_t ldc, cudaStrea
 void scale_c(int64_t m, int64_t n, float beta, __nv_bfloat16* C, int64_t ldc, cudaStream_t stream);
 
 }  // namespace rungs::sgemm
-
-// The warptile rung compiles several tile configurations; `rungs tune gemm` times each
-// one so the choice table in 09_warptile.cu can be measured rather than guessed.
-namespace rungs::sgemm::warptile {
-std::vector<std::string> configs();                 // names, e.g. "128x128x16_w64x32_t8x8_s3"
-void run_config(size_t index, const Args& args);    // run one configuration (index into configs())
-}

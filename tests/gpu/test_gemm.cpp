@@ -5,6 +5,7 @@
 #include "check/gemm_check.hpp"
 #include "gemm/gemm_rung.hpp"
 #include "gpu_env.hpp"
+#include "tune/warptile.hpp"
 
 #include <cmath>
 #include <cstdlib>
