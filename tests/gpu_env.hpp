@@ -57,9 +57,16 @@ struct Tally {
   void skip(const std::string& why) {
     if (std::find(skipped.begin(), skipped.end(), why) == skipped.end()) skipped.push_back(why);
   }
-  std::string reasons() const {
+  // Why cases did not run: each distinct Unsupported reason, and how many cases the size limit
+  // left out.
+  std::string not_run() const {
     std::string r;
     for (const auto& s : skipped) r += (r.empty() ? "" : "; ") + s;
+    if (filtered > 0) {
+      const char* limit = std::getenv("RUNGS_TEST_MAX_MNK");
+      r += (r.empty() ? "" : "; ") + std::to_string(filtered) + (filtered == 1 ? " case exceeds" : " cases exceed") +
+           " RUNGS_TEST_MAX_MNK=" + (limit ? limit : "(unset)");
+    }
     return r;
   }
   // Counts the outcome; true when it ran and should be checked.
@@ -69,15 +76,25 @@ struct Tally {
     if (o.skipped) return skip(o.skip_reason), false;
     return ++ran, true;
   }
+  // Adds another tally's counts (one kept per thread, merged after the join).
+  void merge(const Tally& t) {
+    ran += t.ran, filtered += t.filtered;
+    for (const auto& s : t.skipped) skip(s);
+  }
 };
 
-// After the cases: skip the test when nothing ran, and say what was left out otherwise.
-#define RUNGS_FINISH(tally)                                                                          \
-  do {                                                                                               \
-    if ((tally).ran == 0 && !(tally).skipped.empty()) GTEST_SKIP() << (tally).reasons();             \
-    if ((tally).ran == 0 && (tally).filtered > 0)                                                    \
-      GTEST_SKIP() << "every case exceeds RUNGS_TEST_MAX_MNK=" << std::getenv("RUNGS_TEST_MAX_MNK"); \
-    if (!(tally).skipped.empty()) std::cout << "[ UNSUPPORTED ] some cases: " << (tally).reasons() << "\n"; \
+// After the cases: a test none of whose cases ran is reported as skipped, with the reasons (never
+// as passed); one with no cases at all fails. Where some ran and some did not, the output says
+// which did not and why.
+#define RUNGS_FINISH(tally)                                                                        \
+  do {                                                                                             \
+    if ((tally).ran == 0) {                                                                        \
+      if ((tally).skipped.empty() && (tally).filtered == 0)                                        \
+        FAIL() << "no case ran, and none was skipped or left out";                                 \
+      GTEST_SKIP() << "no case ran: " << (tally).not_run();                                        \
+    }                                                                                              \
+    if (!(tally).skipped.empty() || (tally).filtered > 0)                                          \
+      std::cout << "[ NOT RUN  ] some cases (" << (tally).ran << " ran): " << (tally).not_run() << "\n"; \
   } while (0)
 
 // A call captured into a CUDA graph on `stream` in cudaStreamCaptureModeGlobal (the strictest mode:
