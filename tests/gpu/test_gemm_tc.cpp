@@ -338,10 +338,17 @@ TEST_P(GemmTc, ShortLastRow) {
   RUNGS_FINISH(tally_);
 }
 
-TEST_P(GemmTc, MisalignedPointers) {  // A + 1, B + 1, C + 1 element: 2-byte (4-byte) aligned only
+// A + 1, B + 1, C + 1 element: 2-byte (4-byte for float) aligned only. In 136 x 264 x 24 every ld
+// is a multiple of 8 elements, so each row is as aligned as its matrix's first element: TMA could
+// address the rows but for the pointers. It spans more than one 128 x 256 tile and ends in a
+// partial k tile, within the sanitizer runs' RUNGS_TEST_MAX_MNK (2^22), which leaves out
+// 260 x 136 x 200.
+TEST_P(GemmTc, MisalignedPointers) {
+  const int64_t shapes[][3] = {{260, 136, 200}, {136, 264, 24}};
   uint64_t seed = 1400;
-  for (Trans ta : kT)
-    for (Trans tb : kT) check_case(shape(ta, tb, 260, 136, 200), ++seed, 1);
+  for (const auto& sh : shapes)
+    for (Trans ta : kT)
+      for (Trans tb : kT) check_case(shape(ta, tb, sh[0], sh[1], sh[2]), ++seed, 1);
   RUNGS_FINISH(tally_);
 }
 
