@@ -6,10 +6,17 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <iostream>
+#include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -47,6 +54,35 @@ inline std::vector<std::string> variant_names_with_auto(Op op) {
 inline bool exceeds_test_limit(double size) {
   const char* env = std::getenv("RUNGS_TEST_MAX_MNK");
   return env && size > std::atof(env);
+}
+
+// Where RUNGS_TEST_RAN_LOG names a file, appends "<ladder> <rung> <test>" to it the first time (in
+// this process) a case of the rung ran in that test and its result was checked; scripts/gpu.sh
+// compares the rungs in the file with `rungs list`, so a rung whose every case was skipped or left
+// out shows up there as one that never ran. `auto` is not a rung and is not written. One write()
+// of the whole line on a descriptor opened with O_APPEND: test processes that run at once (ctest
+// -j) append whole lines without overwriting each other's.
+inline void record_ran(const std::string& ladder, const std::string& rung) {
+  static const char* const path = std::getenv("RUNGS_TEST_RAN_LOG");
+  if (path == nullptr || *path == '\0' || rung == "auto") return;
+  const ::testing::TestInfo* t = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::string line = ladder + " " + rung + " " +
+                           (t ? std::string(t->test_suite_name()) + "." + t->name() : std::string("-")) + "\n";
+  static std::mutex mu;
+  static std::set<std::string> written;
+  std::lock_guard<std::mutex> lock(mu);
+  if (!written.insert(line).second) return;
+  const int fd = ::open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    ADD_FAILURE() << "RUNGS_TEST_RAN_LOG=" << path << ": cannot open: " << std::strerror(errno);
+    return;
+  }
+  const ssize_t n = ::write(fd, line.data(), line.size());
+  const int err = errno;
+  ::close(fd);
+  if (n != static_cast<ssize_t>(line.size()))
+    ADD_FAILURE() << "RUNGS_TEST_RAN_LOG=" << path << ": wrote " << n << " of " << line.size()
+                  << " bytes: " << std::strerror(err);
 }
 
 // Counts, across one test's cases, what ran, what RUNGS_TEST_MAX_MNK left out and why cases were

@@ -58,7 +58,8 @@ Outcome run_call(check::GemmShape s, uint64_t seed, size_t misalign, cudaStream_
   return o;
 }
 
-// run_call through the public API with Options::variant = variant.
+// run_call through the public API with Options::variant = variant. A case that ran the rung (the
+// library scales C itself when k == 0 or alpha == 0) is recorded for the every-rung check.
 Outcome run_case(const std::string& variant, const check::GemmShape& shape, uint64_t seed, size_t misalign = 0,
                  cudaStream_t stream = nullptr) {
   Outcome o = run_call(shape, seed, misalign, stream,
@@ -68,6 +69,8 @@ Outcome run_case(const std::string& variant, const check::GemmShape& shape, uint
                          opts.stream = st;
                          gemm(s.ta, s.tb, s.m, s.n, s.k, s.alpha, A, s.lda, B, s.ldb, s.beta, C, s.ldc, opts);
                        });
+  if (!o.filtered && !o.skipped && shape.m > 0 && shape.n > 0 && shape.k > 0 && shape.alpha != 0.0f)
+    record_ran("gemm", variant);
   return o;
 }
 

@@ -51,7 +51,8 @@ struct Outcome {
 
 // One call on fresh random data. y starts poisoned (0xFF bytes, NaN) when beta == 0, so an
 // unwritten element fails, and holds y0 (NaN in its stride gaps) otherwise; the stride gaps of
-// y must come back unchanged either way.
+// y must come back unchanged either way. A case that ran the rung (the library scales y itself
+// when the dot length is 0 or alpha == 0) is recorded for the every-rung check.
 Outcome run_case(const std::string& variant, check::GemvShape s, uint64_t seed, const CaseOpts& co = {}) {
   s = check::normalized(s);
   Outcome o;
@@ -85,6 +86,7 @@ Outcome run_case(const std::string& variant, check::GemvShape s, uint64_t seed, 
   EXPECT_EQ(cudaSuccess, cudaGetLastError());
   o.y = y.download();
   o.err = check::compare_gemv(s, check::gemv_reference(s, d), o.y.data(), y_start.data());
+  if (s.m > 0 && s.n > 0 && s.alpha != 0.0f) record_ran("gemv", variant);
   return o;
 }
 
