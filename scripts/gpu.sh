@@ -16,13 +16,19 @@
 #   RUNGS_SANITIZE_FILTER=<gtest filter>  sanitize these tests only (memcheck and racecheck)
 #   RUNGS_MEMCHECK_FILTER, RUNGS_RACECHECK_FILTER  the same for one tool (before RUNGS_SANITIZE_FILTER)
 #   RUNGS_BENCH_ARGS="<args>[;<args>...]" bench: `rungs bench <args>` per item instead of the main job
+# The test stage and each sanitizer run end with the every-rung check: the GPU tests write one line
+# "<ladder> <rung> <test>" for each rung that ran a real case in a test (tests/gpu_env.hpp,
+# record_ran) to ran-tests.log, ran-memcheck.log or ran-racecheck.log, and every rung that
+# `rungs list` names for the ladders asked for must be there, or the stage fails naming the rungs
+# that never ran.
 # On an H100 everything takes longer than one 10-minute device call (the gemm racecheck alone runs
 # ~10 minutes: blocktile_2d's OddShapes take 3); split it, e.g. `scripts/gpu.sh build test sanitize`
 # with RUNGS_LADDERS=gemm, then with "gemv reduce", then `scripts/gpu.sh bench`.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-$PWD/out}
-mkdir -p "$OUT"
+mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd) || exit 1  # absolute: the tests run in build-gpu/tests
+unset RUNGS_TEST_RAN_LOG                             # set per stage below, for its test runs only
 stages=("$@")
 [ ${#stages[@]} -eq 0 ] && stages=(build test sanitize bench)
 has() { local s; for s in "${stages[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
@@ -57,6 +63,45 @@ on reduce || add ctest_re 'ReduceRung|ReduceConcurrency|ReduceAuto' '|'
 on gemm || add ctest_re 'GemmRung|GemmTc|GemmAccuracy|WarptileConfig|TestTheTest\.' '|'
 log() { echo "=== $* ($(date +%T))"; }
 
+# rung_names LADDER: the rungs of LADDER, one name a line, from the table of `rungs list LADDER`
+# (its rows start with the rung's number; the heading "LADDER (N rungs):" gives the count).
+rung_names() {
+  build-gpu/rungs list "$1" | awk -v op="$1" '
+    $1 == op && $2 ~ /^\([0-9]+$/ { want = substr($2, 2) + 0 }
+    $1 ~ /^[0-9]+$/ { print $2; ++got }
+    END { if (got == 0 || got != want) { print "rungs list " op ": read " got " rungs, the heading says " want > "/dev/stderr"; exit 1 } }'
+}
+# every_rung_ran WHAT LOG [shown]: for each ladder asked for (of gemm gemv reduce), the rungs of
+# `rungs list` that have no line in LOG (the tests' record of the rungs that ran a case). One line of
+# output, e.g. "every rung ran (tests): gemm 24/24, gemv 8/8, reduce 9/9: ok"; when a rung never
+# ran, FAILED and false, naming the rungs (with "shown": the counts and names only, true).
+every_rung_ran() {
+  local what=$1 ran_log=$2 shown=${3:-} op names never counts="" missing="" n
+  for op in gemm gemv reduce; do
+    on "$op" || continue
+    if ! names=$(rung_names "$op"); then
+      missing+=" $op/(rungs list failed)"
+      continue
+    fi
+    n=$(grep -c . <<<"$names")
+    never=$(awk -v op="$op" -v ran_log="$ran_log" '
+      BEGIN { while ((getline line < ran_log) > 0) { split(line, f, " "); if (f[1] == op) ran[f[2]] = 1 } }
+      !($1 in ran) { print op "/" $1 }' <<<"$names")
+    counts+="${counts:+, }$op $((n - $(grep -c . <<<"$never")))/$n"
+    [ -n "$never" ] && missing+=" $(paste -sd' ' <<<"$never")"
+  done
+  if [ -z "$counts$missing" ]; then
+    echo "every rung ran ($what): no ladder asked for"
+  elif [ -z "$missing" ]; then
+    echo "every rung ran ($what): $counts: ok"
+  elif [ -n "$shown" ]; then
+    echo "every rung ran ($what): $counts; never ran:$missing"
+  else
+    echo "every rung ran ($what): $counts: FAILED, never ran:$missing"
+    return 1
+  fi
+}
+
 log "device"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.sm --format=csv 2>&1 | tee "$OUT/device.txt"
 # RUNGS_GIT_COMMIT, when set, names the commit (a copy of a working tree may carry a stale .git).
@@ -77,9 +122,12 @@ export RUNGS_GIT_COMMIT
 
 if has test; then
   log "tests (full GPU suite)"
-  (cd build-gpu && ctest --output-on-failure -j"${RUNGS_CTEST_JOBS:-3}" --timeout "${RUNGS_TEST_TIMEOUT:-300}" ${ctest_re:+-E "$ctest_re"} \
-    >"$OUT/tests.log" 2>&1) || status=1
+  : >"$OUT/ran-tests.log"
+  (cd build-gpu && RUNGS_TEST_RAN_LOG="$OUT/ran-tests.log" ctest --output-on-failure -j"${RUNGS_CTEST_JOBS:-3}" \
+    --timeout "${RUNGS_TEST_TIMEOUT:-300}" ${ctest_re:+-E "$ctest_re"} >"$OUT/tests.log" 2>&1) || status=1
   grep -E "tests passed|tests failed|\(Failed\)|\*\*\*Failed|Total Test time" "$OUT/tests.log" | head -40
+  echo "$(grep -cE '^\s+[0-9]+ - .* \(Skipped\)$' "$OUT/tests.log") tests skipped (listed at the end of tests.log)"
+  every_rung_ran tests "$OUT/ran-tests.log" || status=1
   if on gemm; then
     build-gpu/tests/rungs_gpu_tests --gtest_filter='GemmAccuracy.*' 2>&1 | grep -E "max relative|OK|FAIL" | head
   fi
@@ -88,17 +136,26 @@ fi
 if has sanitize; then
   # Small shapes only (RUNGS_TEST_MAX_MNK): the sanitizers slow kernels down by 10-100x.
   export RUNGS_TEST_MAX_MNK=$((1 << 22))
-  # sanitize TOOL FILTER [ARGS...]: the GPU tests of FILTER under compute-sanitizer TOOL (none: skip).
+  # sanitize TOOL FILTER DEFAULT [ARGS...]: the GPU tests of FILTER under compute-sanitizer TOOL
+  # (none: skip), then the every-rung check where FILTER is the ladders' DEFAULT (a filter given
+  # through RUNGS_*_FILTER picks tests on purpose: the rungs it ran are shown, not held to all).
   sanitize() {
-    local tool=$1 filter=$2; shift 2
+    local tool=$1 filter=$2 default=$3; shift 3
     [ -n "$filter" ] || return 0
     log "compute-sanitizer $tool"
-    compute-sanitizer --tool "$tool" "$@" --error-exitcode 9 build-gpu/tests/rungs_gpu_tests --gtest_filter="$filter" \
-      >"$OUT/$tool.log" 2>&1 || status=1
+    : >"$OUT/ran-$tool.log"
+    RUNGS_TEST_RAN_LOG="$OUT/ran-$tool.log" compute-sanitizer --tool "$tool" "$@" --error-exitcode 9 \
+      build-gpu/tests/rungs_gpu_tests --gtest_filter="$filter" >"$OUT/$tool.log" 2>&1 || status=1
     tail -4 "$OUT/$tool.log"; grep -m5 -E "Invalid|hazard|ERROR SUMMARY" "$OUT/$tool.log"
+    if [ "$filter" = "$default" ]; then
+      every_rung_ran "$tool" "$OUT/ran-$tool.log" || status=1
+    else
+      every_rung_ran "$tool, a given filter: not checked" "$OUT/ran-$tool.log" shown
+    fi
   }
-  sanitize memcheck "${RUNGS_MEMCHECK_FILTER:-${RUNGS_SANITIZE_FILTER:-$memcheck_f}}" --leak-check full
-  sanitize racecheck "${RUNGS_RACECHECK_FILTER:-${RUNGS_SANITIZE_FILTER:-$racecheck_f}}" --racecheck-report hazard
+  sanitize memcheck "${RUNGS_MEMCHECK_FILTER:-${RUNGS_SANITIZE_FILTER:-$memcheck_f}}" "$memcheck_f" --leak-check full
+  sanitize racecheck "${RUNGS_RACECHECK_FILTER:-${RUNGS_SANITIZE_FILTER:-$racecheck_f}}" "$racecheck_f" \
+    --racecheck-report hazard
   unset RUNGS_TEST_MAX_MNK
 fi
 

@@ -6,10 +6,17 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <iostream>
+#include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -49,6 +56,35 @@ inline bool exceeds_test_limit(double size) {
   return env && size > std::atof(env);
 }
 
+// Where RUNGS_TEST_RAN_LOG names a file, appends "<ladder> <rung> <test>" to it the first time (in
+// this process) a case of the rung ran in that test and its result was checked; scripts/gpu.sh
+// compares the rungs in the file with `rungs list`, so a rung whose every case was skipped or left
+// out shows up there as one that never ran. `auto` is not a rung and is not written. One write()
+// of the whole line on a descriptor opened with O_APPEND: test processes that run at once (ctest
+// -j) append whole lines without overwriting each other's.
+inline void record_ran(const std::string& ladder, const std::string& rung) {
+  static const char* const path = std::getenv("RUNGS_TEST_RAN_LOG");
+  if (path == nullptr || *path == '\0' || rung == "auto") return;
+  const ::testing::TestInfo* t = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::string line = ladder + " " + rung + " " +
+                           (t ? std::string(t->test_suite_name()) + "." + t->name() : std::string("-")) + "\n";
+  static std::mutex mu;
+  static std::set<std::string> written;
+  std::lock_guard<std::mutex> lock(mu);
+  if (!written.insert(line).second) return;
+  const int fd = ::open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    ADD_FAILURE() << "RUNGS_TEST_RAN_LOG=" << path << ": cannot open: " << std::strerror(errno);
+    return;
+  }
+  const ssize_t n = ::write(fd, line.data(), line.size());
+  const int err = errno;
+  ::close(fd);
+  if (n != static_cast<ssize_t>(line.size()))
+    ADD_FAILURE() << "RUNGS_TEST_RAN_LOG=" << path << ": wrote " << n << " of " << line.size()
+                  << " bytes: " << std::strerror(err);
+}
+
 // Counts, across one test's cases, what ran, what RUNGS_TEST_MAX_MNK left out and why cases were
 // skipped (the rung threw rungs::Unsupported). O: an outcome with filtered, skipped, skip_reason.
 struct Tally {
@@ -57,9 +93,16 @@ struct Tally {
   void skip(const std::string& why) {
     if (std::find(skipped.begin(), skipped.end(), why) == skipped.end()) skipped.push_back(why);
   }
-  std::string reasons() const {
+  // Why cases did not run: each distinct Unsupported reason, and how many cases the size limit
+  // left out.
+  std::string not_run() const {
     std::string r;
     for (const auto& s : skipped) r += (r.empty() ? "" : "; ") + s;
+    if (filtered > 0) {
+      const char* limit = std::getenv("RUNGS_TEST_MAX_MNK");
+      r += (r.empty() ? "" : "; ") + std::to_string(filtered) + (filtered == 1 ? " case exceeds" : " cases exceed") +
+           " RUNGS_TEST_MAX_MNK=" + (limit ? limit : "(unset)");
+    }
     return r;
   }
   // Counts the outcome; true when it ran and should be checked.
@@ -69,15 +112,25 @@ struct Tally {
     if (o.skipped) return skip(o.skip_reason), false;
     return ++ran, true;
   }
+  // Adds another tally's counts (one kept per thread, merged after the join).
+  void merge(const Tally& t) {
+    ran += t.ran, filtered += t.filtered;
+    for (const auto& s : t.skipped) skip(s);
+  }
 };
 
-// After the cases: skip the test when nothing ran, and say what was left out otherwise.
-#define RUNGS_FINISH(tally)                                                                          \
-  do {                                                                                               \
-    if ((tally).ran == 0 && !(tally).skipped.empty()) GTEST_SKIP() << (tally).reasons();             \
-    if ((tally).ran == 0 && (tally).filtered > 0)                                                    \
-      GTEST_SKIP() << "every case exceeds RUNGS_TEST_MAX_MNK=" << std::getenv("RUNGS_TEST_MAX_MNK"); \
-    if (!(tally).skipped.empty()) std::cout << "[ UNSUPPORTED ] some cases: " << (tally).reasons() << "\n"; \
+// After the cases: a test none of whose cases ran is reported as skipped, with the reasons (never
+// as passed); one with no cases at all fails. Where some ran and some did not, the output says
+// which did not and why.
+#define RUNGS_FINISH(tally)                                                                        \
+  do {                                                                                             \
+    if ((tally).ran == 0) {                                                                        \
+      if ((tally).skipped.empty() && (tally).filtered == 0)                                        \
+        FAIL() << "no case ran, and none was skipped or left out";                                 \
+      GTEST_SKIP() << "no case ran: " << (tally).not_run();                                        \
+    }                                                                                              \
+    if (!(tally).skipped.empty() || (tally).filtered > 0)                                          \
+      std::cout << "[ NOT RUN  ] some cases (" << (tally).ran << " ran): " << (tally).not_run() << "\n"; \
   } while (0)
 
 // A call captured into a CUDA graph on `stream` in cudaStreamCaptureModeGlobal (the strictest mode:
