@@ -271,6 +271,37 @@ TEST(CliArgs, HelpAndVersion) {
   EXPECT_EQ(parse_args({"tune"}).op, "gemm");
 }
 
+// flags() drives the parser and every --help: each flag's help lists it for every command that
+// accepts it (the internal ones excepted), the top-level summary names it, no line is too long, and
+// each flag the parser reaches has a store.
+TEST(CliArgs, EveryFlagInTheHelpOfItsCommands) {
+  const Command commands[] = {Command::info, Command::list, Command::bench, Command::verify, Command::tune,
+                              Command::profile};
+  const std::string top = help_text(Command::none);
+  std::vector<std::string> names;
+  for (const Flag& f : flags()) {
+    for (const std::string& n : names) EXPECT_NE(n, f.name) << "listed twice";
+    names.push_back(f.name);
+    EXPECT_EQ(f.store == nullptr, std::string(f.name) == "--help") << f.name;
+    if (f.group == FlagGroup::internal || f.store == nullptr) continue;
+    EXPECT_NE(top.find(f.name), std::string::npos) << f.name << " is missing from rungs --help";
+    for (Command c : commands)
+      if (f.commands & (1u << static_cast<unsigned>(c))) {
+        const std::string h = help_text(c);
+        EXPECT_NE(h.find(std::string("  ") + f.name), std::string::npos)
+            << f.name << " is missing from rungs " << command_name(c) << " --help";
+      }
+  }
+  for (Command c : {Command::none, Command::info, Command::list, Command::bench, Command::verify, Command::tune,
+                    Command::profile})
+    for (const std::string& line : split(help_text(c), '\n')) EXPECT_LE(line.size(), 110u) << line;
+  // A flag's help text for one command where it means something else there.
+  EXPECT_NE(help_text(Command::profile).find("(default i64)"), std::string::npos);
+  EXPECT_EQ(help_text(Command::bench).find("(default i64)"), std::string::npos);
+  EXPECT_NE(help_text(Command::info).find("--device N"), std::string::npos);
+  EXPECT_EQ(help_text(Command::info).find("--format"), std::string::npos);
+}
+
 TEST(CliArgs, ReferenceRows) {
   Args a;
   EXPECT_EQ(reference_rows(a, {1024, 1024, 1024}), 0);                  // 2^30: all rows
