@@ -282,8 +282,10 @@ const std::vector<Flag>& flags() {
          p.a.host_threads = static_cast<int>(parse_int(v, f.name, 1, 256));
        },
        "gemm_host"},
+#ifdef RUNGS_EXPERIMENTS
+      // The experiment hooks' flags.
       {"--plan", "RxC[:kN/F[:rP]]", bit(Command::bench), G::gemm_host,
-       "force the schedule (experiments): R row and C column panels, N chunks of k sent k-major first "
+       "force the schedule: R row and C column panels, N chunks of k sent k-major first "
        "covering the fraction F of k, op(A)'s pieces of that first phase grouped into P taller ones "
        "(default: the library's)",
        [](ParseState& p, const Flag&, const std::string& v) { p.a.plan = v; }, "gemm_host"},
@@ -293,6 +295,7 @@ const std::vector<Flag>& flags() {
        "each to issue and the call is not replayed from a CUDA graph: the traced call runs a little slower "
        "than the timed ones)",
        store_switch<&Args::trace>, "gemm_host", "prints a timeline after the table"},
+#endif
       // Profiler.
       {"--ncu", "PATH", kProfile, G::profiler, kNcuHelp,
        [](ParseState& p, const Flag& f, const std::string& v) { p.a.ncu = non_empty(v, f, "path"); }},

@@ -27,6 +27,15 @@ const char* kOperations =
     "  gemv: y = alpha * op(A) x + beta * y, A is m x n (stored rows x columns)\n"
     "  reduce: the sum of n elements\n";
 
+// bench gemm_host's flags of the experiment hooks, where this build has none.
+#ifdef RUNGS_EXPERIMENTS
+const char* kExperimentFlags = "";
+#else
+const char* kExperimentFlags =
+    "  A build with -DRUNGS_EXPERIMENTS=ON adds --plan (a forced schedule) and --trace (one more call's\n"
+    "  timeline).\n";
+#endif
+
 const char* kExit =
     "Exit status: 0 success; 1 a rung failed verification (a FAIL or ERROR row; the results are still\n"
     "written); 2 bad usage, no usable GPU, or shapes that do not fit in device memory; 3 a CUDA or cuBLAS\n"
@@ -250,7 +259,7 @@ std::string bench_help() {
         "\n"
         "gemm_host (matrices in host memory; default sizes 1024, 4096, 8192, nn, both memory kinds; the\n"
         "device rung of every block is --variant's one name, default auto):\n"
-     << flag_lines(Command::bench, {FlagGroup::gemm_host})
+     << flag_lines(Command::bench, {FlagGroup::gemm_host}) << kExperimentFlags
      << "  Per shape and memory kind: one checked call (C poisoned), then --warmup and --reps calls of the\n"
         "  flow interleaved with the naive flow (cudaMemcpyAsync of A, B (and C when beta != 0), rungs::gemm,\n"
         "  cudaMemcpyAsync of C back, on one stream; device buffers allocated before timing), both on the\n"

@@ -19,8 +19,8 @@
 namespace rungs::host {
 
 // What makes two calls the same call for a replay: transposes, shape, leading dimensions, the
-// three pointers, alpha and beta, the rung and math mode, the element size, and the device budget
-// set in Tuning (a small one splits the call into several jobs).
+// three pointers, alpha and beta, the rung and math mode, the element size, the device budget set
+// in Tuning (a small one splits the call into several jobs) and a forced plan.
 std::string call_key(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
                      const void* A, const void* B, const void* C, float alpha, float beta, const Options& opts,
                      size_t elem_bytes, const Tuning& tune);

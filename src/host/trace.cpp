@@ -1,5 +1,7 @@
-// Tuning::trace's timing of a call's copies and products (trace.hpp).
+// Tuning::trace's timing of a call's copies and products (trace.hpp), in RUNGS_EXPERIMENTS builds.
 #include "host/trace.hpp"
+
+#ifdef RUNGS_EXPERIMENTS
 
 #include "host/clock.hpp"
 #include "host/context.hpp"
@@ -63,3 +65,5 @@ cudaEvent_t Tracer::timing_event() {
 }
 
 }  // namespace rungs::host
+
+#endif

@@ -381,14 +381,10 @@ TEST(CliArgs, BenchGemmHost) {
   EXPECT_EQ(a.trans[0].b, Trans::T);
   EXPECT_EQ(parse_args({"bench", "gemm_host", "--memory", "all"}).memory,
             (std::vector<std::string>{"pinned", "pageable"}));
-  EXPECT_EQ(parse_args({"bench", "gemm_host", "--plan", "8x1:k2/0.5"}).plan, "8x1:k2/0.5");
   EXPECT_NE(parse_error({"bench", "gemm_host", "--memory", "unified"}).find("--memory: 'unified' is not pinned"),
             std::string::npos);
   EXPECT_NE(parse_error({"bench", "gemm", "--memory", "pinned"}).find("--memory applies to rungs bench gemm_host"),
             std::string::npos);
-  EXPECT_NE(parse_error({"bench", "gemv", "--plan", "4x4"}).find("--plan applies to rungs bench gemm_host"),
-            std::string::npos);
-  EXPECT_TRUE(parse_args({"bench", "gemm_host", "--trace"}).trace);
   EXPECT_TRUE(parse_args({"bench", "gemm_host", "--no-graph"}).no_graph);
   EXPECT_FALSE(parse_args({"bench", "gemm_host"}).no_graph);
   EXPECT_NE(parse_error({"bench", "reduce", "--no-graph"}).find("--no-graph applies to rungs bench gemm_host"),
@@ -399,6 +395,25 @@ TEST(CliArgs, BenchGemmHost) {
             std::string::npos);
   EXPECT_NE(parse_error({"bench", "gemm", "--host-threads", "4"}).find("--host-threads applies to rungs bench gemm_host"),
             std::string::npos);
+  EXPECT_TRUE(parse_args({"bench", "gemm_host", "--calls"}).calls);
+  EXPECT_FALSE(parse_args({"bench", "gemm_host"}).calls);
+  EXPECT_NE(parse_error({"bench", "gemv", "--calls"}).find("--calls applies to rungs bench gemm_host"), std::string::npos);
+  EXPECT_NE(parse_error({"bench", "gemm_host", "--calls", "--format", "json"}).find("--calls prints its list"),
+            std::string::npos);
+  EXPECT_NE(parse_error({"verify", "gemm_host"}).find("unknown operation 'gemm_host'"), std::string::npos);
+  EXPECT_NE(parse_error({"verify", "gemm", "--memory", "pinned"}).find("does not apply to 'rungs verify'"),
+            std::string::npos);
+}
+
+// The experiment hooks' flags (--plan, --trace): in a RUNGS_EXPERIMENTS build only.
+TEST(CliArgs, BenchGemmHostExperimentFlags) {
+#ifndef RUNGS_EXPERIMENTS
+  GTEST_SKIP() << "built without RUNGS_EXPERIMENTS";
+#else
+  EXPECT_EQ(parse_args({"bench", "gemm_host", "--plan", "8x1:k2/0.5"}).plan, "8x1:k2/0.5");
+  EXPECT_NE(parse_error({"bench", "gemv", "--plan", "4x4"}).find("--plan applies to rungs bench gemm_host"),
+            std::string::npos);
+  EXPECT_TRUE(parse_args({"bench", "gemm_host", "--trace"}).trace);
   const host::Plan p = parse_plan("8x1:k2/0.5:r2");
   EXPECT_EQ(p.row_panels, 8);
   EXPECT_EQ(p.col_panels, 1);
@@ -413,14 +428,22 @@ TEST(CliArgs, BenchGemmHost) {
             std::string::npos);
   EXPECT_NE(parse_error({"bench", "gemm_host", "--trace", "--format", "csv"}).find("--trace prints a timeline"),
             std::string::npos);
-  EXPECT_TRUE(parse_args({"bench", "gemm_host", "--calls"}).calls);
-  EXPECT_FALSE(parse_args({"bench", "gemm_host"}).calls);
-  EXPECT_NE(parse_error({"bench", "gemv", "--calls"}).find("--calls applies to rungs bench gemm_host"), std::string::npos);
-  EXPECT_NE(parse_error({"bench", "gemm_host", "--calls", "--format", "json"}).find("--calls prints its list"),
-            std::string::npos);
-  EXPECT_NE(parse_error({"verify", "gemm_host"}).find("unknown operation 'gemm_host'"), std::string::npos);
-  EXPECT_NE(parse_error({"verify", "gemm", "--memory", "pinned"}).find("does not apply to 'rungs verify'"),
-            std::string::npos);
+  EXPECT_NE(help_text(Command::bench).find("--plan RxC[:kN/F[:rP]]"), std::string::npos);
+#endif
+}
+
+// Without the hooks their flags are unknown, and bench's help says which build has them.
+TEST(CliArgs, ExperimentFlagsUnknownWithoutTheHooks) {
+#ifdef RUNGS_EXPERIMENTS
+  GTEST_SKIP() << "built with RUNGS_EXPERIMENTS";
+#else
+  for (const char* flag : {"--plan", "--trace"}) {
+    const std::string e = parse_error({"bench", "gemm_host", flag, "4x4"});
+    EXPECT_EQ(e.rfind(std::string("unknown flag ") + flag + " for 'rungs bench'", 0), 0u) << e;
+  }
+  EXPECT_NE(help_text(Command::bench).find("-DRUNGS_EXPERIMENTS=ON adds --plan"), std::string::npos);
+  EXPECT_EQ(help_text(Command::none).find("--trace"), std::string::npos);
+#endif
 }
 
 }  // namespace
