@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # gemm_host schedule sweep (docs/gemm_host.md: 4x1 is the best plan at 1024^3 pinned, 0.269-0.275
 # ms): the flow time of forced plans at 1024^3 and 4096^3, pinned and pageable, beside the library's
-# own choice. Needs build-gpu/rungs (scripts/gpu.sh build).
+# own choice. Needs build-exp/rungs, a build with the experiment hooks (--plan):
+# `source scripts/experiments/lib.sh && build_exp rungs_cli` first.
 # Usage: scripts/experiments/host_plans.sh [sizes] [plans]   results on stdout (CSV rows).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -10,7 +11,7 @@ plans=${2:-auto 2x2 4x4 8x8 4x4:k1/0.25 8x8:k1/0.25 16x16 16x16:k1/0.5 16x16:k2/
 for s in $sizes; do
   for p in $plans; do
     flag=(); [ "$p" != auto ] && flag=(--plan "$p")
-    build-gpu/rungs bench gemm_host --size "$s" --memory all --reps 20 --format csv --quiet "${flag[@]}" 2>&1 |
+    build-exp/rungs bench gemm_host --size "$s" --memory all --reps 20 --format csv --quiet "${flag[@]}" 2>&1 |
       sed -n '2,$p' | sed "s|^|$p,|"
   done
 done

@@ -5,8 +5,9 @@
 // what the bench does between timed calls. `threads`, `streaming`, `unpack`, `async`: a staging-thread
 // count or a Tuning switch, and `pinned_plans`, `pageable_plans`: plans, alternated call by call in
 // one process (how changes of a few percent are told apart).
+// It sets Tuning's experiment hooks (forced plans): the library and this file built with RUNGS_EXPERIMENTS.
 // Build and run on the device: scripts/experiments/host_ab.sh MODE... (with the GemmHost tests), or
-//   source scripts/experiments/lib.sh && build_gpu rungs && build_host_probe && build-gpu/host_probe MODE
+//   source scripts/experiments/lib.sh && build_exp rungs && build_host_probe && build-exp/host_probe MODE
 #include <rungs/rungs.hpp>
 
 #include "host/gemm_host.hpp"

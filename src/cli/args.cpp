@@ -1,4 +1,6 @@
-// The `rungs` argument parser and help texts (no CUDA calls: the CPU tests drive them).
+// The `rungs` argument parser (no CUDA calls: the CPU tests drive it) and flags(), the one
+// description of every flag: the parse loop stores each through its entry, and every --help
+// (cli/help.cpp) lists them from it.
 #include "cli/args.hpp"
 
 #include <cerrno>
@@ -15,11 +17,10 @@ namespace rungs::cli {
 
 namespace {
 
-constexpr unsigned bit(Command c) { return 1u << static_cast<unsigned>(c); }
-constexpr unsigned kRun = bit(Command::bench) | bit(Command::verify) | bit(Command::tune);
+constexpr unsigned bit(Command c) { return command_bit(c); }
 constexpr unsigned kTimed = bit(Command::bench) | bit(Command::tune);
 constexpr unsigned kProfile = bit(Command::profile);
-constexpr unsigned kShaped = kRun | kProfile;  // the problem's flags: shapes, data, device, output
+constexpr unsigned kShaped = kProblemCommands;  // the problem's flags: shapes, data, device, output
 constexpr unsigned kAll = ~0u;
 constexpr int64_t kMaxDim = INT32_MAX;
 constexpr size_t kMaxListItems = 4096;
@@ -68,7 +69,7 @@ float parse_float(const std::string& text, const std::string& flag) {
   return v;
 }
 
-const FlagInfo* find_flag(const std::string& name) {
+const Flag* find_flag(const std::string& name) {
   for (const auto& f : flags())
     if (name == f.name) return &f;
   return nullptr;
@@ -113,428 +114,197 @@ void expand_item(const std::string& item, const std::string& flag, int64_t max, 
   }
 }
 
-const char* kSizeGrammar =
-    "  LIST is comma-separated sizes and ranges (sizes are 1 .. 2^31-1):\n"
-    "      4096  or  2^12           one size\n"
-    "      1024:8192:x2             1024, 2048, 4096, 8192 (multiply by 2; a:b alone means a:b:x2)\n"
-    "      1000:4000:+1000          1000, 2000, 3000, 4000 (add 1000)\n"
-    "      512,1000,2^11:2^13       mixed\n";
+}  // namespace
 
-const char* kShapeFlags =
-    "Shapes (they need the operation named; fp32 row-major, tight ld):\n"
-    "  gemm: C(m x n) = alpha * op(A)(m x k) * op(B)(k x n) + beta * C\n"
-    "  --size LIST          square shapes m = n = k = each size. With --size, any of --m/--n/--k given\n"
-    "                       fixes that dimension instead (--size 1024:8192:x2 --k 256)\n"
-    "  --m LIST, --n LIST, --k LIST\n"
-    "                       the dimensions; every combination is run. Without --size all three are needed\n"
-    "  gemv: A is m x n (stored rows x columns); y = alpha * op(A) x + beta * y\n"
-    "  --size LIST          square A;  --m LIST --n LIST: every combination\n"
-    "  reduce: the sum of n elements\n"
-    "  --n LIST (or --size) the lengths, up to 2^36 (2^31 and more take the 64-bit index paths)\n"
-    "  --dtype LIST         i32, i64, f32, f64 or all (default all); i32 sums exactly into int64\n"
-    "  gemm --dtype LIST    f32 (fp32 CUDA cores), tf32, tf32x3 (float inputs on tensor cores), f16, bf16\n"
-    "                       or all (default f32; the seed shapes without --size add bf16 and tf32x3)\n";
+// The parser's state while it reads the flags.
+struct ParseState {
+  Args& a;
+  // The shape flags' texts: what they mean depends on the operation, known once every token is read.
+  std::string size, m, n, k, trans, dtype;
+};
 
-const char* kTransFlags =
-    "  --trans LIST         gemm: nn, nt, tn, tt (comma-separated) or all; default nn. The first letter is\n"
-    "                       A's, the second B's: t = the operand is stored transposed.\n"
-    "                       gemv: n (y = A x), t (y = A^T x) or all; default n (the seed workloads: both)\n"
-    "  --alpha X            default 1\n";
+namespace {
 
-const char* kDataFlags =
-    "  --seed N             seed of the random inputs and of the sampled rows (default 42)\n"
-    "  --check-rows N|all   rows of C checked against the fp64 reference (default: all rows when\n"
-    "                       m*n*k <= 2^30, else 256 random rows; the output says which)\n"
-    "  --device N           the CUDA device to use (default 0)\n";
-
-const char* kTimingFlags =
-    "  --reps N             timed repetitions (default 20). 20 or more is the method for reported numbers;\n"
-    "                       fewer is allowed for quick looks and the output notes it\n"
-    "  --warmup N           untimed runs before timing (default 3)\n"
-    "  --flush-l2 on|off    flush the L2 before each timed launch (default on)\n"
-    "  --baseline NAME      the rung timed beside every other (default auto: each ladder's vendor rung,\n"
-    "                       cublas for gemm and gemv, cub for reduce; none = no baseline)\n";
-
-const char* kOutputFlags =
-    "Output:\n"
-    "  --format table|csv|json\n"
-    "                       default table. csv: one row per measurement, with a header. json: Google\n"
-    "                       Benchmark's layout: {\"context\": {...}, \"benchmarks\": [...]}\n"
-    "  --output FILE        write the output to FILE instead of stdout (with csv or json the table is\n"
-    "                       still printed on stdout)\n"
-    "  --quiet              no progress lines on stderr\n"
-    "  --help, -h           this help\n";
-
-const char* kExit =
-    "Exit status: 0 success; 1 a rung failed verification (a FAIL or ERROR row; the results are still\n"
-    "written); 2 bad usage, no usable GPU, or shapes that do not fit in device memory; 3 a CUDA or cuBLAS\n"
-    "failure. Errors are one line on stderr: \"rungs: error: ...\".\n";
-
-std::string top_help() {
-  std::ostringstream os;
-  os << "rungs " << RUNGS_VERSION
-     << ": GPU linear-algebra kernels as ladders of rungs, each verified against fp64\n"
-        "and timed beside the vendor library (cuBLAS, CUB).\n"
-        "\n"
-        "Usage:\n"
-        "  rungs <command> [operation] [flags]\n"
-        "  rungs <command> --help       everything about one command (rungs bench --help: the method)\n"
-        "  rungs --version\n"
-        "\n"
-        "Commands:\n"
-        "  info      the device: name, SMs, clocks, L2, the fp32 peak assumed for \"% peak\", the DRAM\n"
-        "            bandwidth (measured), CUDA runtime, driver and cuBLAS versions\n"
-        "  list      the rungs of each ladder: number, name, min_sm, baseline, summary (no GPU needed)\n"
-        "  bench     time rungs beside the baseline, each checked against fp64. With no arguments: the\n"
-        "            seed workloads of every ladder: SGEMM nn 1024..8192; SGEMV 2^12..2^15 squares and\n"
-        "            2^20 x 64, 64 x 2^20, both transposes; reduce_sum of 2^24 and 2^28 elements, every dtype\n"
-        "  verify    check rungs against the fp64 reference on fresh random data; exit 1 if any fails\n"
-        "  tune      time every warptile tile configuration per size and mark the fastest\n"
-        "  profile   Nsight Compute (ncu) on one launch of each rung: time, registers, occupancy, DRAM %,\n"
-        "            L2 hit rate, bank conflicts, issue and pipe use, the top warp-stall reason\n"
-        "\n"
-        "Operations (ladders): gemm (SGEMM), gemv (SGEMV), reduce (reduce_sum). Without one, bench and\n"
-        "verify run every ladder; profile needs one.\n"
-        "\n"
-        "Common flags (bench, verify, tune, profile; see each command's --help):\n"
-        "  --size LIST, --m LIST, --n LIST, --k LIST, --trans LIST, --dtype LIST (these need the operation\n"
-        "  named), --alpha X, --beta X, --seed N,\n"
-        "  --check-rows N|all, --device N, --format table|csv|json, --output FILE, --quiet\n"
-        "  bench and tune also: --reps N, --warmup N, --flush-l2 on|off, --baseline NAME\n"
-        "  bench, verify and profile also: --variant LIST\n"
-        "  profile also: --ncu PATH\n"
-        "  info: --device N\n"
-        "\n"
-        "Examples:\n"
-        "  rungs info\n"
-        "  rungs list gemm\n"
-        "  rungs bench                                         the seed workloads\n"
-        "  rungs bench gemm --size 4096 --variant warptile,cublas\n"
-        "  rungs bench gemm --size 1024:8192:x2 --trans nn,tn --format json --output bench.json\n"
-        "  rungs bench gemm --m 4096 --n 4096 --k 4096 --reps 50\n"
-        "  rungs verify gemm --m 1000 --n 777 --k 513 --trans all\n"
-        "  rungs bench gemv --m 2^20 --n 64 --trans all\n"
-        "  rungs bench reduce --n 2^24,2^28 --dtype f32,f64\n"
-        "  rungs tune gemm --size 2048,4096\n"
-        "  rungs profile gemm --size 4096 --variant warptile,cublas\n"
-        "\n"
-     << kExit;
-  return os.str();
+// Stores for the table below: a flag's value, checked, into Args (or ParseState).
+template <std::string ParseState::*text>
+void store_text(ParseState& p, const Flag&, const std::string& v) {
+  p.*text = v;
+}
+template <bool Args::*field>
+void store_switch(ParseState& p, const Flag&, const std::string&) {
+  p.a.*field = true;
+}
+template <float Args::*field>
+void store_float(ParseState& p, const Flag& f, const std::string& v) {
+  p.a.*field = parse_float(v, f.name);
+}
+// v, refused when empty: "--output: empty file name".
+const std::string& non_empty(const std::string& v, const Flag& f, const char* what) {
+  if (v.empty()) fail(std::string(f.name) + ": empty " + what);
+  return v;
 }
 
-std::string bench_help() {
-  std::ostringstream os;
-  os << "rungs bench: time rungs beside the baseline (cuBLAS, CUB), each result checked against fp64 (or an\n"
-        "exact sum for reduce)\n"
-        "\n"
-        "Usage:\n"
-        "  rungs bench                  the seed workloads: every rung of every ladder, one table per\n"
-        "                               operation: gemm nn 1024..8192; gemv M = N = 2^12..2^15 and\n"
-        "                               2^20 x 64, 64 x 2^20, n and t; reduce 2^24 and 2^28, every dtype\n"
-        "  rungs bench OP [flags]       OP = gemm, gemv or reduce: its seed workloads unless shapes are given\n"
-        "  rungs bench gemm_host [flags]  the host-to-host flow (rungs::gemm_host), see below\n"
-        "\n"
-     << kShapeFlags << kSizeGrammar << kTransFlags
-     << "  --beta X             default 0. With beta != 0 the timed runs accumulate into C (values grow;\n"
-        "                       fine for timing); the correctness run starts from C0\n"
-        "\n"
-        "Rungs:\n"
-        "  --variant LIST       all (default), or rung names or numbers, comma-separated (see rungs list)\n"
-        "\n"
-        "Method:\n"
-     << kTimingFlags << kDataFlags << "\n"
-     << kOutputFlags
-     << "\n"
-        "How it measures (per shape, i.e. m, n, k and trans):\n"
-        "  1. Device buffers, handles and data are set up outside the timed region: random non-zero inputs\n"
-        "     from check::make_gemm_data, uploaded once; the fp64 reference (check::gemm_reference, all or\n"
-        "     sampled rows) is computed once and reused for every rung.\n"
-        "  2. Per rung: one correctness run (C filled with NaN; C0 when beta != 0), C copied back and compared\n"
-        "     with the reference (check::compare_gemm); then --warmup untimed runs; then --reps timed\n"
-        "     repetitions interleaved with the baseline:\n"
-        "         (flush L2, event, rung, event, flush L2, event, baseline, event) x reps\n"
-        "     The L2 flush is a kernel that reads 2x the device's L2 size of another buffer, outside the\n"
-        "     events: the L2 is left holding clean lines (a memset would leave dirty ones, written back\n"
-        "     during the timed launch).\n"
-        "  3. Each launch is timed with cudaEventElapsedTime; median, min and max over the repetitions.\n"
-        "     TFLOP/s = 2*m*n*k / median; % peak is against the fp32 peak `rungs info` shows (SMs x fp32\n"
-        "     lanes per SM x 2 x max SM clock). x <baseline> = baseline median / rung median, both from the\n"
-        "     same interleaved loop (> 1 = faster than the baseline); the baseline's own row shows 1.00.\n"
-        "     Where the interleaved baseline's median is more than 3 % off the baseline's own row (seen at\n"
-        "     8192^3 on the H100: cuBLAS up to 5 % slower interleaved), a note gives the ratio to the row too.\n"
-        "  4. A rung that cannot run the problem (rungs::Unsupported: cpu_naive beyond m*n*k = 2^31, a rung\n"
-        "     that needs a newer GPU, ...) is a SKIP row with the reason. If one warm-up run takes more than\n"
-        "     1 s, the repetitions are cut to what fits in about 10 s (at least 3) and the reps column\n"
-        "     marks the row with '*' (a note below the table says why).\n"
-        "  Every call goes through the public API: rungs::gemm / gemv / reduce_sum(..., Options{variant, stream}).\n"
-        "  gemv and reduce are bandwidth-bound: their tables show GB/s = the bytes the operation must move\n"
-        "     (gemv: A once + x + y; reduce: the input) / median, and % DRAM against the streaming-read\n"
-        "     bandwidth `rungs info` measures. gemv is checked against fp64 on every output; reduce against\n"
-        "     an exact sum (integers exactly; the accurate float rungs within 1 ulp + 2^-40 sum|x| for f32,\n"
-        "     2^-69 sum|x| for f64; the others within a plain sum's bound, src/check/reduce_check.hpp).\n"
-        "  Progress goes to stderr: \"[gemm 12/48] warptile 4096x4096x4096 nn\".\n"
-        "\n"
-        "Table columns: rung (number and name); shape (m x n x k and trans); median, min, max (ms); reps;\n"
-        "  TFLOP/s; % peak; x <baseline>; error = ||C - Cref||_F / ||Cref||_F against fp64 on the checked\n"
-        "  rows; check = pass, FAIL (outside the tolerances of src/check/gemm_check.hpp; still timed), SKIP,\n"
-        "  or ERROR (the rung threw rungs::Error; the run goes on unless the CUDA context is lost).\n"
-        "JSON benchmarks entries: name (\"gemm/warptile/4096x4096x4096/nn\"), run_name, run_type (iteration),\n"
-        "  repetitions, iterations, real_time (the median), cpu_time (= real_time), time_unit (ms), min, max,\n"
-        "  tflops,"
-        " pct_peak, baseline, baseline_real_time, speedup_vs_baseline, error_normwise, error_max_rel,\n"
-        "  bound_ratio, checked_rows, pass, status (ok|fail|skip|error), reason; SKIP and ERROR entries also\n"
-        "  carry error_occurred and error_message as Google Benchmark writes them. The context holds date,\n"
-        "  host_name, executable, num_cpus, device, sm, sms, peak_tflops, dram_gbs, cuda_runtime, cuda_driver,\n"
-        "  cublas, git_commit (env RUNGS_GIT_COMMIT, else git rev-parse), library_build_type and the method.\n"
-        "\n"
-        "gemm_host (matrices in host memory; default sizes 1024, 4096, 8192, nn, both memory kinds):\n"
-        "  --memory LIST        pinned, pageable or all (default all)\n"
-        "  --variant NAME       the device rung used on each block (default auto)\n"
-        "  --plan RxC[:kN/F[:rP]]  force the schedule (experiments): R row and C column panels, N chunks\n"
-        "                       of k sent k-major first covering the fraction F of k, op(A)'s pieces of that\n"
-        "                       first phase grouped into P taller ones (default: the library's)\n"
-        "  --trace              after the table, per row: the timeline of one more call, every copy and product\n"
-        "                       timed with CUDA events on its stream (start, end, rate), and each engine's busy\n"
-        "                       time and idle gaps (events cost ~2 us each to issue and the call is not replayed\n"
-        "                       from a CUDA graph: the traced call runs a little slower than the timed ones)\n"
-        "  --calls              after the table, per row: each timed call's time and where the calling thread\n"
-        "                       spent it (setup, packing and unpacking pageable memory, gemm and copy calls,\n"
-        "                       the wait at the end), in the order they ran\n"
-        "  --no-graph           issue every timed call's copies and products as they come (repeated calls on\n"
-        "                       pinned memory otherwise replay a CUDA graph captured from the second one)\n"
-        "  --host-threads N     threads that stage pageable memory, the caller included (default: one per\n"
-        "                       core up to 12, at most 8 for calls that stage less than 32 MiB; experiments)\n"
-        "  Per shape and memory kind: one checked call (C poisoned), then --warmup and --reps calls of the\n"
-        "  flow interleaved with the naive flow (cudaMemcpyAsync of A, B (and C when beta != 0), rungs::gemm,\n"
-        "  cudaMemcpyAsync of C back, on one stream; device buffers allocated before timing), both on the\n"
-        "  host clock, C reset outside the timed region. Also: the kernel alone (events, L2 flushed), plain\n"
-        "  copies of the bytes each way (from pinned memory, and from the row's memory kind), the floor =\n"
-        "  max(bytes in / pinned H2D, bytes out / pinned D2H, kernel) and x floor = flow / floor; and the\n"
-        "  first call of a fresh process (this executable run again with --first-call: CUDA context start,\n"
-        "  the library's set-up and the call; for pinned memory the pinned allocation too).\n"
-        "\n"
-        "Examples:\n"
-        "  rungs bench\n"
-        "  rungs bench gemm_host --size 1024,4096 --memory pinned\n"
-        "  rungs bench gemm --size 4096 --variant warptile,cublas --reps 50\n"
-        "  rungs bench gemm --size 1024:8192:x2 --trans nn,tn --format json --output bench.json\n"
-        "  rungs bench gemm --m 4096 --n 4096 --k 4096 --beta 1 --flush-l2 off\n"
-        "  rungs bench gemm --size 2^10:2^14 --variant 9 --baseline none --format csv\n"
-        "  rungs bench gemv --size 2^12:2^15 --trans all --variant multi_row,split_k,cublas\n"
-        "  rungs bench reduce --n 2^24 --dtype i64 --variant 1,2,3,8,cub\n"
-        "\n"
-     << kExit;
-  return os.str();
-}
-
-std::string verify_help() {
-  std::ostringstream os;
-  os << "rungs verify: check rungs against the fp64 reference on fresh random data\n"
-        "\n"
-        "Usage:\n"
-        "  rungs verify [OP] [flags]    every ladder, or OP (gemm, gemv, reduce), at its seed workloads\n"
-        "                               unless shapes are given\n"
-        "\n"
-        "Each selected rung runs once per shape on random non-zero inputs (check::make_gemm_data with --seed)\n"
-        "into a C filled with NaN (C0 when beta != 0); the result is compared with the fp64 reference\n"
-        "(check::gemm_reference) on all rows, or on 256 random rows when m*n*k > 2^30 (the output says so).\n"
-        "Per rung it prints: the max relative error, the normwise error ||C - Cref||_F / ||Cref||_F and its\n"
-        "tolerance, the bound ratio (max |c - ref| over the rigorous elementwise bound; <= 1 is inside it)\n"
-        "and pass/FAIL. A rung that cannot run the problem (rungs::Unsupported) prints SKIP with the reason.\n"
-        "Exit status 1 if any rung fails.\n"
-        "\n"
-     << kShapeFlags << kSizeGrammar << kTransFlags
-     << "  --beta X             default 0\n"
-        "\n"
-        "Rungs:\n"
-        "  --variant LIST       all (default), or rung names or numbers, comma-separated (see rungs list)\n"
-        "\n"
-        "Data:\n"
-     << kDataFlags << "\n"
-     << kOutputFlags << "\n"
-     << "Examples:\n"
-        "  rungs verify\n"
-        "  rungs verify gemm --m 1000 --n 777 --k 513 --trans all\n"
-        "  rungs verify gemm --size 1:64:+1 --variant warptile --format csv\n"
-        "  rungs verify gemv --m 1:70:+1 --n 3,4097 --trans all\n"
-        "  rungs verify reduce --n 1:100:+1,3000000000 --dtype all\n"
-        "\n"
-     << kExit;
-  return os.str();
-}
-
-std::string tune_help() {
-  std::ostringstream os;
-  os << "rungs tune: time every tile configuration of the warptile rung\n"
-        "\n"
-        "Usage:\n"
-        "  rungs tune [gemm] [flags]    the seed sizes (1024, 2048, 4096, 8192) unless --size or --m/--n/--k\n"
-        "\n"
-        "Each configuration of rungs::sgemm::warptile::configs() runs through run_config() with the bench\n"
-        "method (see rungs bench --help): a correctness run against fp64, warm-up, then timed repetitions\n"
-        "interleaved with the baseline, L2 flushed before each. One table per shape; the fastest passing\n"
-        "configuration (lowest median) is marked '*', and a summary lists the fastest per shape, so the\n"
-        "choice table in src/gemm/09_warptile.cu can be set from measurements.\n"
-        "\n"
-     << kShapeFlags << kSizeGrammar << kTransFlags << "  --beta X             default 0\n"
-     << "\n"
-        "Method:\n"
-     << kTimingFlags << kDataFlags << "\n"
-     << kOutputFlags << "\n"
-     << "Examples:\n"
-        "  rungs tune gemm --size 1024:8192:x2\n"
-        "  rungs tune gemm --m 4096 --n 4096 --k 1024,4096 --format csv --output tune.csv\n"
-        "\n"
-     << kExit;
-  return os.str();
-}
-
-std::string profile_help() {
-  std::ostringstream os;
-  os << "rungs profile: Nsight Compute (ncu) on one launch of each rung, one row per rung\n"
-        "\n"
-        "Usage:\n"
-        "  rungs profile OP [flags]     OP = gemm, gemv or reduce. Without shapes, one representative case:\n"
-        "                               gemm 4096 x 4096 x 4096 nn f32; gemv 16384 x 16384 n; reduce i64 2^24\n"
-        "\n"
-        "Per case and rung this executable runs again under ncu (with --profile-child, an internal flag): it\n"
-        "builds the case's data and device buffers as bench does, runs the rung once unprofiled and checks it\n"
-        "against fp64 (a rung that fails is a FAIL row, not profiled), then profiles ONE launch between\n"
-        "cudaProfilerStart and cudaProfilerStop (ncu --profile-from-start off --clock-control none: clocks not\n"
-        "locked; ncu flushes the caches before each replay pass). A rung may launch several kernels (split-k,\n"
-        "cuBLAS): time sums them and kern counts them; the other columns are the main kernel's (the longest),\n"
-        "bank conflicts excepted (summed). Rung 0, cpu_naive, runs on the host: a SKIP row; so is a rung the\n"
-        "device or the case's type cannot run. Times are of one profiled launch: cite rungs bench's medians.\n"
-        "\n"
-        "Columns (ncu metrics; n/a = ncu did not report it: it leaves out metric names it does not know):\n"
-        "  time         gpu__time_duration.sum over the rung's kernels;  kern  kernels launched\n"
-        "  regs         launch__registers_per_thread\n"
-        "  occ %        achieved occupancy, sm__warps_active.avg.pct_of_peak_sustained_active\n"
-        "  DRAM %       dram__throughput.avg.pct_of_peak_sustained_elapsed\n"
-        "  L2 hit %     lts__t_sector_hit_rate.pct\n"
-        "  bank confl   shared-memory bank conflicts, l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum\n"
-        "               + ..._op_st.sum, over all the rung's kernels\n"
-        "  issue %      smsp__issue_active.avg.pct_of_peak_sustained_active\n"
-        "  FMA %        sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active\n"
-        "  tensor %     sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active (where ncu lacks it:\n"
-        "               sm__pipe_tensor_op_hmma_cycles_active's)\n"
-        "  top stall    the reason R with the largest smsp__average_warps_issue_stalled_R_per_issue_active.ratio\n"
-        "               (warps stalled on R per issued instruction; \"selected\" left out), and that ratio\n"
-        "  main kernel  the longest kernel's name, shortened (csv and json also give it in full)\n"
-        "\n"
-     << "Shapes (bench's flags; lists give several cases, a row per case and rung):\n"
-        "  gemm    --size LIST (square), or --m LIST --n LIST --k LIST (with --size, those given fix that\n"
-        "          dimension); --trans nn|nt|tn|tt|all (default nn); --dtype f32|tf32|tf32x3|f16|bf16|all\n"
-        "          (default f32). Default shape 4096 x 4096 x 4096\n"
-        "  gemv    --size LIST (square A), or --m LIST --n LIST (A is m x n); --trans n|t|all (default n).\n"
-        "          Default 16384 x 16384\n"
-        "  reduce  --n LIST (or --size), up to 2^36; --dtype i32|i64|f32|f64|all (default i64). Default 2^24\n"
-        "  --alpha X, --beta X  default 1 and 0\n"
-     << kSizeGrammar << "\n"
-        "Rungs:\n"
-        "  --variant LIST       default: every rung of OP that runs on the GPU and does the case's type, then\n"
-        "                       auto; or rung names or numbers and auto, comma-separated (see rungs list)\n"
-        "\n"
-        "Profiler:\n"
-        "  --ncu PATH           the ncu executable. Default: ncu on PATH, else ncu in the bin directory of\n"
-        "                       the CUDA toolkit this build used ("
-     << (std::string(RUNGS_CUDA_BIN_DIR).empty() ? std::string("unknown") : std::string(RUNGS_CUDA_BIN_DIR))
-     << "), else\n"
-        "                       /usr/local/cuda/bin/ncu, else the newest /opt/nvidia/nsight-compute/*/ncu\n"
-        "  Reading the counters needs permission: ERR_NVGPUCTRPERM means the driver lets admin users only\n"
-        "  (run as root, or load the driver with NVreg_RestrictProfilingToAdminUsers=0;\n"
-        "  https://developer.nvidia.com/ERR_NVGPUCTRPERM).\n"
-        "\n"
-        "Data:\n"
-     << kDataFlags
-     << "\n"
-        "Output:\n"
-        "  --format table|csv|json\n"
-        "                       default table. csv: one row per case and rung, with a header. json:\n"
-        "                       {\"context\": {...}, \"profiler\": {...}, \"profiles\": [...]}, the context as\n"
-        "                       bench's; each profile also holds every stall reason's ratio\n"
-        "  --output FILE        write the output to FILE instead of stdout (with csv or json the table is\n"
-        "                       still printed on stdout)\n"
-        "  --quiet              no progress lines on stderr\n"
-        "  --help, -h           this help\n"
-        "\n"
-        "Examples:\n"
-        "  rungs profile gemm --size 4096\n"
-        "  rungs profile gemm --size 4096 --dtype bf16 --variant wgmma,wgmma_ws,wgmma_tma_store,cublas --format csv\n"
-        "  rungs profile gemv --m 2^20 --n 64 --trans all\n"
-        "  rungs profile reduce --n 2^28 --dtype f32,f64 --variant single_pass,cub\n"
-        "\n"
-        "Exit status: 0 success; 1 a rung failed verification (FAIL) or could not be profiled (ERROR); the\n"
-        "other rows are still written; 2 bad usage, ncu not found, no usable GPU, ncu unable to read the\n"
-        "counters, or a case that does not fit in device memory; 3 a CUDA failure. Errors are one line on\n"
-        "stderr: \"rungs: error: ...\".\n";
-  return os.str();
-}
-
-std::string info_help() {
-  return "rungs info: the device and the numbers the benchmarks assume\n"
-         "\n"
-         "Usage:\n"
-         "  rungs info [--device N]\n"
-         "\n"
-         "Prints: device name, compute capability, SM count, max SM clock, memory clock and bus width, L2\n"
-         "size, memory; the fp32 peak assumed for \"% peak\" = SMs x fp32 lanes per SM (per-architecture\n"
-         "table) x 2 (an FMA is two flops) x max SM clock; the DRAM bandwidth assumed, MEASURED with a\n"
-         "large device-to-device cudaMemcpyAsync (median of several, counting bytes read + written) beside\n"
-         "the theoretical one from the memory clock; the CUDA runtime, driver and cuBLAS versions.\n"
-         "\n"
-         "  --device N           the CUDA device (default 0)\n"
-         "  --help, -h           this help\n"
-         "\n" +
-         std::string(kExit);
-}
-
-std::string list_help() {
-  return "rungs list: the rungs of each ladder (no GPU needed)\n"
-         "\n"
-         "Usage:\n"
-         "  rungs list [gemm|gemv|reduce]\n"
-         "\n"
-         "Per rung: number (its file prefix under src/gemm/), name (what --variant takes), min_sm (the\n"
-         "oldest compute capability it runs on, major*10+minor; 0 = host), baseline (the vendor library)\n"
-         "and a one-line summary. Ladders without rungs print \"(none yet)\".\n"
-         "\n"
-         "  --help, -h           this help\n";
-}
+const char* const kNcuHelp =
+    sizeof(RUNGS_CUDA_BIN_DIR) > 1
+        ? "the ncu executable. Default: ncu on PATH, else ncu in the bin directory of the CUDA toolkit this "
+          "build used (" RUNGS_CUDA_BIN_DIR "), else /usr/local/cuda/bin/ncu, else the newest "
+          "/opt/nvidia/nsight-compute/*/ncu"
+        : "the ncu executable. Default: ncu on PATH, else ncu in the bin directory of the CUDA toolkit this "
+          "build used (unknown), else /usr/local/cuda/bin/ncu, else the newest /opt/nvidia/nsight-compute/*/ncu";
 
 }  // namespace
 
-const std::vector<FlagInfo>& flags() {
-  static const std::vector<FlagInfo> f = {
-      {"--size", true, kShaped},
-      {"--m", true, kShaped},
-      {"--n", true, kShaped},
-      {"--k", true, kShaped},
-      {"--trans", true, kShaped},
-      {"--dtype", true, kShaped},
-      {"--alpha", true, kShaped},
-      {"--beta", true, kShaped},
-      {"--variant", true, bit(Command::bench) | bit(Command::verify) | kProfile},
-      {"--baseline", true, kTimed},
-      {"--reps", true, kTimed},
-      {"--warmup", true, kTimed},
-      {"--flush-l2", true, kTimed},
-      {"--seed", true, kShaped},
-      {"--check-rows", true, kShaped},
-      {"--device", true, kShaped | bit(Command::info)},
-      {"--format", true, kShaped},
-      {"--output", true, kShaped},
-      {"--quiet", false, kShaped},
-      {"--memory", true, bit(Command::bench)},
-      {"--first-call", false, bit(Command::bench)},
-      {"--plan", true, bit(Command::bench)},
-      {"--trace", false, bit(Command::bench)},
-      {"--calls", false, bit(Command::bench)},
-      {"--no-graph", false, bit(Command::bench)},
-      {"--host-threads", true, bit(Command::bench)},
-      {"--ncu", true, kProfile},
-      {"--profile-child", false, kProfile},  // internal: the process ncu profiles (profile.cpp)
-      {"--help", false, kAll},
+const std::vector<Flag>& flags() {
+  using G = FlagGroup;
+  static const std::vector<Flag> f = {
+      // Shapes.
+      {"--size", "LIST", kShaped, G::shapes,
+       "gemm: square shapes, m = n = k = each size; any of --m, --n, --k given beside it fixes that dimension "
+       "instead (--size 1024:8192:x2 --k 256). gemv: square A. reduce: the lengths (as --n)",
+       store_text<&ParseState::size>},
+      {"--m", "LIST", kShaped, G::shapes,
+       "gemm: the rows of C; gemv: the rows of A. Every combination of the lists given runs. Without --size "
+       "gemm needs --m, --n and --k together, gemv --m and --n",
+       store_text<&ParseState::m>},
+      {"--n", "LIST", kShaped, G::shapes,
+       "gemm: the columns of C; gemv: the columns of A; reduce: the lengths, up to 2^36 (2^31 and more take "
+       "the 64-bit index paths)",
+       store_text<&ParseState::n>},
+      {"--k", "LIST", kShaped, G::shapes, "gemm: the inner dimension, op(A)'s columns and op(B)'s rows",
+       store_text<&ParseState::k>},
+      {"--trans", "LIST", kShaped, G::shapes,
+       "gemm: nn, nt, tn, tt (comma-separated) or all; default nn. The first letter is A's, the second B's: "
+       "t = the operand is stored transposed.\n"
+       "gemv: n (y = A x), t (y = A^T x) or all; default n (the seed workloads: both)",
+       store_text<&ParseState::trans>},
+      {"--dtype", "LIST", kShaped, G::shapes,
+       "gemm: f32 (fp32 CUDA cores), tf32, tf32x3 (float inputs on tensor cores), f16, bf16 or all (default "
+       "f32; the seed shapes without --size add bf16 and tf32x3).\n"
+       "reduce: i32, i64, f32, f64 or all (default all); i32 sums exactly into int64. gemv: f32 only",
+       store_text<&ParseState::dtype>, nullptr, nullptr, kProfile,
+       "gemm: f32 (fp32 CUDA cores), tf32, tf32x3 (float inputs on tensor cores), f16, bf16 or all (default "
+       "f32).\n"
+       "reduce: i32, i64, f32, f64 or all (default i64); i32 sums exactly into int64. gemv: f32 only"},
+      {"--alpha", "X", kShaped, G::shapes, "default 1", store_float<&Args::alpha>},
+      {"--beta", "X", kShaped, G::shapes,
+       "default 0. With beta != 0 repeated runs accumulate into C (values grow; fine for timing); the "
+       "correctness run starts from C0",
+       store_float<&Args::beta>},
+      // Rungs.
+      {"--variant", "LIST", bit(Command::bench) | bit(Command::verify) | kProfile, G::rungs,
+       "all (default), or rung names or numbers, comma-separated (see rungs list)",
+       [](ParseState& p, const Flag& f, const std::string& v) {
+         p.a.variants.clear();
+         if (v == "all") return;
+         for (const std::string& name : split(v, ',')) {
+           if (name.empty()) fail(std::string(f.name) + ": empty rung name in " + quoted(v));
+           p.a.variants.push_back(name);
+         }
+       },
+       nullptr, nullptr, kProfile,
+       "default: every rung of OP that runs on the GPU and does the case's type, then auto; or rung names or "
+       "numbers and auto, comma-separated (see rungs list)"},
+      // Timing.
+      {"--reps", "N", kTimed, G::timing,
+       "timed repetitions (default 20). 20 or more is the method for reported numbers; fewer is allowed for "
+       "quick looks and the output notes it",
+       [](ParseState& p, const Flag& f, const std::string& v) {
+         p.a.reps = static_cast<int>(parse_int(v, f.name, 1, 10000));
+         p.a.reps_given = true;
+       }},
+      {"--warmup", "N", kTimed, G::timing, "untimed runs before timing (default 3)",
+       [](ParseState& p, const Flag& f, const std::string& v) {
+         p.a.warmup = static_cast<int>(parse_int(v, f.name, 0, 10000));
+       }},
+      {"--flush-l2", "on|off", kTimed, G::timing, "flush the L2 before each timed launch (default on)",
+       [](ParseState& p, const Flag& f, const std::string& v) {
+         if (v != "on" && v != "off") fail(std::string(f.name) + ": " + quoted(v) + " is not on or off");
+         p.a.flush_l2 = v == "on";
+       }},
+      {"--baseline", "NAME", kTimed, G::timing,
+       "the rung timed beside every other (default auto: each ladder's vendor rung, cublas for gemm and gemv, "
+       "cub for reduce; none = no baseline)",
+       [](ParseState& p, const Flag& f, const std::string& v) { p.a.baseline = non_empty(v, f, "rung name"); }},
+      // Data.
+      {"--seed", "N", kShaped, G::data, "seed of the random inputs and of the sampled rows (default 42)",
+       [](ParseState& p, const Flag& f, const std::string& v) { p.a.seed = parse_u64(v, f.name); }},
+      {"--check-rows", "N|all", kShaped, G::data,
+       "rows of C checked against the fp64 reference (default: all rows when m*n*k <= 2^30, else 256 random "
+       "rows; the output says which)",
+       [](ParseState& p, const Flag& f, const std::string& v) {
+         p.a.check_rows = v == "all" ? 0 : parse_int(v, f.name, 1, kMaxDim);
+       }},
+      {"--device", "N", kShaped | bit(Command::info), G::data, "the CUDA device to use (default 0)",
+       [](ParseState& p, const Flag& f, const std::string& v) {
+         p.a.device = static_cast<int>(parse_int(v, f.name, 0, 1023));
+       }},
+      // Output.
+      {"--format", "table|csv|json", kShaped, G::output,
+       "default table. csv: one row per measurement, with a header. json: Google Benchmark's layout: "
+       "{\"context\": {...}, \"benchmarks\": [...]}",
+       [](ParseState& p, const Flag& f, const std::string& v) {
+         if (v == "table") p.a.format = Format::table;
+         else if (v == "csv") p.a.format = Format::csv;
+         else if (v == "json") p.a.format = Format::json;
+         else fail(std::string(f.name) + ": " + quoted(v) + " is not table, csv or json");
+       },
+       nullptr, nullptr, kProfile,
+       "default table. csv: one row per case and rung, with a header. json: {\"context\": {...}, "
+       "\"profiler\": {...}, \"profiles\": [...]}, the context as bench's; each profile also holds every "
+       "stall reason's ratio"},
+      {"--output", "FILE", kShaped, G::output,
+       "write the output to FILE instead of stdout (with csv or json the table is still printed on stdout)",
+       [](ParseState& p, const Flag& f, const std::string& v) { p.a.output = non_empty(v, f, "file name"); }},
+      {"--quiet", nullptr, kShaped, G::output, "no progress lines on stderr", store_switch<&Args::quiet>},
+      {"--help", nullptr, kAll, G::output, "this help", nullptr},
+      // bench gemm_host.
+      {"--memory", "LIST", bit(Command::bench), G::gemm_host, "pinned, pageable or all (default all)",
+       [](ParseState& p, const Flag& f, const std::string& v) {
+         for (const std::string& kind : split(v, ',')) {
+           if (kind == "all") p.a.memory = {"pinned", "pageable"};
+           else if (kind == "pinned" || kind == "pageable") p.a.memory.push_back(kind);
+           else fail(std::string(f.name) + ": " + quoted(kind) + " is not pinned, pageable or all");
+         }
+       },
+       "gemm_host"},
+      {"--calls", nullptr, bit(Command::bench), G::gemm_host,
+       "after the table, per row: each timed call's time and where the calling thread spent it (setup, "
+       "packing and unpacking pageable memory, gemm and copy calls, the wait at the end), in the order they ran",
+       store_switch<&Args::calls>, "gemm_host", "prints its list after the table"},
+      {"--no-graph", nullptr, bit(Command::bench), G::gemm_host,
+       "issue every timed call's copies and products as they come (repeated calls on pinned memory otherwise "
+       "replay a CUDA graph captured from the second one)",
+       store_switch<&Args::no_graph>, "gemm_host"},
+      {"--host-threads", "N", bit(Command::bench), G::gemm_host,
+       "threads that stage pageable memory, the caller included (default: one per core up to 12, at most 8 "
+       "for calls that stage less than 32 MiB)",
+       [](ParseState& p, const Flag& f, const std::string& v) {
+         p.a.host_threads = static_cast<int>(parse_int(v, f.name, 1, 256));
+       },
+       "gemm_host"},
+#ifdef RUNGS_EXPERIMENTS
+      // The experiment hooks' flags.
+      {"--plan", "RxC[:kN/F[:rP]]", bit(Command::bench), G::gemm_host,
+       "force the schedule: R row and C column panels, N chunks of k sent k-major first "
+       "covering the fraction F of k, op(A)'s pieces of that first phase grouped into P taller ones "
+       "(default: the library's)",
+       [](ParseState& p, const Flag&, const std::string& v) { p.a.plan = v; }, "gemm_host"},
+      {"--trace", nullptr, bit(Command::bench), G::gemm_host,
+       "after the table, per row: the timeline of one more call, every copy and product timed with CUDA "
+       "events on its stream (start, end, rate), and each engine's busy time and idle gaps (events cost ~2 us "
+       "each to issue and the call is not replayed from a CUDA graph: the traced call runs a little slower "
+       "than the timed ones)",
+       store_switch<&Args::trace>, "gemm_host", "prints a timeline after the table"},
+#endif
+      // Profiler.
+      {"--ncu", "PATH", kProfile, G::profiler, kNcuHelp,
+       [](ParseState& p, const Flag& f, const std::string& v) { p.a.ncu = non_empty(v, f, "path"); }},
+      // Internal: the commands run this executable again with them.
+      {"--first-call", nullptr, bit(Command::bench), G::internal,
+       "time this process's first gemm_host call (bench gemm_host's child process)",
+       store_switch<&Args::first_call>, "gemm_host"},
+      {"--profile-child", nullptr, kProfile, G::internal, "be the process ncu profiles (profile's child process)",
+       store_switch<&Args::profile_child>},
   };
   return f;
 }
@@ -614,7 +384,6 @@ std::vector<DType> parse_dtype_list(const std::string& text, const std::string& 
   }
   return out;
 }
-
 
 std::vector<check::GemmKind> parse_gemm_kind_list(const std::string& text, const std::string& flag) {
   using check::GemmKind;
@@ -761,7 +530,8 @@ Args parse_args(const std::vector<std::string>& argv) {
     }
   }
 
-  std::string size_text, m_text, n_text, k_text, trans_text, dtype_text;
+  ParseState st{a, {}, {}, {}, {}, {}, {}};
+  std::vector<const Flag*> given;  // in command-line order
   bool positional_seen = false;
   for (size_t i = 1; i < argv.size(); ++i) {
     const std::string& tok = argv[i];
@@ -774,72 +544,19 @@ Args parse_args(const std::vector<std::string>& argv) {
         value = tok.substr(eq + 1);
         inline_value = true;
       }
-      const FlagInfo* f = find_flag(name);
+      const Flag* f = find_flag(name);
       if (f == nullptr)
         fail("unknown flag " + name + " for 'rungs " + cmd + "' (see rungs " + cmd + " --help)");
       if (!(f->commands & bit(a.command)))
         fail("flag " + name + " does not apply to 'rungs " + cmd + "' (see rungs " + cmd + " --help)");
-      if (!f->takes_value) {
+      if (f->value == nullptr) {
         if (inline_value) fail("flag " + name + " takes no value");
       } else if (!inline_value) {
         if (i + 1 >= argv.size()) fail("flag " + name + " needs a value (see rungs " + cmd + " --help)");
         value = argv[++i];
       }
-      if (name == "--size") size_text = value;
-      else if (name == "--m") m_text = value;
-      else if (name == "--n") n_text = value;
-      else if (name == "--k") k_text = value;
-      else if (name == "--trans") trans_text = value;
-      else if (name == "--dtype") dtype_text = value;
-      else if (name == "--alpha") a.alpha = parse_float(value, name);
-      else if (name == "--beta") a.beta = parse_float(value, name);
-      else if (name == "--variant") {
-        a.variants.clear();
-        if (value != "all") {
-          for (const std::string& v : split(value, ',')) {
-            if (v.empty()) fail(name + ": empty rung name in " + quoted(value));
-            a.variants.push_back(v);
-          }
-        }
-      } else if (name == "--baseline") {
-        if (value.empty()) fail(name + ": empty rung name");
-        a.baseline = value;
-      } else if (name == "--reps") {
-        a.reps = static_cast<int>(parse_int(value, name, 1, 10000));
-        a.reps_given = true;
-      } else if (name == "--warmup") a.warmup = static_cast<int>(parse_int(value, name, 0, 10000));
-      else if (name == "--flush-l2") {
-        if (value == "on") a.flush_l2 = true;
-        else if (value == "off") a.flush_l2 = false;
-        else fail(name + ": " + quoted(value) + " is not on or off");
-      } else if (name == "--seed") a.seed = parse_u64(value, name);
-      else if (name == "--check-rows") a.check_rows = value == "all" ? 0 : parse_int(value, name, 1, kMaxDim);
-      else if (name == "--device") a.device = static_cast<int>(parse_int(value, name, 0, 1023));
-      else if (name == "--format") {
-        if (value == "table") a.format = Format::table;
-        else if (value == "csv") a.format = Format::csv;
-        else if (value == "json") a.format = Format::json;
-        else fail(name + ": " + quoted(value) + " is not table, csv or json");
-      } else if (name == "--output") {
-        if (value.empty()) fail(name + ": empty file name");
-        a.output = value;
-      } else if (name == "--quiet") a.quiet = true;
-      else if (name == "--memory") {
-        for (const std::string& v : split(value, ',')) {
-          if (v == "all") a.memory = {"pinned", "pageable"};
-          else if (v == "pinned" || v == "pageable") a.memory.push_back(v);
-          else fail(name + ": " + quoted(v) + " is not pinned, pageable or all");
-        }
-      } else if (name == "--first-call") a.first_call = true;
-      else if (name == "--plan") a.plan = value;
-      else if (name == "--trace") a.trace = true;
-      else if (name == "--calls") a.calls = true;
-      else if (name == "--no-graph") a.no_graph = true;
-      else if (name == "--host-threads") a.host_threads = static_cast<int>(parse_int(value, name, 1, 256));
-      else if (name == "--ncu") {
-        if (value.empty()) fail(name + ": empty path");
-        a.ncu = value;
-      } else if (name == "--profile-child") a.profile_child = true;
+      f->store(st, *f, value);
+      given.push_back(f);
       continue;
     }
     // A positional argument: the operation.
@@ -857,18 +574,12 @@ Args parse_args(const std::vector<std::string>& argv) {
   if (a.command == Command::profile && a.op.empty())
     fail("profile: name the operation (rungs profile gemm|gemv|reduce [flags]; see rungs profile --help)");
 
-  if ((!a.memory.empty() || a.first_call || !a.plan.empty() || a.trace || a.calls || a.no_graph || a.host_threads) &&
-      a.op != "gemm_host")
-    fail(std::string(a.first_call       ? "--first-call"
-                     : !a.plan.empty() ? "--plan"
-                     : a.trace         ? "--trace"
-                     : a.calls         ? "--calls"
-                     : a.no_graph      ? "--no-graph"
-                     : a.host_threads  ? "--host-threads"
-                                       : "--memory") +
-         " applies to rungs bench gemm_host only");
-  if (a.trace && a.format != Format::table) fail("--trace prints a timeline after the table: use --format table");
-  if (a.calls && a.format != Format::table) fail("--calls prints its list after the table: use --format table");
+  for (const Flag* f : given)
+    if (f->only_op && a.op != f->only_op)
+      fail(std::string(f->name) + " applies to rungs " + cmd + " " + f->only_op + " only");
+  for (const Flag* f : given)
+    if (f->after_table && a.format != Format::table)
+      fail(std::string(f->name) + " " + f->after_table + ": use --format table");
   if (a.command == Command::tune) {
     if (a.op.empty()) a.op = "gemm";
     if (a.op != "gemm") fail("tune: only gemm has tunable configurations (got " + a.op + ")");
@@ -876,45 +587,45 @@ Args parse_args(const std::vector<std::string>& argv) {
   }
 
   // Flags whose meaning depends on the ladder need it named when they are not gemm's.
-  const bool any_dim = !m_text.empty() || !n_text.empty() || !k_text.empty();
-  const bool shaped = !size_text.empty() || any_dim || !trans_text.empty() || !dtype_text.empty();
+  const bool any_dim = !st.m.empty() || !st.n.empty() || !st.k.empty();
+  const bool shaped = !st.size.empty() || any_dim || !st.trans.empty() || !st.dtype.empty();
   if (shaped && a.op.empty() && (a.command == Command::bench || a.command == Command::verify))
     fail("--size, --m, --n, --k, --trans and --dtype mean different things per ladder: name the operation "
          "(rungs " + cmd + " gemm|gemv|reduce ...)");
   const std::string op = a.op.empty() ? "gemm" : a.op;
-  if (!dtype_text.empty()) {
+  if (!st.dtype.empty()) {
     if (op == "gemm") {
-      a.gemm_kinds = parse_gemm_kind_list(dtype_text, "--dtype");
+      a.gemm_kinds = parse_gemm_kind_list(st.dtype, "--dtype");
     } else {
-      a.dtypes = parse_dtype_list(dtype_text, "--dtype");
+      a.dtypes = parse_dtype_list(st.dtype, "--dtype");
       if (op != "reduce" && !(a.dtypes.size() == 1 && a.dtypes[0] == DType::f32))
         fail("--dtype: " + op + " is fp32 only (--dtype applies to reduce and gemm)");
       if (op != "reduce") a.dtypes.clear();
     }
   }
-  if (!trans_text.empty()) {
+  if (!st.trans.empty()) {
     if (op == "reduce") fail("--trans does not apply to reduce");
-    a.trans = parse_trans_list(trans_text, "--trans", op);
+    a.trans = parse_trans_list(st.trans, "--trans", op);
   }
 
   if (op == "reduce") {
     // --n (or --size) lists the lengths.
-    if (!m_text.empty() || !k_text.empty()) fail("reduce takes --n LIST (the lengths), not --m or --k");
-    if (!size_text.empty() && !n_text.empty()) fail("reduce: give the lengths once, with --n or --size");
-    const std::string& t = n_text.empty() ? size_text : n_text;
+    if (!st.m.empty() || !st.k.empty()) fail("reduce takes --n LIST (the lengths), not --m or --k");
+    if (!st.size.empty() && !st.n.empty()) fail("reduce: give the lengths once, with --n or --size");
+    const std::string& t = st.n.empty() ? st.size : st.n;
     if (!t.empty())
-      for (int64_t v : parse_size_list(t, n_text.empty() ? "--size" : "--n", kMaxReduceN)) a.shapes.push_back({0, v, 0});
+      for (int64_t v : parse_size_list(t, st.n.empty() ? "--size" : "--n", kMaxReduceN)) a.shapes.push_back({0, v, 0});
     return a;
   }
   if (op == "gemv") {
     // --size gives square A; --m and --n (together) give A's rows and columns.
-    if (!k_text.empty()) fail("gemv takes --m and --n (A is m x n), not --k");
-    if (!size_text.empty() || any_dim) {
-      if (size_text.empty() && (m_text.empty() || n_text.empty()))
-        fail(std::string("gemv: --m and --n go together (or give --size); missing ") + (m_text.empty() ? "--m" : "--n"));
-      const std::vector<int64_t> sizes = size_text.empty() ? std::vector<int64_t>{0} : parse_size_list(size_text, "--size");
-      const std::vector<int64_t> ms = m_text.empty() ? std::vector<int64_t>{} : parse_size_list(m_text, "--m");
-      const std::vector<int64_t> ns = n_text.empty() ? std::vector<int64_t>{} : parse_size_list(n_text, "--n");
+    if (!st.k.empty()) fail("gemv takes --m and --n (A is m x n), not --k");
+    if (!st.size.empty() || any_dim) {
+      if (st.size.empty() && (st.m.empty() || st.n.empty()))
+        fail(std::string("gemv: --m and --n go together (or give --size); missing ") + (st.m.empty() ? "--m" : "--n"));
+      const std::vector<int64_t> sizes = st.size.empty() ? std::vector<int64_t>{0} : parse_size_list(st.size, "--size");
+      const std::vector<int64_t> ms = st.m.empty() ? std::vector<int64_t>{} : parse_size_list(st.m, "--m");
+      const std::vector<int64_t> ns = st.n.empty() ? std::vector<int64_t>{} : parse_size_list(st.n, "--n");
       for (int64_t sz : sizes)
         for (int64_t m : ms.empty() ? std::vector<int64_t>{sz} : ms)
           for (int64_t n : ns.empty() ? std::vector<int64_t>{sz} : ns) {
@@ -926,18 +637,18 @@ Args parse_args(const std::vector<std::string>& argv) {
   }
 
   // gemm. --size gives square shapes; --m/--n/--k lists fix dimensions; every combination runs.
-  if (!size_text.empty() || any_dim) {
-    if (size_text.empty() && (m_text.empty() || n_text.empty() || k_text.empty())) {
+  if (!st.size.empty() || any_dim) {
+    if (st.size.empty() && (st.m.empty() || st.n.empty() || st.k.empty())) {
       std::string missing;
-      if (m_text.empty()) missing += " --m";
-      if (n_text.empty()) missing += " --n";
-      if (k_text.empty()) missing += " --k";
+      if (st.m.empty()) missing += " --m";
+      if (st.n.empty()) missing += " --n";
+      if (st.k.empty()) missing += " --k";
       fail("--m, --n and --k go together (or give --size); missing" + missing);
     }
-    const std::vector<int64_t> sizes = size_text.empty() ? std::vector<int64_t>{0} : parse_size_list(size_text, "--size");
-    const std::vector<int64_t> ms = m_text.empty() ? std::vector<int64_t>{} : parse_size_list(m_text, "--m");
-    const std::vector<int64_t> ns = n_text.empty() ? std::vector<int64_t>{} : parse_size_list(n_text, "--n");
-    const std::vector<int64_t> ks = k_text.empty() ? std::vector<int64_t>{} : parse_size_list(k_text, "--k");
+    const std::vector<int64_t> sizes = st.size.empty() ? std::vector<int64_t>{0} : parse_size_list(st.size, "--size");
+    const std::vector<int64_t> ms = st.m.empty() ? std::vector<int64_t>{} : parse_size_list(st.m, "--m");
+    const std::vector<int64_t> ns = st.n.empty() ? std::vector<int64_t>{} : parse_size_list(st.n, "--n");
+    const std::vector<int64_t> ks = st.k.empty() ? std::vector<int64_t>{} : parse_size_list(st.k, "--k");
     for (int64_t s : sizes) {
       const std::vector<int64_t> m1 = ms.empty() ? std::vector<int64_t>{s} : ms;
       const std::vector<int64_t> n1 = ns.empty() ? std::vector<int64_t>{s} : ns;
@@ -951,18 +662,6 @@ Args parse_args(const std::vector<std::string>& argv) {
     }
   }
   return a;
-}
-
-std::string help_text(Command c) {
-  switch (c) {
-    case Command::info: return info_help();
-    case Command::list: return list_help();
-    case Command::bench: return bench_help();
-    case Command::verify: return verify_help();
-    case Command::tune: return tune_help();
-    case Command::profile: return profile_help();
-    default: return top_help();
-  }
 }
 
 }  // namespace rungs::cli

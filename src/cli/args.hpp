@@ -82,8 +82,10 @@ struct Args {
   bool quiet = false;
   std::vector<std::string> memory;   // bench gemm_host: "pinned", "pageable"; empty = both
   bool first_call = false;           // bench gemm_host: time this process's first call (internal)
-  std::string plan;                  // bench gemm_host: force the schedule, "RxC" or "RxC:kN/F" (experiments)
+#ifdef RUNGS_EXPERIMENTS
+  std::string plan;                  // bench gemm_host: force the schedule, "RxC[:kN/F[:rP]]"
   bool trace = false;                // bench gemm_host: print one traced call's timeline per row
+#endif
   bool calls = false;                // bench gemm_host: print each timed call's host-side breakdown per row
   bool no_graph = false;             // bench gemm_host: issue every call eagerly (no CUDA graph replay)
   int host_threads = 0;              // bench gemm_host: staging threads, the caller included (0 = the library's)
@@ -128,14 +130,31 @@ std::vector<std::string> split(const std::string& text, char sep);
 // (0 = all rows).
 int64_t reference_rows(const Args& a, const Shape& s);
 
-// Help texts: the top-level one for Command::none / help.
+// Help texts (cli/help.cpp): the top-level one for Command::none / help.
 std::string help_text(Command c);
-// Every flag the parser accepts, with the commands it applies to (for the tests and errors).
-struct FlagInfo {
-  const char* name;
-  bool takes_value;
-  unsigned commands;  // bit (1u << int(Command))
+
+// A command's bit in Flag::commands.
+constexpr unsigned command_bit(Command c) { return 1u << static_cast<unsigned>(c); }
+// The commands that run problems: they share the shape, data and output flags.
+constexpr unsigned kProblemCommands = command_bit(Command::bench) | command_bit(Command::verify) |
+                                      command_bit(Command::tune) | command_bit(Command::profile);
+
+// Every flag of the command line, described once: flags() drives parse_args, every command's
+// --help and the top-level summary.
+enum class FlagGroup { shapes, rungs, timing, data, output, gemm_host, profiler, internal };
+struct ParseState;  // the parser's state while it reads the flags (args.cpp)
+struct Flag {
+  const char* name;     // "--size"
+  const char* value;    // its value as the help writes it ("LIST", "N"); nullptr: a switch
+  unsigned commands;    // command_bit() of each command that accepts it
+  FlagGroup group;      // where a command's --help lists it (internal: nowhere)
+  const char* help;     // the help text, wrapped to the help's width ("\n" starts a new line)
+  void (*store)(ParseState&, const Flag&, const std::string& value);  // nullptr: --help (read first)
+  const char* only_op = nullptr;      // the one operation it applies to, if any ("gemm_host")
+  const char* after_table = nullptr;  // what it prints after the table (so it needs --format table)
+  unsigned other_commands = 0;        // commands whose --help says other_help instead of help
+  const char* other_help = nullptr;
 };
-const std::vector<FlagInfo>& flags();
+const std::vector<Flag>& flags();
 
 }  // namespace rungs::cli

@@ -1,5 +1,7 @@
 // gemm_host's knobs and its report of the last call, for the tests and `rungs bench gemm_host`
-// (not part of the public API).
+// (not part of the public API). The experiment hooks among them (a forced plan, traced calls, an
+// injected failure) exist only in a RUNGS_EXPERIMENTS build (CMake -DRUNGS_EXPERIMENTS=ON, for
+// scripts/experiments/; the GPU tests build src/host/ with them).
 #pragma once
 
 #include "host/schedule.hpp"
@@ -14,7 +16,6 @@ namespace rungs::host {
 
 // Process-wide overrides (nullopt / 0 = the library's own choice). Set them before calls start.
 struct Tuning {
-  std::optional<Plan> plan;      // the piece schedule of every job
   size_t device_bytes = 0;       // device memory a call may hold for A, B and C (forces out-of-core paths)
   size_t staging_bytes = 0;      // bytes of one pinned staging slot
   int staging_threads = 0;       // threads that stage pageable memory, the caller included (bench --host-threads)
@@ -23,12 +24,17 @@ struct Tuning {
   int unpack_threads = -1;       // C's staged blocks unpacked in the background by this many of the staging
                                  // threads while the others pack (0: by all of them, in turn with packing;
                                  // -1: the library's choice)
-  int64_t fail_at_step = -1;     // tests: throw rungs::Error before this step (counted over the call's jobs)
   bool graph = true;             // false: never capture or replay a CUDA graph (bench --no-graph)
-  bool trace = false;            // time every copy and product of each call with CUDA events (no graph
-                                 // replay; events cost ~2 us each to issue): CallInfo::trace
+#ifdef RUNGS_EXPERIMENTS
+  // The experiment hooks. A call with an injected failure or traced is not captured or replayed.
+  std::optional<Plan> plan;      // the piece schedule of every job (bench --plan)
+  bool trace = false;            // time every copy and product of each call with CUDA events (events
+                                 // cost ~2 us each to issue): CallInfo::trace (bench --trace)
+  int64_t fail_at_step = -1;     // throw rungs::Error before this step (counted over the call's jobs)
+#endif
 };
 
+#ifdef RUNGS_EXPERIMENTS
 // One copy or product of a traced call (Tuning::trace), timed on the GPU.
 struct TraceOp {
   char engine = 'H';      // 'H' a host-to-device copy, 'K' a multiplication, 'D' a device-to-host copy
@@ -36,6 +42,7 @@ struct TraceOp {
   double amount = 0;      // copies: bytes; products: multiply-adds
   double start_ms = 0, end_ms = 0;  // after an event recorded on the H2D stream before the call's first piece
 };
+#endif
 void set_tuning(const Tuning& t);
 Tuning tuning();
 
@@ -53,7 +60,9 @@ struct CallInfo {
   // the caller saw it done), waiting at the end; and the whole call.
   double setup_ms = 0, issue_ms = 0, gemm_calls_ms = 0, copy_calls_ms = 0, pack_ms = 0, unpack_ms = 0, wait_ms = 0,
          total_ms = 0;
+#ifdef RUNGS_EXPERIMENTS
   std::vector<TraceOp> trace;    // Tuning::trace: the call's copies and products in issue order
+#endif
 };
 CallInfo last_call();
 

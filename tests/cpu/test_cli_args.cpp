@@ -271,6 +271,37 @@ TEST(CliArgs, HelpAndVersion) {
   EXPECT_EQ(parse_args({"tune"}).op, "gemm");
 }
 
+// flags() drives the parser and every --help: each flag's help lists it for every command that
+// accepts it (the internal ones excepted), the top-level summary names it, no line is too long, and
+// each flag the parser reaches has a store.
+TEST(CliArgs, EveryFlagInTheHelpOfItsCommands) {
+  const Command commands[] = {Command::info, Command::list, Command::bench, Command::verify, Command::tune,
+                              Command::profile};
+  const std::string top = help_text(Command::none);
+  std::vector<std::string> names;
+  for (const Flag& f : flags()) {
+    for (const std::string& n : names) EXPECT_NE(n, f.name) << "listed twice";
+    names.push_back(f.name);
+    EXPECT_EQ(f.store == nullptr, std::string(f.name) == "--help") << f.name;
+    if (f.group == FlagGroup::internal || f.store == nullptr) continue;
+    EXPECT_NE(top.find(f.name), std::string::npos) << f.name << " is missing from rungs --help";
+    for (Command c : commands)
+      if (f.commands & (1u << static_cast<unsigned>(c))) {
+        const std::string h = help_text(c);
+        EXPECT_NE(h.find(std::string("  ") + f.name), std::string::npos)
+            << f.name << " is missing from rungs " << command_name(c) << " --help";
+      }
+  }
+  for (Command c : {Command::none, Command::info, Command::list, Command::bench, Command::verify, Command::tune,
+                    Command::profile})
+    for (const std::string& line : split(help_text(c), '\n')) EXPECT_LE(line.size(), 110u) << line;
+  // A flag's help text for one command where it means something else there.
+  EXPECT_NE(help_text(Command::profile).find("(default i64)"), std::string::npos);
+  EXPECT_EQ(help_text(Command::bench).find("(default i64)"), std::string::npos);
+  EXPECT_NE(help_text(Command::info).find("--device N"), std::string::npos);
+  EXPECT_EQ(help_text(Command::info).find("--format"), std::string::npos);
+}
+
 TEST(CliArgs, ReferenceRows) {
   Args a;
   EXPECT_EQ(reference_rows(a, {1024, 1024, 1024}), 0);                  // 2^30: all rows
@@ -350,14 +381,10 @@ TEST(CliArgs, BenchGemmHost) {
   EXPECT_EQ(a.trans[0].b, Trans::T);
   EXPECT_EQ(parse_args({"bench", "gemm_host", "--memory", "all"}).memory,
             (std::vector<std::string>{"pinned", "pageable"}));
-  EXPECT_EQ(parse_args({"bench", "gemm_host", "--plan", "8x1:k2/0.5"}).plan, "8x1:k2/0.5");
   EXPECT_NE(parse_error({"bench", "gemm_host", "--memory", "unified"}).find("--memory: 'unified' is not pinned"),
             std::string::npos);
   EXPECT_NE(parse_error({"bench", "gemm", "--memory", "pinned"}).find("--memory applies to rungs bench gemm_host"),
             std::string::npos);
-  EXPECT_NE(parse_error({"bench", "gemv", "--plan", "4x4"}).find("--plan applies to rungs bench gemm_host"),
-            std::string::npos);
-  EXPECT_TRUE(parse_args({"bench", "gemm_host", "--trace"}).trace);
   EXPECT_TRUE(parse_args({"bench", "gemm_host", "--no-graph"}).no_graph);
   EXPECT_FALSE(parse_args({"bench", "gemm_host"}).no_graph);
   EXPECT_NE(parse_error({"bench", "reduce", "--no-graph"}).find("--no-graph applies to rungs bench gemm_host"),
@@ -368,6 +395,25 @@ TEST(CliArgs, BenchGemmHost) {
             std::string::npos);
   EXPECT_NE(parse_error({"bench", "gemm", "--host-threads", "4"}).find("--host-threads applies to rungs bench gemm_host"),
             std::string::npos);
+  EXPECT_TRUE(parse_args({"bench", "gemm_host", "--calls"}).calls);
+  EXPECT_FALSE(parse_args({"bench", "gemm_host"}).calls);
+  EXPECT_NE(parse_error({"bench", "gemv", "--calls"}).find("--calls applies to rungs bench gemm_host"), std::string::npos);
+  EXPECT_NE(parse_error({"bench", "gemm_host", "--calls", "--format", "json"}).find("--calls prints its list"),
+            std::string::npos);
+  EXPECT_NE(parse_error({"verify", "gemm_host"}).find("unknown operation 'gemm_host'"), std::string::npos);
+  EXPECT_NE(parse_error({"verify", "gemm", "--memory", "pinned"}).find("does not apply to 'rungs verify'"),
+            std::string::npos);
+}
+
+// The experiment hooks' flags (--plan, --trace): in a RUNGS_EXPERIMENTS build only.
+TEST(CliArgs, BenchGemmHostExperimentFlags) {
+#ifndef RUNGS_EXPERIMENTS
+  GTEST_SKIP() << "built without RUNGS_EXPERIMENTS";
+#else
+  EXPECT_EQ(parse_args({"bench", "gemm_host", "--plan", "8x1:k2/0.5"}).plan, "8x1:k2/0.5");
+  EXPECT_NE(parse_error({"bench", "gemv", "--plan", "4x4"}).find("--plan applies to rungs bench gemm_host"),
+            std::string::npos);
+  EXPECT_TRUE(parse_args({"bench", "gemm_host", "--trace"}).trace);
   const host::Plan p = parse_plan("8x1:k2/0.5:r2");
   EXPECT_EQ(p.row_panels, 8);
   EXPECT_EQ(p.col_panels, 1);
@@ -382,14 +428,22 @@ TEST(CliArgs, BenchGemmHost) {
             std::string::npos);
   EXPECT_NE(parse_error({"bench", "gemm_host", "--trace", "--format", "csv"}).find("--trace prints a timeline"),
             std::string::npos);
-  EXPECT_TRUE(parse_args({"bench", "gemm_host", "--calls"}).calls);
-  EXPECT_FALSE(parse_args({"bench", "gemm_host"}).calls);
-  EXPECT_NE(parse_error({"bench", "gemv", "--calls"}).find("--calls applies to rungs bench gemm_host"), std::string::npos);
-  EXPECT_NE(parse_error({"bench", "gemm_host", "--calls", "--format", "json"}).find("--calls prints its list"),
-            std::string::npos);
-  EXPECT_NE(parse_error({"verify", "gemm_host"}).find("unknown operation 'gemm_host'"), std::string::npos);
-  EXPECT_NE(parse_error({"verify", "gemm", "--memory", "pinned"}).find("does not apply to 'rungs verify'"),
-            std::string::npos);
+  EXPECT_NE(help_text(Command::bench).find("--plan RxC[:kN/F[:rP]]"), std::string::npos);
+#endif
+}
+
+// Without the hooks their flags are unknown, and bench's help says which build has them.
+TEST(CliArgs, ExperimentFlagsUnknownWithoutTheHooks) {
+#ifdef RUNGS_EXPERIMENTS
+  GTEST_SKIP() << "built with RUNGS_EXPERIMENTS";
+#else
+  for (const char* flag : {"--plan", "--trace"}) {
+    const std::string e = parse_error({"bench", "gemm_host", flag, "4x4"});
+    EXPECT_EQ(e.rfind(std::string("unknown flag ") + flag + " for 'rungs bench'", 0), 0u) << e;
+  }
+  EXPECT_NE(help_text(Command::bench).find("-DRUNGS_EXPERIMENTS=ON adds --plan"), std::string::npos);
+  EXPECT_EQ(help_text(Command::none).find("--trace"), std::string::npos);
+#endif
 }
 
 }  // namespace

@@ -173,7 +173,7 @@ TEST(ProfileArgs, HelpNamesEveryFlagAndTheExamples) {
   EXPECT_EQ(parse_args({"profile", "gemm", "--help"}).help_for, Command::profile);
   EXPECT_EQ(parse_args({"help", "profile"}).help_for, Command::profile);
   const std::string h = help_text(Command::profile);
-  for (const FlagInfo& f : flags()) {
+  for (const Flag& f : flags()) {
     if (f.commands & (1u << static_cast<unsigned>(Command::profile))) {
       EXPECT_NE(h.find(f.name), std::string::npos) << f.name << " is missing from rungs profile --help";
     }
