@@ -77,15 +77,12 @@ struct StreamK {
   // This cluster's pieces of work: piece p < count is cluster tile t, k tiles kb .. ke - 1. A
   // counted loop with the piece computed from p (a loop driven by a next() that keeps state made
   // the compiler leave the epilogue's loop rolled and the accumulators in local memory).
-  struct Walk {
+  struct Walk : BandedTiles {
     Params sk;
-    detail::ClusterWalk walk;
-    int tiles_n;
-    uint32_t rank;
     int count, dp;    // dp of the count pieces are whole tiles first, first + stride, ...
     int t0, k0, end;  // then the stream-K range: tile t0 from k tile k0 on, to k tile `end` counted from t0
     __device__ __forceinline__ Walk(const Params& p, int tiles_m, int tiles_n_, uint32_t rank_)
-        : sk(p), walk(detail::cluster_walk(tiles_m, tiles_n_, CLUSTER)), tiles_n(tiles_n_), rank(rank_) {
+        : BandedTiles(tiles_m, tiles_n_, rank_), sk(p) {
       const int first = walk.first, clusters = walk.stride;
       dp = first < sk.dp_tiles ? (sk.dp_tiles - first + clusters - 1) / clusters : 0;
       count = dp;
@@ -102,12 +99,6 @@ struct StreamK {
         const int i = p - dp;  // the range's i-th tile
         t = t0 + i, kb = i == 0 ? k0 : 0, ke = min(sk.kt, end - i * sk.kt);
       }
-    }
-    __device__ __forceinline__ void tile(int, int t, int& m0, int& n0, bool& solo) const {
-      int cm, tn;
-      cluster_tile(t, walk.rows, tiles_n, cm, tn);
-      tile_origin(cm, tn, rank, m0, n0);
-      solo = false;
     }
     __device__ __forceinline__ void locate(int p, int& m0, int& n0, bool& solo, int& kb, int& ke) const {
       int t;

@@ -80,9 +80,25 @@ struct Grid {
 
 // ---- Rung 15's parts ----
 
+// The banded order (8 cluster rows per band, so the tiles in flight share A and B panels in L2):
+// this block's tile of cluster tile t. A schedule's walk over whole or split tiles builds on it.
+struct BandedTiles {
+  detail::ClusterWalk walk;
+  int tiles_n;
+  uint32_t rank;
+  __device__ __forceinline__ BandedTiles(int tiles_m, int tiles_n_, uint32_t rank_)
+      : walk(detail::cluster_walk(tiles_m, tiles_n_, CLUSTER)), tiles_n(tiles_n_), rank(rank_) {}
+  // This block's tile of piece p (of cluster tile t); solo: see Balanced.
+  __device__ __forceinline__ void tile(int, int t, int& m0, int& n0, bool& solo) const {
+    int cm, tn;
+    cluster_tile(t, walk.rows, tiles_n, cm, tn);
+    tile_origin(cm, tn, rank, m0, n0);
+    solo = false;
+  }
+};
+
 // Schedule: cluster tiles dealt round-robin, cluster c running tiles c, c + G, c + 2G, ... of the
-// banded order (8 cluster rows per band, so the tiles in flight share A and B panels in L2), each
-// tile whole (k tiles 0 .. kt - 1).
+// banded order, each tile whole (k tiles 0 .. kt - 1).
 struct RoundRobin {
   static constexpr bool pairs = false;        // stages of two k tiles (the frame's narrow-tile stages)
   static constexpr bool whole_tiles = true;   // every piece is a whole tile
@@ -92,25 +108,16 @@ struct RoundRobin {
     int kt = 0;
   };
   static Params plan(const Grid& g) { return Params{g.kt}; }
-  struct Walk {
+  struct Walk : BandedTiles {
     Params sp;
-    detail::ClusterWalk walk;
-    int count, tiles_n;
-    uint32_t rank;
+    int count;
     __device__ __forceinline__ Walk(const Params& p, int tiles_m, int tiles_n_, uint32_t rank_)
-        : sp(p), walk(detail::cluster_walk(tiles_m, tiles_n_, CLUSTER)), tiles_n(tiles_n_), rank(rank_) {
+        : BandedTiles(tiles_m, tiles_n_, rank_), sp(p) {
       count = walk.first < walk.count ? (walk.count - walk.first + walk.stride - 1) / walk.stride : 0;
     }
     // Piece p: cluster tile t, k tiles kb .. ke - 1.
     __device__ __forceinline__ void piece(int p, int& t, int& kb, int& ke) const {
       t = walk.first + p * walk.stride, kb = 0, ke = sp.kt;
-    }
-    // This block's tile of piece p (of cluster tile t); solo: see Balanced.
-    __device__ __forceinline__ void tile(int, int t, int& m0, int& n0, bool& solo) const {
-      int cm, tn;
-      cluster_tile(t, walk.rows, tiles_n, cm, tn);
-      tile_origin(cm, tn, rank, m0, n0);
-      solo = false;
     }
     __device__ __forceinline__ void locate(int p, int& m0, int& n0, bool& solo, int& kb, int& ke) const {
       int t;
