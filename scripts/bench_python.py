@@ -1,6 +1,6 @@
 """The cost of calling rungs from Python (a benchmark, not a test; needs a GPU and torch).
 
-  python python/bench_overhead.py [--calls 10000] [--large 4096]
+  python scripts/bench_python.py [--calls 10000] [--large 4096]
 
 1. Host time per call at 64 x 64 x 64 float32: rungs.gemm(a, b) against torch.mm(a, b), and the
    extension module's raw call (rungs._rungs.gemm on the same pointers, with the result allocated
@@ -76,7 +76,7 @@ def main():
     p.add_argument("--json")
     args = p.parse_args()
     if not torch.cuda.is_available():
-        raise SystemExit("bench_overhead: no usable CUDA device")
+        raise SystemExit("bench_python: no usable CUDA device")
 
     a, b = torch.randn(64, 64, device="cuda"), torch.randn(64, 64, device="cuda")
     c = torch.empty(64, 64, device="cuda")
