@@ -37,7 +37,7 @@ ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2, "int32": 4, "int64": 8, "
 
 try:  # torch is optional: its tensors get a fast path when it is installed
     import torch as _torch
-except ImportError:  # pragma: no cover - depends on the environment
+except Exception:  # pragma: no cover - not installed, or an installation that does not load
     _torch = None
 
 if _torch is not None:

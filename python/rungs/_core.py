@@ -18,8 +18,8 @@ _MATH = {"fp32": 0, "tf32": 1, "tf32x3": 2}
 
 def _same_framework(name, arr, first_name, first):
     if arr[0] != first[0]:
-        raise ValueError(f"{name}: {_arrays.what(arr[0])} with {_arrays.what(first[0])} as {first_name}; one call takes arrays "
-                         "of one framework")
+        raise ValueError(f"{name}: {_arrays.what(arr[0])} with {_arrays.what(first[0])} as {first_name}; one call "
+                         "takes arrays of one framework")
     if arr[5] != first[5]:
         raise ValueError(f"{name}: on CUDA device {arr[5]}, {first_name} on CUDA device {first[5]}; one call takes "
                          "arrays on one device")

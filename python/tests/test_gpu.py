@@ -318,6 +318,19 @@ def test_compile_fullgraph():
     torch._dynamo.reset()
 
 
+def test_opcheck():
+    # torch's own consistency checks of a custom operator: schema (what it mutates), fake
+    # implementation against the real one, autograd registration, AOT dispatch.
+    a, b, x = rand(33, 17), rand(17, 9), rand(17)
+    torch.library.opcheck(torch.ops.rungs.gemm.default, (a, b, 1.5, "auto", "fp32", None))
+    torch.library.opcheck(torch.ops.rungs.gemm_out.default, (a, b, rand(33, 9), 1.5, 0.5, "auto", "fp32", None))
+    torch.library.opcheck(torch.ops.rungs.gemv.default, (a, x, False, 1.0, "auto", None))
+    torch.library.opcheck(torch.ops.rungs.gemv_out.default, (a, x, rand(33), False, 1.0, 2.0, "auto", None))
+    ints = torch.randint(-9, 9, (1001,), device="cuda", dtype=torch.int32)
+    torch.library.opcheck(torch.ops.rungs.reduce_sum.default, (ints, "auto", None))
+    torch.library.opcheck(torch.ops.rungs.reduce_sum.default, (rand(1001), "auto", None))
+
+
 def test_autograd():
     a = rand(20, 30).requires_grad_()
     b = rand(30, 10).requires_grad_()
