@@ -21,9 +21,11 @@ if _arrays._torch is not None:
     from . import _torch_ops
 
     _route = _torch_ops.route if _torch_ops.AVAILABLE else None
+    _Tensor, _Parameter = _arrays._torch.Tensor, _arrays._torch.nn.Parameter
 else:  # pragma: no cover - depends on the environment
     _torch_ops = None
     _route = None
+    _Tensor = _Parameter = None
 
 __all__ = ["gemm", "gemv", "reduce_sum", "gemm_host", "variants", "resolve_variant", "Error", "Unsupported",
            "VariantInfo", "__version__"]
@@ -40,6 +42,10 @@ def gemm(a, b, out=None, *, alpha=1.0, beta=0.0, variant="auto", math="fp32", st
     current stream), an int handle, or a stream object (.cuda_stream, .ptr or __cuda_stream__).
     Returns out, or the new array.
     """
+    if stream is None and (type(a) is _Tensor or type(a) is _Parameter):
+        c = _core.gemm_torch(a, b, out, alpha, beta, variant, math)
+        if c is not None:
+            return c
     if _route is not None and _route(a, b, out):
         return _torch_ops.gemm(a, b, out, alpha, beta, variant, math, stream)
     return _core._gemm_impl(a, b, out, alpha, beta, variant, math, stream)

@@ -25,13 +25,9 @@ def _same_framework(name, arr, first_name, first):
                          "arrays on one device")
 
 
-def _matrix(name, arr, op):
-    """(transposed, ld) for a 2-D array: the library's row-major storage of this view."""
-    shape, strides = arr[2], arr[3]
-    if len(shape) != 2:
-        raise ValueError(f"{name}: a {len(shape)}-D array of shape {tuple(shape)}; rungs.{op} takes a 2-D array here")
-    r, c = shape
-    sr, sc = strides
+def _layout(r, c, sr, sc):
+    """(transposed, ld): the library's row-major storage of an r x c view with strides (sr, sc) in
+    elements, or None where it has none (no unit stride, overlapping rows, negative strides)."""
     if r == 0 or c == 0:  # nothing is read or written: any layout does
         return False, max(c, 1)
     if c == 1 or sc == 1:  # rows of unit stride: row-major, ld = the row stride
@@ -42,10 +38,23 @@ def _matrix(name, arr, op):
     if r == 1 or sr == 1:  # columns of unit stride: the transpose of a row-major c x r matrix
         if sc >= r:
             return True, sc
-    raise ValueError(f"{name}: a {r} x {c} view with strides ({sr}, {sc}) (in elements); rungs takes a view with "
-                     "unit stride along one dimension and the other stride at least that dimension's length (a "
-                     "row-major matrix, or a transposed one such as a.T); make a copy with unit strides first "
-                     "(e.g. .contiguous())")
+    return None
+
+
+def _matrix(name, arr, op):
+    """(transposed, ld) for a 2-D array: the library's row-major storage of this view."""
+    shape, strides = arr[2], arr[3]
+    if len(shape) != 2:
+        raise ValueError(f"{name}: a {len(shape)}-D array of shape {tuple(shape)}; rungs.{op} takes a 2-D array here")
+    r, c = shape
+    sr, sc = strides
+    layout = _layout(r, c, sr, sc)
+    if layout is None:
+        raise ValueError(f"{name}: a {r} x {c} view with strides ({sr}, {sc}) (in elements); rungs takes a view with "
+                         "unit stride along one dimension and the other stride at least that dimension's length (a "
+                         "row-major matrix, or a transposed one such as a.T); make a copy with unit strides first "
+                         "(e.g. .contiguous())")
+    return layout
 
 
 def _vector(name, arr, op, length):
@@ -217,6 +226,60 @@ def _gemm_impl(a, b, out, alpha, beta, variant, math, stream):
     if framework == "jax":  # JAX cannot be told about work on another stream: wait for it here
         _rungs.stream_synchronize(s, device)
     return result
+
+
+if _arrays._torch is not None:
+    _Tensor, _Parameter = _arrays._torch.Tensor, _arrays._torch.nn.Parameter
+    _grad_enabled = _arrays._torch.is_grad_enabled
+    _is_compiling = getattr(getattr(_arrays._torch, "compiler", None), "is_compiling", None) or (lambda: False)
+    _TORCH_GEMM = {_arrays._torch.float32: 0, _arrays._torch.float16: 1, _arrays._torch.bfloat16: 2}
+
+    def gemm_torch(a, b, out, alpha, beta, variant, math):
+        """gemm on plain torch CUDA tensors in eager mode, on torch's current stream: the common call
+        with the least work per call. None (having done nothing) for anything else: then the
+        general path runs, with its checks and messages, or the torch operators (route)."""
+        tb_ = type(b)
+        if ((tb_ is not _Tensor and tb_ is not _Parameter) or _is_compiling()
+                or (_grad_enabled() and (a.requires_grad or b.requires_grad))):
+            return None
+        device = a.get_device()
+        code = _TORCH_GEMM.get(a.dtype)
+        mcode = _MATH.get(math)
+        if device < 0 or b.get_device() != device or code is None or b.dtype != a.dtype or mcode is None:
+            return None
+        sa, sb = a.shape, b.shape
+        if len(sa) != 2 or len(sb) != 2 or sa[1] != sb[0] or type(variant) is not str:
+            return None
+        m, k = sa
+        n = sb[1]
+        la = _layout(m, k, *a.stride())
+        lb = _layout(k, n, *b.stride())
+        if la is None or lb is None:
+            return None
+        if out is None:
+            if beta != 0:
+                return None
+            c = a.new_empty((m, n))
+            ta, tb, pa, pb, lda, ldb, ldc = la[0], lb[0], a.data_ptr(), b.data_ptr(), la[1], lb[1], max(n, 1)
+            mm, nn = m, n
+        else:
+            to = type(out)
+            if ((to is not _Tensor and to is not _Parameter) or out.get_device() != device or out.dtype != a.dtype
+                    or out.shape != (m, n) or out.requires_grad):
+                return None
+            lc = _layout(m, n, *out.stride())
+            if lc is None:
+                return None
+            c, ldc = out, lc[1]
+            if lc[0]:  # a transposed out: out.T = b.T @ a.T on the same memory
+                ta, tb, pa, pb, lda, ldb, mm, nn = not lb[0], not la[0], b.data_ptr(), a.data_ptr(), lb[1], la[1], n, m
+            else:
+                ta, tb, pa, pb, lda, ldb, mm, nn = la[0], lb[0], a.data_ptr(), b.data_ptr(), la[1], lb[1], m, n
+        _rungs.gemm(code, ta, tb, mm, nn, k, float(alpha), pa, lda, pb, ldb, float(beta), c.data_ptr(), ldc, variant,
+                    mcode, _arrays.current_stream("torch", device), device)
+        return c
+else:  # pragma: no cover - depends on the environment
+    gemm_torch = None
 
 
 # ---------------------------------------------------------------------------------------------

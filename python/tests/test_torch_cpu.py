@@ -157,3 +157,79 @@ def test_autograd_formulas_on_meta_tensors():
     x = meta(7).requires_grad_()
     rungs.gemv(a.detach(), x).sum().backward()
     assert x.grad.shape == (7,)
+
+
+# -- what reaches the library: the fast path and the general path agree ----------------------------------
+# CPU tensors stand in for CUDA tensors on device 0 (get_device patched), torch's current stream is
+# 4242, and the extension module is replaced by a recorder of its calls.
+
+@pytest.fixture
+def library(monkeypatch):
+    import types
+
+    calls = []
+    monkeypatch.setattr(torch.Tensor, "get_device", lambda self: 0)
+    monkeypatch.setattr(rungs._arrays, "_raw_stream", lambda device: 4242)
+    fake = types.SimpleNamespace(
+        gemm=lambda *args: calls.append(("gemm",) + args),
+        gemv=lambda *args: calls.append(("gemv",) + args),
+        reduce_sum=lambda *args: calls.append(("reduce_sum",) + args),
+        stream_wait=lambda *args: calls.append(("stream_wait",) + args),
+        stream_synchronize=lambda *args: calls.append(("stream_synchronize",) + args))
+    monkeypatch.setattr(rungs._core, "_rungs", fake)
+    return calls
+
+
+def _views(rows, cols, dtype):
+    base = torch.randn(rows + 3, cols + 5).to(dtype)
+    return [base[:rows, :cols].contiguous(), base[:rows, :cols], base.T.contiguous()[:cols, :rows].T]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+def test_fast_and_general_paths_make_the_same_call(library, dtype):
+    for a in _views(5, 7, dtype):
+        for b in _views(7, 3, dtype):
+            for out in [None] + _views(5, 3, dtype):
+                kw = dict(alpha=0.5, beta=0.0 if out is None else 2.0, variant="auto", math="fp32")
+                fast = rungs._core.gemm_torch(a, b, out, kw["alpha"], kw["beta"], kw["variant"], kw["math"])
+                general = rungs._core._gemm_impl(a, b, out, stream=None, **kw)
+                assert fast is not None and general is not None
+                f, g = library[-2], library[-1]
+                if out is None:  # each allocated its own result
+                    assert f[13] == fast.data_ptr() and g[13] == general.data_ptr()
+                    f, g = f[:13] + f[14:], g[:13] + g[14:]
+                assert f == g, (a.stride(), b.stride(), None if out is None else out.stride())
+
+
+def test_the_call_for_views(library):
+    a = torch.randn(7, 5).T          # 5 x 7, unit row stride: Trans::T, ld 5
+    b = torch.randn(3, 10)[:, :7].T  # 7 x 3, the transpose of a 3 x 7 block of rows 10 long
+    c = rungs.gemm(a, b, alpha=2.0, variant="warptile", math="tf32x3")
+    (_, code, ta, tb, m, n, k, alpha, pa, lda, pb, ldb, beta, pc, ldc, variant, math, stream, device), = library
+    assert (code, ta, tb, m, n, k, alpha, lda, ldb, beta, ldc) == (0, True, True, 5, 3, 7, 2.0, 5, 10, 0.0, 3)
+    assert (pa, pb, pc) == (a.data_ptr(), b.data_ptr(), c.data_ptr())
+    assert (variant, math, stream, device) == ("warptile", 2, 4242, 0)
+    # A transposed out: out.T = b.T @ a.T, the operands swapped and their flags flipped.
+    out = torch.empty(3, 5).T
+    rungs.gemm(a, b, out, beta=1.0)
+    (_, code, ta, tb, m, n, k, *_rest), = library[1:]
+    assert (ta, tb, m, n, k) == (False, False, 3, 5, 7)
+
+
+def test_explicit_stream_waits_for_the_current_one(library):
+    a, b, c = torch.randn(4, 4), torch.randn(4, 4), torch.empty(4, 4)
+    rungs.gemm(a, b, c, stream=77)
+    assert library[0] == ("stream_wait", 77, 4242, 0)
+    assert library[1][0] == "gemm" and library[1][-2:] == (77, 0)
+    rungs.gemv(a, b[0], c[0], stream=type("S", (), {"cuda_stream": 4242})())  # torch's own: no wait
+    assert [call[0] for call in library[2:]] == ["gemv"]
+
+
+def test_fast_path_declines(library):
+    a, b = torch.randn(4, 4), torch.randn(4, 4)
+    assert rungs._core.gemm_torch(a.requires_grad_(), b, None, 1.0, 0.0, "auto", "fp32") is None
+    assert rungs._core.gemm_torch(a.detach(), b.half(), None, 1.0, 0.0, "auto", "fp32") is None
+    assert rungs._core.gemm_torch(a.detach(), b[:, ::2], None, 1.0, 0.0, "auto", "fp32") is None
+    assert rungs._core.gemm_torch(a.detach(), b, None, 1.0, 1.0, "auto", "fp32") is None  # beta without out
+    assert rungs._core.gemm_torch(a.detach(), b, None, 1.0, 0.0, "auto", "fp8") is None
+    assert not library  # declining does nothing
