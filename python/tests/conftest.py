@@ -82,3 +82,63 @@ class OtherFakeCudaArray(FakeCudaArray):
 
 
 OtherFakeCudaArray.__module__ = "otherframework"
+
+
+class HostLibrary:
+    """The extension module's gemm and gemv computed in float64 on host memory, from the semantics
+    include/rungs/rungs.hpp documents (row-major storage, ld = row stride, Trans::T: the stored
+    matrix is op's transpose, beta == 0: C not read). With it standing in for the library, arrays
+    in host memory that claim to be on a device (FakeCudaArray, or CPU tensors) check numerically
+    how the Python layer maps views, transposes, strides and outputs onto the library's arguments."""
+
+    DTYPES = {0: "float32", 1: "float16"}
+
+    def __init__(self):
+        self.calls = []
+
+    @staticmethod
+    def _view(np, ptr, shape, strides, dtype):
+        import ctypes
+
+        if 0 in shape:
+            return np.zeros(shape, dtype)
+        itemsize = np.dtype(dtype).itemsize
+        count = 1 + sum((extent - 1) * stride for extent, stride in zip(shape, strides))
+        flat = np.frombuffer((ctypes.c_char * (count * itemsize)).from_address(ptr), dtype=dtype, count=count)
+        return np.lib.stride_tricks.as_strided(flat, shape=shape, strides=[s * itemsize for s in strides])
+
+    def gemm(self, code, ta, tb, m, n, k, alpha, pa, lda, pb, ldb, beta, pc, ldc, variant, math, stream, device):
+        import numpy as np
+
+        self.calls.append(("gemm", ta, tb, m, n, k, lda, ldb, ldc))
+        dt = self.DTYPES[code]
+        a_rows, a_cols = (k, m) if ta else (m, k)
+        b_rows, b_cols = (n, k) if tb else (k, n)
+        assert lda >= max(1, a_cols) and ldb >= max(1, b_cols) and ldc >= max(1, n)
+        A = self._view(np, pa, (a_rows, a_cols), (lda, 1), dt).astype(np.float64)
+        B = self._view(np, pb, (b_rows, b_cols), (ldb, 1), dt).astype(np.float64)
+        C = self._view(np, pc, (m, n), (ldc, 1), dt)
+        result = alpha * ((A.T if ta else A) @ (B.T if tb else B))
+        if beta != 0:
+            result += beta * C.astype(np.float64)
+        C[...] = result
+
+    def gemv(self, trans, m, n, alpha, pa, lda, px, incx, beta, py, incy, variant, stream, device):
+        import numpy as np
+
+        self.calls.append(("gemv", trans, m, n, lda, incx, incy))
+        assert lda >= max(1, n) and incx > 0 and incy > 0
+        A = self._view(np, pa, (m, n), (lda, 1), "float32").astype(np.float64)
+        x_len, y_len = (m, n) if trans else (n, m)
+        x = self._view(np, px, (x_len,), (incx,), "float32").astype(np.float64)
+        y = self._view(np, py, (y_len,), (incy,), "float32")
+        result = alpha * ((A.T if trans else A) @ x)
+        if beta != 0:
+            result += beta * y.astype(np.float64)
+        y[...] = result
+
+    def stream_wait(self, *args):
+        self.calls.append(("stream_wait",) + args)
+
+    def stream_synchronize(self, *args):
+        self.calls.append(("stream_synchronize",) + args)

@@ -233,3 +233,26 @@ def test_fast_path_declines(library):
     assert rungs._core.gemm_torch(a.detach(), b, None, 1.0, 1.0, "auto", "fp32") is None  # beta without out
     assert rungs._core.gemm_torch(a.detach(), b, None, 1.0, 0.0, "auto", "fp8") is None
     assert not library  # declining does nothing
+
+
+def test_fast_path_numerically(monkeypatch):
+    # The direct torch path on CPU tensors standing in for CUDA ones, with the library replaced by
+    # HostLibrary (conftest.py): every layout of a, b and out gives the float64 product.
+    from conftest import HostLibrary
+
+    monkeypatch.setattr(torch.Tensor, "get_device", lambda self: 0)
+    monkeypatch.setattr(rungs._arrays, "_raw_stream", lambda device: 0)
+    monkeypatch.setattr(rungs._core, "_rungs", HostLibrary())
+    for dtype, tol in [(torch.float32, 1e-5), (torch.float16, 2e-3)]:
+        for a in _views(5, 7, dtype):
+            for b in _views(7, 3, dtype):
+                ref = a.double() @ b.double()
+                c = rungs.gemm(a, b, alpha=2.0)
+                assert (c.double() - 2 * ref).abs().max() <= tol * 2 * ref.abs().max()
+                for out in _views(5, 3, dtype):
+                    want = 2 * ref - out.double()
+                    assert rungs.gemm(a, b, out, alpha=2.0, beta=-1.0) is out
+                    assert (out.double() - want).abs().max() <= tol * want.abs().max()
+    a, x = torch.randn(6, 4), torch.randn(8)[::2]
+    y = rungs.gemv(a.T, x, trans=True)  # (a.T).T @ x = a @ x
+    assert y.shape == (6,) and (y.double() - a.double() @ x.double()).abs().max() < 1e-5
