@@ -1,0 +1,410 @@
+"""rungs' Python API: the operations on arrays, mapped onto the C++ calls without copies.
+
+Each operation reads its arrays (rungs._arrays), checks them (ValueError naming the argument),
+maps each matrix view onto the library's row-major storage (a unit column stride: ld = the row
+stride; a unit row stride, e.g. `a.T`: the transpose flag on the same memory), picks the stream,
+allocates the result with the inputs' framework when no out= is given, and calls the extension
+module, which releases the GIL while the library runs.
+"""
+
+from . import _arrays, _rungs
+from ._arrays import current_stream, device_array, dlpack_stream, host_array, stream_handle
+
+# The extension module's codes for element types and math modes.
+_GEMM_DTYPES = {"float32": 0, "float16": 1, "bfloat16": 2}
+_REDUCE_DTYPES = {"int32": 0, "int64": 1, "float32": 2, "float64": 3}
+_MATH = {"fp32": 0, "tf32": 1, "tf32x3": 2}
+
+
+def _same_framework(name, arr, first_name, first):
+    if arr[0] != first[0]:
+        raise ValueError(f"{name}: {_arrays.what(arr[0])} with {_arrays.what(first[0])} as {first_name}; one call "
+                         "takes arrays of one framework")
+    if arr[5] != first[5]:
+        raise ValueError(f"{name}: on CUDA device {arr[5]}, {first_name} on CUDA device {first[5]}; one call takes "
+                         "arrays on one device")
+
+
+def _layout(r, c, sr, sc):
+    """(transposed, ld): the library's row-major storage of an r x c view with strides (sr, sc) in
+    elements, or None where it has none (no unit stride, overlapping rows, negative strides)."""
+    if r == 0 or c == 0:  # nothing is read or written: any layout does
+        return False, max(c, 1)
+    if c == 1 or sc == 1:  # rows of unit stride: row-major, ld = the row stride
+        if r == 1:
+            return False, c
+        if sr >= c:
+            return False, sr
+    if r == 1 or sr == 1:  # columns of unit stride: the transpose of a row-major c x r matrix
+        if sc >= r:
+            return True, sc
+    return None
+
+
+def _matrix(name, arr, op):
+    """(transposed, ld) for a 2-D array: the library's row-major storage of this view."""
+    shape, strides = arr[2], arr[3]
+    if len(shape) != 2:
+        raise ValueError(f"{name}: a {len(shape)}-D array of shape {tuple(shape)}; rungs.{op} takes a 2-D array here")
+    r, c = shape
+    sr, sc = strides
+    layout = _layout(r, c, sr, sc)
+    if layout is None:
+        raise ValueError(f"{name}: a {r} x {c} view with strides ({sr}, {sc}) (in elements); rungs takes a view with "
+                         "unit stride along one dimension and the other stride at least that dimension's length (a "
+                         "row-major matrix, or a transposed one such as a.T); make a copy with unit strides first "
+                         "(e.g. .contiguous())")
+    return layout
+
+
+def _vector(name, arr, op, length):
+    """The element stride of a 1-D array of `length` elements."""
+    shape, strides = arr[2], arr[3]
+    if len(shape) != 1:
+        raise ValueError(f"{name}: a {len(shape)}-D array of shape {tuple(shape)}; rungs.{op} takes a 1-D array here")
+    if shape[0] != length:
+        raise ValueError(f"{name}: {shape[0]} elements, {length} expected")
+    if length <= 1:
+        return 1
+    if strides[0] < 1:
+        raise ValueError(f"{name}: element stride {strides[0]}; rungs.{op} takes a positive stride")
+    return strides[0]
+
+
+def _ndim(name, shape, ndim, op):
+    if len(shape) != ndim:
+        raise ValueError(f"{name}: a {len(shape)}-D array of shape {tuple(shape)}; rungs.{op} takes a {ndim}-D "
+                         "array here")
+
+
+def _dtype_code(name, dtype, allowed, op):
+    code = allowed.get(dtype)
+    if code is None:
+        raise ValueError(f"{name}: dtype {dtype}; rungs.{op} takes {', '.join(allowed)}")
+    return code
+
+
+def check_gemm(op, a_shape, a_dtype, b_shape, b_dtype, c_shape, c_dtype, beta):
+    """gemm's checks on shapes and dtypes (c_shape None: no out=): (dtype code, m, n, k)."""
+    _ndim("a", a_shape, 2, op)
+    _ndim("b", b_shape, 2, op)
+    code = _dtype_code("a", a_dtype, _GEMM_DTYPES, op)
+    if b_dtype != a_dtype:
+        raise ValueError(f"b: dtype {b_dtype}, a's is {a_dtype}; rungs.{op} takes one dtype")
+    (m, k), (k2, n) = a_shape, b_shape
+    if k2 != k:
+        raise ValueError(f"b: shape {tuple(b_shape)} does not match a's {tuple(a_shape)} (b needs {k} rows)")
+    if c_shape is not None:
+        if c_dtype != a_dtype:
+            raise ValueError(f"out: dtype {c_dtype}, a's is {a_dtype}; rungs.{op} writes the inputs' dtype")
+        if tuple(c_shape) != (m, n):
+            raise ValueError(f"out: shape {tuple(c_shape)}, the product is {m} x {n}")
+    elif beta != 0:
+        raise ValueError(f"beta: {beta} needs out= (beta scales the C that out= holds)")
+    return code, m, n, k
+
+
+def check_gemv(a_shape, a_dtype, x_shape, x_dtype, y_shape, y_dtype, trans, beta):
+    """gemv's checks on shapes and dtypes (y_shape None: no out=): (x's length, y's length)."""
+    _ndim("a", a_shape, 2, "gemv")
+    _dtype_code("a", a_dtype, {"float32": 0}, "gemv")
+    _ndim("x", x_shape, 1, "gemv")
+    _dtype_code("x", x_dtype, {"float32": 0}, "gemv")
+    r, c = a_shape
+    x_len, y_len = (r, c) if trans else (c, r)
+    if x_shape[0] != x_len:
+        raise ValueError(f"x: {x_shape[0]} elements; a is {r} x {c}, so x needs {x_len}"
+                         + (" (trans=True)" if trans else ""))
+    if y_shape is not None:
+        _ndim("out", y_shape, 1, "gemv")
+        _dtype_code("out", y_dtype, {"float32": 0}, "gemv")
+        if y_shape[0] != y_len:
+            raise ValueError(f"out: {y_shape[0]} elements; the product has {y_len}")
+    elif beta != 0:
+        raise ValueError(f"beta: {beta} needs out= (beta scales the y that out= holds)")
+    return x_len, y_len
+
+
+def check_reduce(x_shape, x_dtype):
+    """reduce_sum's checks on shape and dtype: (dtype code, n)."""
+    if len(x_shape) != 1:
+        raise ValueError(f"x: a {len(x_shape)}-D array of shape {tuple(x_shape)}; rungs.reduce_sum takes a 1-D "
+                         "array (e.g. x.ravel() of a contiguous array)")
+    return _dtype_code("x", x_dtype, _REDUCE_DTYPES, "reduce_sum"), x_shape[0]
+
+
+def _shape_dtype(arr):
+    return (None, None) if arr is None else (arr[2], arr[4])
+
+
+def _check_scalars(op, variant, math=None):
+    if not isinstance(variant, str):
+        raise _arrays.ArgumentTypeError(f"variant: {variant!r} is not a str (a rung's name from "
+                                        f"rungs.variants('{op}'), or 'auto')")
+    if math is None:
+        return 0
+    code = _MATH.get(math)
+    if code is None:
+        raise ValueError(f"math: {math!r} (must be 'fp32', 'tf32' or 'tf32x3')")
+    return code
+
+
+def _writable(name, arr):
+    if arr[7]:
+        raise ValueError(f"{name}: a read-only array")
+    if arr[0] == "jax":
+        raise ValueError(f"{name}: JAX arrays are immutable; call without out= to get a new array")
+
+
+def _choose_stream(stream, framework, device):
+    """The stream the call runs on and the framework's current stream (None when the framework has
+    none that rungs can order against)."""
+    current = current_stream(framework, device) if framework in ("torch", "cupy") else None
+    if stream is None:
+        return (current if current is not None else 0), current
+    return stream_handle(stream), current
+
+
+def _order(s, current, device, arrays):
+    """With an explicit stream, the call's stream waits for the framework's current stream (the
+    inputs were written there) and for any stream an array's producer named as still writing it."""
+    if current is not None and current != s:
+        _rungs.stream_wait(s, current, device)
+    for arr in arrays:
+        ps = arr[6]
+        if ps is not None and ps != s:
+            _rungs.stream_wait(s, ps, device)
+
+
+# ---------------------------------------------------------------------------------------------
+# gemm
+
+def _gemm_plan(a, b, out, alpha, beta, variant, math, stream):
+    """Everything a gemm call needs: the arrays read and checked, the C++ arguments, the stream."""
+    mcode = _check_scalars("gemm", variant, math)
+    A = device_array(a, "a", "gemm", None)
+    framework, device = A[0], A[5]
+    s, current = _choose_stream(stream, framework, device)
+    dls = dlpack_stream(s)
+    if A[1] is None:  # DLPack: read now, so that the producer orders its work before the stream
+        A = device_array(a, "a", "gemm", dls)
+    B = device_array(b, "b", "gemm", dls)
+    _same_framework("b", B, "a", A)
+    C = None
+    if out is not None:
+        C = device_array(out, "out", "gemm", dls)
+        _same_framework("out", C, "a", A)
+        _writable("out", C)
+    code, m, n, k = check_gemm("gemm", A[2], A[4], B[2], B[4], *_shape_dtype(C), beta)
+    ta, lda = _matrix("a", A, "gemm")
+    tb, ldb = _matrix("b", B, "gemm")
+    return A, B, C, code, mcode, ta, tb, lda, ldb, m, n, k, s, current
+
+
+def _gemm_args(C, ta, tb, A, lda, B, ldb, m, n, k):
+    """The C++ call's operands: C stored row-major as it is, or, for a transposed out (unit row
+    stride), C^T = op(B)^T op(A)^T on the same memory."""
+    tc, ldc = _matrix("out", C, "gemm")
+    if not tc:
+        return ta, tb, m, n, A[1], lda, B[1], ldb, ldc
+    return not tb, not ta, n, m, B[1], ldb, A[1], lda, ldc
+
+
+def _gemm_impl(a, b, out, alpha, beta, variant, math, stream):
+    A, B, C, code, mcode, ta, tb, lda, ldb, m, n, k, s, current = _gemm_plan(a, b, out, alpha, beta, variant, math,
+                                                                          stream)
+    framework, device = A[0], A[5]
+    result = out
+    if C is None:
+        result = _arrays.empty(framework, a, (m, n), A[4], device, "out")
+        C = device_array(result, "out", "gemm", dlpack_stream(s))
+    if stream is not None or A[6] is not None or B[6] is not None or C[6] is not None:
+        _order(s, current, device, (A, B, C))
+    ta_, tb_, m_, n_, pa, lda_, pb, ldb_, ldc = _gemm_args(C, ta, tb, A, lda, B, ldb, m, n, k)
+    _rungs.gemm(code, ta_, tb_, m_, n_, k, float(alpha), pa, lda_, pb, ldb_, float(beta), C[1], ldc, variant, mcode,
+                s, device)
+    if framework == "jax":  # JAX cannot be told about work on another stream: wait for it here
+        _rungs.stream_synchronize(s, device)
+    return result
+
+
+if _arrays._torch is not None:
+    _Tensor, _Parameter = _arrays._torch.Tensor, _arrays._torch.nn.Parameter
+    _grad_enabled = _arrays._torch.is_grad_enabled
+    _is_compiling = getattr(getattr(_arrays._torch, "compiler", None), "is_compiling", None) or (lambda: False)
+    _TORCH_GEMM = {_arrays._torch.float32: 0, _arrays._torch.float16: 1, _arrays._torch.bfloat16: 2}
+
+    def gemm_torch(a, b, out, alpha, beta, variant, math):
+        """gemm on plain torch CUDA tensors in eager mode, on torch's current stream: the common call
+        with the least work per call. None (having done nothing) for anything else: then the
+        general path runs, with its checks and messages, or the torch operators (route)."""
+        tb_ = type(b)
+        if ((tb_ is not _Tensor and tb_ is not _Parameter) or _is_compiling()
+                or (_grad_enabled() and (a.requires_grad or b.requires_grad))):
+            return None
+        device = a.get_device()
+        code = _TORCH_GEMM.get(a.dtype)
+        mcode = _MATH.get(math)
+        if device < 0 or b.get_device() != device or code is None or b.dtype != a.dtype or mcode is None:
+            return None
+        sa, sb = a.shape, b.shape
+        if len(sa) != 2 or len(sb) != 2 or sa[1] != sb[0] or type(variant) is not str:
+            return None
+        m, k = sa
+        n = sb[1]
+        la = _layout(m, k, *a.stride())
+        lb = _layout(k, n, *b.stride())
+        if la is None or lb is None:
+            return None
+        if out is None:
+            if beta != 0:
+                return None
+            c = a.new_empty((m, n))
+            ta, tb, pa, pb, lda, ldb, ldc = la[0], lb[0], a.data_ptr(), b.data_ptr(), la[1], lb[1], max(n, 1)
+            mm, nn = m, n
+        else:
+            to = type(out)
+            if ((to is not _Tensor and to is not _Parameter) or out.get_device() != device or out.dtype != a.dtype
+                    or out.shape != (m, n) or out.requires_grad):
+                return None
+            lc = _layout(m, n, *out.stride())
+            if lc is None:
+                return None
+            c, ldc = out, lc[1]
+            if lc[0]:  # a transposed out: out.T = b.T @ a.T on the same memory
+                ta, tb, pa, pb, lda, ldb, mm, nn = not lb[0], not la[0], b.data_ptr(), a.data_ptr(), lb[1], la[1], n, m
+            else:
+                ta, tb, pa, pb, lda, ldb, mm, nn = la[0], lb[0], a.data_ptr(), b.data_ptr(), la[1], lb[1], m, n
+        _rungs.gemm(code, ta, tb, mm, nn, k, float(alpha), pa, lda, pb, ldb, float(beta), c.data_ptr(), ldc, variant,
+                    mcode, _arrays.current_stream("torch", device), device)
+        return c
+else:  # pragma: no cover - depends on the environment
+    gemm_torch = None
+
+
+# ---------------------------------------------------------------------------------------------
+# gemv
+
+def _gemv_plan(a, x, out, trans, alpha, beta, variant, stream):
+    _check_scalars("gemv", variant)
+    A = device_array(a, "a", "gemv", None)
+    framework, device = A[0], A[5]
+    s, current = _choose_stream(stream, framework, device)
+    dls = dlpack_stream(s)
+    if A[1] is None:
+        A = device_array(a, "a", "gemv", dls)
+    X = device_array(x, "x", "gemv", dls)
+    _same_framework("x", X, "a", A)
+    Y = None
+    if out is not None:
+        Y = device_array(out, "out", "gemv", dls)
+        _same_framework("out", Y, "a", A)
+        _writable("out", Y)
+    trans = bool(trans)
+    x_len, y_len = check_gemv(A[2], A[4], X[2], X[4], *_shape_dtype(Y), trans, beta)
+    at, lda = _matrix("a", A, "gemv")
+    r, c = A[2]
+    incx = _vector("x", X, "gemv", x_len)
+    # The library's A is the row-major storage: the view itself, or for a transposed view (a.T) its
+    # transpose, with the transpose flag flipped.
+    lib_trans, lm, ln = (not trans, c, r) if at else (trans, r, c)
+    return A, X, Y, lib_trans, lm, ln, lda, incx, y_len, s, current
+
+
+def _gemv_impl(a, x, out, trans, alpha, beta, variant, stream):
+    A, X, Y, lib_trans, lm, ln, lda, incx, y_len, s, current = _gemv_plan(a, x, out, trans, alpha, beta, variant,
+                                                                          stream)
+    framework, device = A[0], A[5]
+    result = out
+    if Y is None:
+        result = _arrays.empty(framework, a, (y_len,), "float32", device, "out")
+        Y = device_array(result, "out", "gemv", dlpack_stream(s))
+    incy = _vector("out", Y, "gemv", y_len)
+    if stream is not None or A[6] is not None or X[6] is not None or Y[6] is not None:
+        _order(s, current, device, (A, X, Y))
+    _rungs.gemv(lib_trans, lm, ln, float(alpha), A[1], lda, X[1], incx, float(beta), Y[1], incy, variant, s, device)
+    if framework == "jax":
+        _rungs.stream_synchronize(s, device)
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# reduce_sum
+
+def _reduce_plan(x, variant, stream):
+    _check_scalars("reduce_sum", variant)
+    X = device_array(x, "x", "reduce_sum", None)
+    framework, device = X[0], X[5]
+    s, current = _choose_stream(stream, framework, device)
+    if X[1] is None:
+        X = device_array(x, "x", "reduce_sum", dlpack_stream(s))
+    code, n = check_reduce(X[2], X[4])
+    if n > 1 and X[3][0] != 1:
+        raise ValueError(f"x: element stride {X[3][0]}; rungs.reduce_sum takes contiguous elements (stride 1)")
+    return X, code, n, s, current
+
+
+def _reduce_impl(x, variant, stream):
+    X, code, n, s, current = _reduce_plan(x, variant, stream)
+    framework, device = X[0], X[5]
+    out_dtype = "int64" if code <= 1 else X[4]
+    result = _arrays.empty(framework, x, (), out_dtype, device, "x")
+    R = device_array(result, "x", "reduce_sum", dlpack_stream(s))
+    if stream is not None or X[6] is not None:
+        _order(s, current, device, (X,))
+    _rungs.reduce_sum(code, X[1], n, R[1], variant, s, device)
+    if framework == "jax":
+        _rungs.stream_synchronize(s, device)
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# gemm_host
+
+def _gemm_host_impl(a, b, out, alpha, beta, variant, math):
+    mcode = _check_scalars("gemm_host", variant, math)
+    A = host_array(a, "a")
+    B = host_array(b, "b")
+    _same_framework("b", B, "a", A)
+    C = None
+    if out is not None:
+        C = host_array(out, "out")
+        _same_framework("out", C, "a", A)
+        _writable("out", C)
+    code, m, n, k = check_gemm("gemm_host", A[2], A[4], B[2], B[4], *_shape_dtype(C), beta)
+    ta, lda = _matrix("a", A, "gemm_host")
+    tb, ldb = _matrix("b", B, "gemm_host")
+    result = out
+    if C is None:
+        if A[0] not in ("numpy", "torch"):
+            raise ValueError(f"out: rungs.gemm_host allocates results with NumPy or torch; for {A[0]} arrays pass "
+                             "the result's array as out=")
+        result = _arrays.empty(A[0], a, (m, n), A[4], -1, "out")
+        C = host_array(result, "out")
+    ta_, tb_, m_, n_, pa, lda_, pb, ldb_, ldc = _gemm_args(C, ta, tb, A, lda, B, ldb, m, n, k)
+    # The current device (-1: the call leaves it as it is).
+    _rungs.gemm_host(code, ta_, tb_, m_, n_, k, float(alpha), pa, lda_, pb, ldb_, float(beta), C[1], ldc, variant,
+                     mcode, -1)
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# resolve_variant
+
+def _resolve_gemm(a, b, out=None, *, alpha=1.0, beta=0.0, variant="auto", math="fp32", stream=None):
+    A, B, C, code, mcode, ta, tb, lda, ldb, m, n, k, s, current = _gemm_plan(a, b, out, alpha, beta, variant, math,
+                                                                          stream)
+    if C is not None:
+        ta, tb, m, n, _, lda, _, ldb, _ = _gemm_args(C, ta, tb, A, lda, B, ldb, m, n, k)
+    return _rungs.resolve_gemm(ta, tb, m, n, k, code, lda, ldb, variant, mcode, A[5])
+
+
+def _resolve_gemv(a, x, out=None, *, trans=False, alpha=1.0, beta=0.0, variant="auto", stream=None):
+    A, X, Y, lib_trans, lm, ln, lda, incx, y_len, s, current = _gemv_plan(a, x, out, trans, alpha, beta, variant,
+                                                                          stream)
+    return _rungs.resolve_gemv(lib_trans, lm, ln, variant, A[5])
+
+
+def _resolve_reduce(x, *, variant="auto", stream=None):
+    X, code, n, s, current = _reduce_plan(x, variant, stream)
+    return _rungs.resolve_reduce(code, n, variant, X[5])

@@ -1,0 +1,170 @@
+"""rungs' operations as PyTorch custom operators (torch.library), registered when torch is
+importable (torch 2.4 or newer): torch.ops.rungs.gemm, gemm_out, gemv, gemv_out and reduce_sum.
+
+Each has a fake implementation (shapes and dtypes, the same checks as the real call), so
+torch.compile(fullgraph=True) traces a function that calls rungs.gemm with no graph break;
+the *_out operators declare that they write `out`. gemm, gemv and reduce_sum have backward
+formulas (gemm's and gemv's products run on rungs; gemv's weight gradient is torch.outer).
+
+rungs.gemm and the others call these operators only where the direct path cannot serve: while
+torch.compile traces, for tensor subclasses (fake tensors, functional tensors), meta tensors, and
+tensors that need gradients. Plain CUDA tensors in eager mode take the direct path (_core), which
+is the same real implementation without the dispatcher's per-call cost.
+"""
+
+from typing import Optional
+
+import torch
+
+from . import _arrays, _core
+
+_PLAIN = (torch.Tensor, torch.nn.Parameter)
+_is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None) or (lambda: False)
+AVAILABLE = hasattr(torch.library, "custom_op") and hasattr(torch.library, "register_autograd")
+
+
+def _name(dtype):
+    return _arrays._torch_dtype_name(dtype)
+
+
+def route(*tensors):
+    """True where a call with these arguments goes through the torch operators."""
+    if not AVAILABLE:
+        return False
+    if _is_compiling():
+        return True
+    grad = torch.is_grad_enabled()
+    for t in tensors:
+        if isinstance(t, torch.Tensor) and (type(t) not in _PLAIN or t.is_meta or (grad and t.requires_grad)):
+            return True
+    return False
+
+
+def _stream(stream):
+    return stream if stream is None or isinstance(stream, int) else _arrays.stream_handle(stream)
+
+
+if AVAILABLE:
+    Tensor = torch.Tensor
+
+    # -- gemm -------------------------------------------------------------------------------
+
+    @torch.library.custom_op("rungs::gemm", mutates_args=())
+    def _gemm(a: Tensor, b: Tensor, alpha: float, variant: str, math: str, stream: Optional[int]) -> Tensor:
+        return _core._gemm_impl(a, b, None, alpha, 0.0, variant, math, stream)
+
+    @_gemm.register_fake
+    def _gemm_fake(a, b, alpha, variant, math, stream):
+        _core._check_scalars("gemm", variant, math)
+        _, m, n, _ = _core.check_gemm("gemm", a.shape, _name(a.dtype), b.shape, _name(b.dtype), None, None, 0.0)
+        return a.new_empty((m, n))
+
+    def _gemm_setup(ctx, inputs, output):
+        a, b, alpha, variant, math, stream = inputs
+        ctx.save_for_backward(a, b)
+        ctx.args = (alpha, variant, math, stream)
+
+    def _gemm_backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        alpha, variant, math, stream = ctx.args
+        g = grad.contiguous()
+        ga = _gemm(g, b.mT, alpha, variant, math, stream) if ctx.needs_input_grad[0] else None
+        gb = _gemm(a.mT, g, alpha, variant, math, stream) if ctx.needs_input_grad[1] else None
+        return ga, gb, None, None, None, None
+
+    torch.library.register_autograd("rungs::gemm", _gemm_backward, setup_context=_gemm_setup)
+
+    @torch.library.custom_op("rungs::gemm_out", mutates_args=("out",))
+    def _gemm_out(a: Tensor, b: Tensor, out: Tensor, alpha: float, beta: float, variant: str, math: str,
+                  stream: Optional[int]) -> None:
+        _core._gemm_impl(a, b, out, alpha, beta, variant, math, stream)
+
+    @_gemm_out.register_fake
+    def _gemm_out_fake(a, b, out, alpha, beta, variant, math, stream):
+        _core._check_scalars("gemm", variant, math)
+        _core.check_gemm("gemm", a.shape, _name(a.dtype), b.shape, _name(b.dtype), out.shape, _name(out.dtype), beta)
+
+    # -- gemv -------------------------------------------------------------------------------
+
+    @torch.library.custom_op("rungs::gemv", mutates_args=())
+    def _gemv(a: Tensor, x: Tensor, trans: bool, alpha: float, variant: str, stream: Optional[int]) -> Tensor:
+        return _core._gemv_impl(a, x, None, trans, alpha, 0.0, variant, stream)
+
+    @_gemv.register_fake
+    def _gemv_fake(a, x, trans, alpha, variant, stream):
+        _core._check_scalars("gemv", variant)
+        _, y_len = _core.check_gemv(a.shape, _name(a.dtype), x.shape, _name(x.dtype), None, None, trans, 0.0)
+        return a.new_empty((y_len,))
+
+    def _gemv_setup(ctx, inputs, output):
+        a, x, trans, alpha, variant, stream = inputs
+        ctx.save_for_backward(a, x)
+        ctx.args = (trans, alpha, variant, stream)
+
+    def _gemv_backward(ctx, grad):
+        a, x = ctx.saved_tensors
+        trans, alpha, variant, stream = ctx.args
+        g = grad.contiguous()
+        ga = gx = None
+        if ctx.needs_input_grad[0]:  # y = alpha A x: dA = alpha g x^T;  y = alpha A^T x: dA = alpha x g^T
+            ga = torch.outer(x, g) if trans else torch.outer(g, x)
+            ga = ga * alpha
+        if ctx.needs_input_grad[1]:  # dx = alpha op(A)^T g
+            gx = _gemv(a, g, not trans, alpha, variant, stream)
+        return ga, gx, None, None, None, None
+
+    torch.library.register_autograd("rungs::gemv", _gemv_backward, setup_context=_gemv_setup)
+
+    @torch.library.custom_op("rungs::gemv_out", mutates_args=("out",))
+    def _gemv_out(a: Tensor, x: Tensor, out: Tensor, trans: bool, alpha: float, beta: float, variant: str,
+                  stream: Optional[int]) -> None:
+        _core._gemv_impl(a, x, out, trans, alpha, beta, variant, stream)
+
+    @_gemv_out.register_fake
+    def _gemv_out_fake(a, x, out, trans, alpha, beta, variant, stream):
+        _core._check_scalars("gemv", variant)
+        _core.check_gemv(a.shape, _name(a.dtype), x.shape, _name(x.dtype), out.shape, _name(out.dtype), trans, beta)
+
+    # -- reduce_sum ---------------------------------------------------------------------------
+
+    @torch.library.custom_op("rungs::reduce_sum", mutates_args=())
+    def _reduce_sum(x: Tensor, variant: str, stream: Optional[int]) -> Tensor:
+        return _core._reduce_impl(x, variant, stream)
+
+    @_reduce_sum.register_fake
+    def _reduce_sum_fake(x, variant, stream):
+        _core._check_scalars("reduce_sum", variant)
+        code, _ = _core.check_reduce(x.shape, _name(x.dtype))
+        return x.new_empty((), dtype=torch.int64 if code <= 1 else x.dtype)
+
+    def _reduce_setup(ctx, inputs, output):
+        ctx.n = inputs[0].shape[0]
+
+    def _reduce_backward(ctx, grad):
+        return grad.expand(ctx.n), None, None
+
+    torch.library.register_autograd("rungs::reduce_sum", _reduce_backward, setup_context=_reduce_setup)
+
+
+# The entry points rungs.gemm and the others call when route() says so.
+
+def gemm(a, b, out, alpha, beta, variant, math, stream):
+    if out is None:
+        if beta != 0:
+            raise ValueError(f"beta: {beta} needs out= (beta scales the C that out= holds)")
+        return torch.ops.rungs.gemm(a, b, float(alpha), variant, math, _stream(stream))
+    torch.ops.rungs.gemm_out(a, b, out, float(alpha), float(beta), variant, math, _stream(stream))
+    return out
+
+
+def gemv(a, x, out, trans, alpha, beta, variant, stream):
+    if out is None:
+        if beta != 0:
+            raise ValueError(f"beta: {beta} needs out= (beta scales the y that out= holds)")
+        return torch.ops.rungs.gemv(a, x, bool(trans), float(alpha), variant, _stream(stream))
+    torch.ops.rungs.gemv_out(a, x, out, bool(trans), float(alpha), float(beta), variant, _stream(stream))
+    return out
+
+
+def reduce_sum(x, variant, stream):
+    return torch.ops.rungs.reduce_sum(x, variant, _stream(stream))

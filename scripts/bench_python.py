@@ -1,0 +1,119 @@
+"""The cost of calling rungs from Python (a benchmark, not a test; needs a GPU and torch).
+
+  python scripts/bench_python.py [--calls 10000] [--large 4096]
+
+1. Host time per call at 64 x 64 x 64 float32: rungs.gemm(a, b) against torch.mm(a, b), and the
+   extension module's raw call (rungs._rungs.gemm on the same pointers, with the result allocated
+   beforehand) that the Python layer wraps. Each call is timed on its own (time.perf_counter_ns);
+   the median of --calls calls is reported. Every 100 calls the stream is synchronized (untimed), so
+   the launch queue never fills and blocks a call.
+2. Device time at --large^3 float32: rungs.gemm against the raw call (the same kernel; the Python
+   layer's work is host-side only), medians of CUDA-event times.
+
+Prints one line per measurement and, with --json FILE, writes them with the device and versions.
+"""
+
+import argparse
+import json
+import statistics
+import subprocess
+import time
+from pathlib import Path
+
+import torch
+
+import rungs
+
+
+def host_times(fn, calls):
+    times = []
+    stream = torch.cuda.current_stream()
+    for i in range(calls):
+        if i % 100 == 0:
+            stream.synchronize()
+        t0 = time.perf_counter_ns()
+        fn()
+        times.append(time.perf_counter_ns() - t0)
+    stream.synchronize()
+    return times
+
+
+def device_times(fn, reps):
+    times = []
+    for _ in range(reps):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1e3)  # us
+    return times
+
+
+def raw_gemm(a, b, c):
+    """rungs._rungs.gemm on the tensors' pointers: the C++ call with nothing of the Python layer."""
+    m, k = a.shape
+    n = b.shape[1]
+    stream = torch.cuda.current_stream().cuda_stream
+    device = a.device.index
+    return lambda: rungs._rungs.gemm(0, False, False, m, n, k, 1.0, a.data_ptr(), k, b.data_ptr(), n, 0.0,
+                                     c.data_ptr(), n, "auto", 0, stream, device)
+
+
+def commit():
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                              cwd=Path(__file__).resolve().parent, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--calls", type=int, default=10_000)
+    p.add_argument("--large", type=int, default=4096)
+    p.add_argument("--reps", type=int, default=50)
+    p.add_argument("--json")
+    args = p.parse_args()
+    if not torch.cuda.is_available():
+        raise SystemExit("bench_python: no usable CUDA device")
+
+    a, b = torch.randn(64, 64, device="cuda"), torch.randn(64, 64, device="cuda")
+    c = torch.empty(64, 64, device="cuda")
+    for fn in (lambda: rungs.gemm(a, b), lambda: torch.mm(a, b), raw_gemm(a, b, c)):  # warm-up
+        host_times(fn, 1000)
+    rows = []
+    med = {}
+    for name, fn in (("rungs.gemm", lambda: rungs.gemm(a, b)), ("torch.mm", lambda: torch.mm(a, b)),
+                     ("rungs._rungs.gemm (raw)", raw_gemm(a, b, c))):
+        med[name] = statistics.median(host_times(fn, args.calls)) / 1e3
+        rows.append({"what": f"host time per call, 64^3 float32: {name}", "us": med[name]})
+    rows.append({"what": "rungs.gemm - torch.mm, host time per call, 64^3", "us": med["rungs.gemm"] - med["torch.mm"]})
+
+    n = args.large
+    A, B = torch.randn(n, n, device="cuda"), torch.randn(n, n, device="cuda")
+    C = torch.empty(n, n, device="cuda")
+    py = lambda: rungs.gemm(A, B, C)  # noqa: E731
+    raw = raw_gemm(A, B, C)
+    device_times(py, 5)
+    device_times(raw, 5)
+    py_t, raw_t = [], []
+    for _ in range(args.reps):  # interleaved, so that clocks and temperature affect both alike
+        py_t += device_times(py, 1)
+        raw_t += device_times(raw, 1)
+    py_med, raw_med = statistics.median(py_t), statistics.median(raw_t)
+    rows.append({"what": f"device time, {n}^3 float32: rungs.gemm", "us": py_med})
+    rows.append({"what": f"device time, {n}^3 float32: rungs._rungs.gemm (raw)", "us": raw_med})
+    rows.append({"what": f"rungs.gemm / raw, {n}^3", "ratio": py_med / raw_med})
+
+    for r in rows:
+        value = f"{r['us']:.2f} us" if "us" in r else f"{r['ratio']:.4f}"
+        print(f"{r['what']}: {value}")
+    if args.json:
+        meta = {"device": torch.cuda.get_device_name(), "commit": commit(), "rungs": rungs.__version__,
+                "torch": torch.__version__, "calls": args.calls, "reps": args.reps}
+        Path(args.json).write_text(json.dumps({"meta": meta, "rows": rows}, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
