@@ -176,25 +176,31 @@ def _order(s, current, device, arrays):
             _rungs.stream_wait(s, ps, device)
 
 
+def _operands(op, a, second, second_name, out, stream):
+    """a, the second operand and out, read and checked against a's framework, with the stream the
+    call runs on (DLPack producers are read with it, so they order their pending work before it)."""
+    A = device_array(a, "a", op, None)
+    s, current = _choose_stream(stream, A[0], A[5])
+    dls = dlpack_stream(s)
+    if A[1] is None:  # DLPack: read now, so that the producer orders its work before the stream
+        A = device_array(a, "a", op, dls)
+    B = device_array(second, second_name, op, dls)
+    _same_framework(second_name, B, "a", A)
+    C = None
+    if out is not None:
+        C = device_array(out, "out", op, dls)
+        _same_framework("out", C, "a", A)
+        _writable("out", C)
+    return A, B, C, s, current
+
+
 # ---------------------------------------------------------------------------------------------
 # gemm
 
 def _gemm_plan(a, b, out, alpha, beta, variant, math, stream):
     """Everything a gemm call needs: the arrays read and checked, the C++ arguments, the stream."""
     mcode = _check_scalars("gemm", variant, math)
-    A = device_array(a, "a", "gemm", None)
-    framework, device = A[0], A[5]
-    s, current = _choose_stream(stream, framework, device)
-    dls = dlpack_stream(s)
-    if A[1] is None:  # DLPack: read now, so that the producer orders its work before the stream
-        A = device_array(a, "a", "gemm", dls)
-    B = device_array(b, "b", "gemm", dls)
-    _same_framework("b", B, "a", A)
-    C = None
-    if out is not None:
-        C = device_array(out, "out", "gemm", dls)
-        _same_framework("out", C, "a", A)
-        _writable("out", C)
+    A, B, C, s, current = _operands("gemm", a, b, "b", out, stream)
     code, m, n, k = check_gemm("gemm", A[2], A[4], B[2], B[4], *_shape_dtype(C), beta)
     ta, lda = _matrix("a", A, "gemm")
     tb, ldb = _matrix("b", B, "gemm")
@@ -287,19 +293,7 @@ else:  # pragma: no cover - depends on the environment
 
 def _gemv_plan(a, x, out, trans, alpha, beta, variant, stream):
     _check_scalars("gemv", variant)
-    A = device_array(a, "a", "gemv", None)
-    framework, device = A[0], A[5]
-    s, current = _choose_stream(stream, framework, device)
-    dls = dlpack_stream(s)
-    if A[1] is None:
-        A = device_array(a, "a", "gemv", dls)
-    X = device_array(x, "x", "gemv", dls)
-    _same_framework("x", X, "a", A)
-    Y = None
-    if out is not None:
-        Y = device_array(out, "out", "gemv", dls)
-        _same_framework("out", Y, "a", A)
-        _writable("out", Y)
+    A, X, Y, s, current = _operands("gemv", a, x, "x", out, stream)
     trans = bool(trans)
     x_len, y_len = check_gemv(A[2], A[4], X[2], X[4], *_shape_dtype(Y), trans, beta)
     at, lda = _matrix("a", A, "gemv")
