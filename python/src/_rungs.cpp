@@ -80,26 +80,27 @@ rungs::Options options(std::string variant, int math, uintptr_t stream) {
   return o;
 }
 
+// f(T{}) with T the element type of gemm dtype code `dtype`.
+template <class F>
+void with_gemm_type(int dtype, const char* op, F&& f) {
+  switch (dtype) {
+    case kF32: return f(float{});
+    case kF16: return f(__half{});
+    case kBF16: return f(__nv_bfloat16{});
+  }
+  throw rungs::Error(std::string("rungs: ") + op + " dtype code " + std::to_string(dtype));
+}
+
 void gemm(int dtype, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, uintptr_t a, int64_t lda,
           uintptr_t b, int64_t ldb, float beta, uintptr_t c, int64_t ldc, std::string variant, int math,
           uintptr_t stream, int device) {
   const rungs::Options o = options(std::move(variant), math, stream);
   DeviceScope scope(device);
-  switch (dtype) {
-    case kF32:
-      rungs::gemm(trans_of(ta), trans_of(tb), m, n, k, alpha, ptr_of<const float>(a), lda, ptr_of<const float>(b),
-                  ldb, beta, ptr_of<float>(c), ldc, o);
-      return;
-    case kF16:
-      rungs::gemm(trans_of(ta), trans_of(tb), m, n, k, alpha, ptr_of<const __half>(a), lda, ptr_of<const __half>(b),
-                  ldb, beta, ptr_of<__half>(c), ldc, o);
-      return;
-    case kBF16:
-      rungs::gemm(trans_of(ta), trans_of(tb), m, n, k, alpha, ptr_of<const __nv_bfloat16>(a), lda,
-                  ptr_of<const __nv_bfloat16>(b), ldb, beta, ptr_of<__nv_bfloat16>(c), ldc, o);
-      return;
-  }
-  throw rungs::Error("rungs: gemm dtype code " + std::to_string(dtype));
+  with_gemm_type(dtype, "gemm", [&](auto t) {
+    using T = decltype(t);
+    rungs::gemm(trans_of(ta), trans_of(tb), m, n, k, alpha, ptr_of<const T>(a), lda, ptr_of<const T>(b), ldb, beta,
+                ptr_of<T>(c), ldc, o);
+  });
 }
 
 void gemm_host(int dtype, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, uintptr_t a, int64_t lda,
@@ -107,21 +108,11 @@ void gemm_host(int dtype, bool ta, bool tb, int64_t m, int64_t n, int64_t k, flo
                int device) {
   const rungs::Options o = options(std::move(variant), math, 0);
   DeviceScope scope(device);
-  switch (dtype) {
-    case kF32:
-      rungs::gemm_host(trans_of(ta), trans_of(tb), m, n, k, alpha, ptr_of<const float>(a), lda,
-                       ptr_of<const float>(b), ldb, beta, ptr_of<float>(c), ldc, o);
-      return;
-    case kF16:
-      rungs::gemm_host(trans_of(ta), trans_of(tb), m, n, k, alpha, ptr_of<const __half>(a), lda,
-                       ptr_of<const __half>(b), ldb, beta, ptr_of<__half>(c), ldc, o);
-      return;
-    case kBF16:
-      rungs::gemm_host(trans_of(ta), trans_of(tb), m, n, k, alpha, ptr_of<const __nv_bfloat16>(a), lda,
-                       ptr_of<const __nv_bfloat16>(b), ldb, beta, ptr_of<__nv_bfloat16>(c), ldc, o);
-      return;
-  }
-  throw rungs::Error("rungs: gemm_host dtype code " + std::to_string(dtype));
+  with_gemm_type(dtype, "gemm_host", [&](auto t) {
+    using T = decltype(t);
+    rungs::gemm_host(trans_of(ta), trans_of(tb), m, n, k, alpha, ptr_of<const T>(a), lda, ptr_of<const T>(b), ldb,
+                     beta, ptr_of<T>(c), ldc, o);
+  });
 }
 
 void gemv(bool trans, int64_t m, int64_t n, float alpha, uintptr_t a, int64_t lda, uintptr_t x, int64_t incx,
