@@ -126,6 +126,20 @@ if has build || [ ! -x build-gpu/rungs ]; then
 fi
 export RUNGS_GIT_COMMIT
 
+# The Python package's build (pip install . into build-py/venv) needs the CPU, not the GPU: with the
+# test stage it runs beside the tests.
+# No index on a GPU machine: nanobind and scikit-build-core come from the machine's Python
+# (--no-build-isolation); build-py/build keeps the wheel's CMake build between runs.
+python_build() {
+  { [ -x build-py/venv/bin/python ] || python3 -m venv --system-site-packages build-py/venv; } &&
+    build-py/venv/bin/python -m pip install -q --no-build-isolation --no-deps -Cbuild-dir=build-py/build . \
+      >"$OUT/python-build.log" 2>&1
+}
+py_build_pid=""
+if has python && has test; then
+  python_build & py_build_pid=$!
+fi
+
 if has test; then
   log "tests (full GPU suite)"
   : >"$OUT/ran-tests.log"
@@ -208,11 +222,8 @@ if has tune; then
 fi
 if has python; then
   log "python: pip install . (build-py), pytest, bench_python.py"
-  # No index on a GPU machine: nanobind and scikit-build-core come from the machine's Python
-  # (--no-build-isolation); build-py/build keeps the wheel's CMake build between runs.
-  { [ -x build-py/venv/bin/python ] || python3 -m venv --system-site-packages build-py/venv; } &&
-    build-py/venv/bin/python -m pip install -q --no-build-isolation --no-deps -Cbuild-dir=build-py/build . \
-      >"$OUT/python-build.log" 2>&1 || { tail -30 "$OUT/python-build.log"; status=1; }
+  if [ -n "$py_build_pid" ]; then wait "$py_build_pid"; else python_build; fi ||
+    { tail -30 "$OUT/python-build.log"; status=1; }
   build-py/venv/bin/python -m pytest -q -rs python/tests 2>&1 | tee "$OUT/pytest.txt" | tail -25
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   build-py/venv/bin/python scripts/bench_python.py --json "$OUT/bench-python.json" | tee "$OUT/bench-python.txt" ||
