@@ -118,6 +118,27 @@ else
   echo "commit $RUNGS_GIT_COMMIT$(git diff --quiet 2>/dev/null || echo ' (with uncommitted changes)')" | tee -a "$OUT/device.txt"
 fi
 
+# The Python package's build (pip install . into build-py/venv) needs the CPU, not the GPU: with the
+# test or sanitize stage it runs beside them.
+# No index on a GPU machine: nanobind, scikit-build-core, torch, CuPy and JAX come from the
+# machine's python3 (--no-build-isolation). That python3 may itself live in a virtual environment,
+# whose packages a new venv does not see (--system-site-packages reaches the base interpreter's
+# only): a .pth file names its site-packages. build-py/build keeps the wheel's CMake build.
+python_build() {
+  if [ ! -x build-py/venv/bin/python ]; then
+    python3 -m venv --system-site-packages build-py/venv &&
+      python3 -c 'import site; print("\n".join(site.getsitepackages()))' \
+        >"$(build-py/venv/bin/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/machine-site.pth" ||
+      return 1
+  fi
+  build-py/venv/bin/python -m pip install -q --no-build-isolation --no-deps -Cbuild-dir=build-py/build . \
+    >"$OUT/python-build.log" 2>&1
+}
+py_build_pid=""
+if has python && { has test || has sanitize; }; then
+  python_build & py_build_pid=$!
+fi
+
 if has build || [ ! -x build-gpu/rungs ]; then
   log "build"
   cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release >"$OUT/build.log" 2>&1 &&
@@ -125,20 +146,6 @@ if has build || [ ! -x build-gpu/rungs ]; then
   grep -E "registers|spill|lmem" "$OUT/build.log" | head -5
 fi
 export RUNGS_GIT_COMMIT
-
-# The Python package's build (pip install . into build-py/venv) needs the CPU, not the GPU: with the
-# test stage it runs beside the tests.
-# No index on a GPU machine: nanobind and scikit-build-core come from the machine's Python
-# (--no-build-isolation); build-py/build keeps the wheel's CMake build between runs.
-python_build() {
-  { [ -x build-py/venv/bin/python ] || python3 -m venv --system-site-packages build-py/venv; } &&
-    build-py/venv/bin/python -m pip install -q --no-build-isolation --no-deps -Cbuild-dir=build-py/build . \
-      >"$OUT/python-build.log" 2>&1
-}
-py_build_pid=""
-if has python && has test; then
-  python_build & py_build_pid=$!
-fi
 
 if has test; then
   log "tests (full GPU suite)"
