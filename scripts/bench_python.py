@@ -89,6 +89,16 @@ def main():
         med[name] = statistics.median(host_times(fn, args.calls)) / 1e3
         rows.append({"what": f"host time per call, 64^3 float32: {name}", "us": med[name]})
     rows.append({"what": "rungs.gemm - torch.mm, host time per call, 64^3", "us": med["rungs.gemm"] - med["torch.mm"]})
+    # Where a call's host time goes: the pieces rungs.gemm and torch.mm are made of, each alone.
+    device = a.device.index
+    for name, fn in (("torch.mm(out=), no allocation", lambda: torch.mm(a, b, out=c)),
+                     ("a.new_empty((64, 64)), torch's allocation", lambda: a.new_empty((64, 64))),
+                     ("rungs._rungs.device_count(), a bare extension call", rungs._rungs.device_count),
+                     ("torch's current stream, as rungs reads it", lambda: rungs._arrays.current_stream("torch", device)),
+                     ("rungs._rungs.resolve_gemm, the C++ auto choice", lambda: rungs._rungs.resolve_gemm(
+                         False, False, 64, 64, 64, 0, 64, 64, "auto", 0, device))):
+        host_times(fn, 1000)
+        rows.append({"what": f"host time per call: {name}", "us": statistics.median(host_times(fn, args.calls)) / 1e3})
 
     n = args.large
     A, B = torch.randn(n, n, device="cuda"), torch.randn(n, n, device="cuda")

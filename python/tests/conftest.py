@@ -11,7 +11,12 @@ from pathlib import Path
 
 import pytest
 
-import rungs
+# JAX takes 75 % of a GPU's memory when it first touches the device; cuBLAS's handles (the cublas
+# rung, auto's choice at small shapes) and torch then fail to allocate in the same process, or in
+# a parallel test process. Before any test imports jax:
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+
+import rungs  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 

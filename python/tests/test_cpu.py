@@ -359,9 +359,10 @@ def test_transposed_out_swaps_the_operands():
 
 
 def test_jax_cpu_arrays_are_not_device_arrays():
-    jnp = pytest.importorskip("jax.numpy")
-    a = jnp.ones((3, 3), jnp.float32)
+    jax = pytest.importorskip("jax")
+    cpu = jax.devices("cpu")[0]  # JAX's default device is a GPU where one is usable
+    a = jax.device_put(jax.numpy.ones((3, 3), jax.numpy.float32), cpu)
     with pytest.raises(ValueError, match="^a: a JAX array in host memory; rungs.gemm takes arrays on a CUDA device"):
         rungs.gemm(a, a)
     with pytest.raises(ValueError, match="^x: a JAX array in host memory; rungs.reduce_sum"):
-        rungs.reduce_sum(jnp.ones(3, jnp.float32))
+        rungs.reduce_sum(jax.device_put(jax.numpy.ones(3, jax.numpy.float32), cpu))
