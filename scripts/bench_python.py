@@ -15,6 +15,7 @@ Prints one line per measurement and, with --json FILE, writes them with the devi
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import time
@@ -61,6 +62,9 @@ def raw_gemm(a, b, c):
 
 
 def commit():
+    """RUNGS_GIT_COMMIT where set (as scripts/gpu.sh sets it: a copied tree's .git may be stale), else git's."""
+    if os.environ.get("RUNGS_GIT_COMMIT"):
+        return os.environ["RUNGS_GIT_COMMIT"]
     try:
         return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                               cwd=Path(__file__).resolve().parent, check=True).stdout.strip()
