@@ -11,7 +11,8 @@ the output holds the latest numbers per GPU only (older runs live in git history
 gives the same files, byte for byte.
 
 Generated blocks: in README.md and docs/*.md, the text between `<!-- report:NAME -->` and
-`<!-- /report:NAME -->` is replaced by block NAME: headline, gemm, gemm_tc, gemv, reduce, gemm_host.
+`<!-- /report:NAME -->` is replaced by block NAME: headline, gemm, gemm_tc, decode, gemv, reduce,
+gemm_host. decode is the gemm ladder's decode workload (the rows with "workload": "decode").
 """
 import argparse
 import json
@@ -38,6 +39,7 @@ LADDER_TITLES = OrderedDict(
     [
         ("gemm", "gemm: SGEMM on CUDA cores (fp32), TFLOP/s (x cuBLAS)"),
         ("gemm_tc", "gemm on tensor cores, TFLOP/s (x cuBLAS)"),
+        ("decode", "gemm decode shapes (bf16, nt): time, GB/s, % of DRAM read (x cuBLAS)"),
         ("gemv", "gemv: SGEMV (fp32), GB/s (x cuBLAS)"),
         ("reduce", "reduce: reduce_sum, GB/s (x CUB)"),
         ("gemm_host", "gemm_host: the host-to-host flow"),
@@ -59,6 +61,8 @@ def gpu_slug(device):
 
 def ladder_of(row):
     op = row.get("op", "gemm")
+    if op == "gemm" and row.get("workload") == "decode":
+        return "decode"
     if op == "gemm":
         return "gemm" if row.get("dtype", "f32") == "f32" else "gemm_tc"
     return op
@@ -242,6 +246,41 @@ def block_gemm_tc(run, rows):
     return "\n\n".join(parts)
 
 
+def decode_cell(r):
+    """'41.2 us, 2930 GB/s, 94%, 1.02x': the median, the bytes moved per second, that as % of the DRAM
+    read rate, and x the baseline (not on the baseline's own row)."""
+    if r is None or not ok(r):
+        return "-"
+    parts = [f"{fnum(r['real_time'] * 1e3)} us"]
+    if r.get("bytes_per_second"):
+        parts.append(f"{r['bytes_per_second'] / 1e9:.0f} GB/s")
+    if r.get("pct_dram"):
+        parts.append(f"{r['pct_dram']:.0f}%")
+    x = r.get("speedup_vs_baseline")
+    if not r.get("baseline_rung") and x is not None:
+        parts.append(ratio(x))
+    return ", ".join(parts)
+
+
+def block_decode(run, rows):
+    """One table per weight matrix (n x k): rungs x batch sizes m."""
+    parts = []
+    for n, k in OrderedDict(((r["n"], r["k"]), None) for r in rows):
+        wr = [r for r in rows if (r["n"], r["k"]) == (n, k)]
+        ms = sorted(OrderedDict((r["m"], None) for r in wr))
+        body = [[label] + [decode_cell(c) for c in cells] for label, cells in rung_rows(wr, ms, lambda r: r["m"])]
+        parts.append(f"W {n} x {k} ({wr[0].get('dtype', 'bf16')}, {wr[0].get('trans', 'nt')}):\n\n" + md_table(["rung"] + [f"m = {m}" for m in ms], body))
+    base = next((r["baseline"] for r in rows if r.get("baseline")), "the baseline")
+    dram = run.context.get("dram_read_gbs")
+    note = (
+        "Each cell: the median time; GB/s = (A + W + C bytes) / median"
+        + (f"; % of the {dram:.0f} GB/s a streaming read reaches on this GPU (`rungs info`)" if dram else "")
+        + f"; x {base} = its median over the rung's, interleaved."
+    )
+    notes = skip_notes(rows)
+    return "\n\n".join(parts) + "\n\n" + note + ("\n\n" + notes.rstrip() if notes else "")
+
+
 def gemv_shape(r):
     return (r["m"], r["n"], r["trans"])
 
@@ -313,6 +352,7 @@ BLOCKS = OrderedDict(
     [
         ("gemm", block_gemm),
         ("gemm_tc", block_gemm_tc),
+        ("decode", block_decode),
         ("gemv", block_gemv),
         ("reduce", block_reduce),
         ("gemm_host", block_gemm_host),

@@ -2,7 +2,8 @@
 """Checks scripts/report.py on the committed sample runs (tests/data/bench_sample.json, the main job's
 rows at the smallest seed sizes, and bench_host_sample.json, from an NVIDIA H100): the tables parse,
 every generated block is filled, the pictures are SVG, the newest run of a GPU wins, and a second run
-on the same JSON gives the same bytes. Run by ctest (exit 77 = skipped: matplotlib is not installed).
+on the same JSON gives the same bytes; and on synthetic rows of the gemm decode workload (made up
+here, not measurements), its table. Run by ctest (exit 77 = skipped: matplotlib is not installed).
 """
 import copy
 import filecmp
@@ -19,7 +20,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 DATA = os.path.join(REPO, "tests", "data")
 SAMPLES = [os.path.join(DATA, "bench_sample.json"), os.path.join(DATA, "bench_host_sample.json")]
-BLOCKS = ["headline", "gemm", "gemm_tc", "gemv", "reduce", "gemm_host"]
+BLOCKS = ["headline", "gemm", "gemm_tc", "decode", "gemv", "reduce", "gemm_host"]
+NO_SAMPLE_ROWS = {"decode"}  # blocks the committed samples have no rows for
+DECODE_WEIGHTS = [(7168, 8192), (28672, 8192), (8192, 28672)]
 
 failures = []
 
@@ -76,6 +79,35 @@ def tables_parse(text, where):
     return n
 
 
+def decode_run(sample_context):
+    """A run of the decode workload only, with made-up times (a fixed rate per rung): cublas the baseline,
+    decode_rows and wgmma_balanced, auto, and one SKIP row."""
+    ctx = copy.deepcopy(sample_context)
+    ctx["git_commit"] = "dec0de1"
+    dram = ctx["dram_read_gbs"]
+    rows = []
+    for n, k in DECODE_WEIGHTS:
+        for m in (1, 16, 64, 128):
+            nbytes = 2.0 * (m * k + k * n + m * n)
+            base_ms = nbytes / 2.6e12 * 1e3
+            for rung, variant, rate in ((11, "cublas", 2.6e12), (23, "wgmma_balanced", 1.4e12), (24, "decode_rows", 2.9e12), (-1, "auto=decode_rows", 2.9e12)):
+                ms = nbytes / rate * 1e3
+                rows.append({
+                    "name": f"gemm/{variant}/{m}x{n}x{k}/nt/bf16", "op": "gemm", "rung": rung, "variant": variant,
+                    "m": m, "n": n, "k": k, "trans": "nt", "dtype": "bf16", "alpha": 1, "beta": 0,
+                    "baseline_rung": variant == "cublas", "workload": "decode", "repetitions": 20, "real_time": ms,
+                    "time_unit": "ms", "tflops": 2.0 * m * n * k / (ms * 1e-3) / 1e12, "pct_peak": 1.0,
+                    "bytes": nbytes, "bytes_per_second": rate, "pct_dram": 100.0 * rate / 1e9 / dram,
+                    "arithmetic_intensity": 2.0 * m * n * k / nbytes, "ridge_point": 357.0, "memory_bound": True,
+                    "baseline": "cublas", "baseline_real_time": base_ms, "speedup_vs_baseline": base_ms / ms,
+                    "pass": True, "status": "ok"})
+            rows.append({
+                "name": f"gemm/wgmma_streamk/{m}x{n}x{k}/nt/bf16", "op": "gemm", "rung": 19, "variant": "wgmma_streamk",
+                "m": m, "n": n, "k": k, "trans": "nt", "dtype": "bf16", "baseline_rung": False, "workload": "decode",
+                "pass": False, "status": "skip", "reason": "made-up reason for the test"})
+    return {"context": ctx, "benchmarks": rows}
+
+
 def snapshot(root):
     out = {}
     for d, _, files in os.walk(root):
@@ -112,8 +144,9 @@ def main():
         for b in BLOCKS:
             m = re.search(rf"<!-- report:{b} -->\n(.*?)<!-- /report:{b} -->", all_blocks, re.S)
             check(m is not None and len(m.group(1).strip()) > 40, f"block {b} is filled")
-            if m:
+            if m and b not in NO_SAMPLE_ROWS:
                 check(tables_parse(m.group(1), f"block {b}") >= 1, f"block {b} holds a table")
+        check("decode" not in bench, "no decode section without decode rows")
         # Every block the repository's own pages hold is filled too.
         for page in ["README.md"] + [os.path.join("docs", f) for f in os.listdir(os.path.join(root, "docs")) if f.endswith(".md")]:
             text = open(os.path.join(root, page)).read()
@@ -153,6 +186,34 @@ def main():
         bench4 = open(os.path.join(root, "docs", "BENCHMARKS.md")).read()
         check("## NVIDIA H100 80GB HBM3" in bench4 and "H100 auto" in bench4 and "H200 auto" in bench4, "two GPUs side by side")
         check(bench4.index("## NVIDIA H100") < bench4.index("## NVIDIA H200"), "GPUs in a fixed order")
+        # The decode workload: one table per weight matrix, rungs x m, each cell time, GB/s, % DRAM, x cuBLAS.
+        with open(SAMPLES[0]) as f:
+            sample_context = json.load(f)["context"]
+        with open(p, "w") as f:
+            json.dump(decode_run(sample_context), f)
+        run_report(root, [p] + SAMPLES)
+        bench5 = open(os.path.join(root, "docs", "BENCHMARKS.md")).read()
+        check("### gemm decode shapes (bf16, nt)" in bench5, "BENCHMARKS.md has the decode section")
+        check(bench5.index("### gemm on tensor cores") < bench5.index("### gemm decode") < bench5.index("### gemv"), "decode after the tensor-core ladder")
+        check("commit fd866b0" in bench5 and "commit dec0de1" in bench5, "the decode run beside the main job's run")
+        tables_parse(bench5, "BENCHMARKS.md with decode rows")
+        for n, k in DECODE_WEIGHTS:
+            check(f"W {n} x {k} (bf16, nt):" in bench5, f"a decode table for W {n} x {k}")
+        check("| rung | m = 1 | m = 16 | m = 64 | m = 128 |" in bench5, "decode tables: one column per m")
+        dram = sample_context["dram_read_gbs"]
+        m, n, k = 1, 7168, 8192
+        us = 2.0 * (m * k + k * n + m * n) / 2.9e12 * 1e6
+        cell = f"{us:.1f} us, 2900 GB/s, {100 * 2900 / dram:.0f}%, {2.9 / 2.6:.2f}x"
+        check(f"| 24 decode_rows | {cell} |" in bench5, f"decode_rows at m = 1: {cell}")
+        check(re.search(r"\| 11 cublas \| [0-9.]+ us, 2600 GB/s, [0-9]+% \|", bench5) is not None, "the baseline's cells carry no x")
+        check("| auto (decode_rows) |" in bench5, "auto names the rung it chose")
+        check("19 wgmma_streamk: skip, made-up reason for the test" in bench5, "SKIP rows are noted")
+        check(f"{dram:.0f} GB/s a streaming read reaches" in bench5, "the % of DRAM denominator is named")
+        all_blocks = open(os.path.join(root, "docs", "all_blocks.md")).read()
+        mb = re.search(r"<!-- report:decode -->\n(.*?)<!-- /report:decode -->", all_blocks, re.S)
+        check(mb is not None and tables_parse(mb.group(1), "block decode") == 3, "block decode holds three tables")
+        gemm_tc = re.search(r"<!-- report:gemm_tc -->\n(.*?)<!-- /report:gemm_tc -->", all_blocks, re.S)
+        check(gemm_tc is not None and "decode_rows" not in gemm_tc.group(1), "decode rows stay out of the tensor-core tables")
     if failures:
         print(f"{len(failures)} check(s) failed")
         return 1

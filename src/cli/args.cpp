@@ -457,6 +457,20 @@ std::vector<Case> cases_for(const Args& a, const std::string& op) {
   for (GemmKind kind : kinds)
     for (const Shape& s : shapes)
       for (TransPair t : trans) out.push_back({s, t, DType::f32, kind});
+  // The whole seed set (bench, verify) adds the decode workload. tune times warptile's fp32
+  // configurations only.
+  const bool whole_seed = a.shapes.empty() && a.trans.empty() && a.gemm_kinds.empty();
+  if (whole_seed && (a.command == Command::bench || a.command == Command::verify))
+    for (const Shape& s : decode_shapes())
+      out.push_back({s, {Trans::N, Trans::T}, DType::f32, GemmKind::bf16, kDecodeWorkload});
+  return out;
+}
+
+std::vector<Shape> decode_shapes() {
+  std::vector<Shape> out;
+  const Shape nk[] = {{0, 7168, 8192}, {0, 28672, 8192}, {0, 8192, 28672}};
+  for (const Shape& w : nk)
+    for (int64_t m : {1, 16, 64, 128}) out.push_back({m, w.n, w.k});
   return out;
 }
 

@@ -32,6 +32,16 @@ std::string case_name(const std::string& op, const Case& c);
 // The gemm problem of a case: its shape and transposes, the run's alpha and beta, tight ld's.
 check::GemmShape gemm_shape(const Args& a, const Case& c);
 
+// The rungs bench times on the decode workload's cases when no --variant is given: those named
+// decode_*, the run's baseline, auto, and the Hopper tensor-core rungs (min_sm 90 and up); the
+// other rungs that do bf16 are left out to keep the default bench short. Pure.
+bool decode_rung(const VariantInfo& v, const std::string& baseline);
+
+// A timed row's rates from its median_ms: TFLOP/s and % peak (of the peak of the units its type
+// runs on), GB/s = bytes / median and % DRAM (of d.dram_read_gbs), and for gemm the arithmetic
+// intensity, the ridge point and whether the row is below it (memory_bound). Pure.
+void set_rates(Result& r, double bytes, const DeviceInfo& d);
+
 // The exit code for a finished run: 1 if any result failed its check or errored, else 0.
 int exit_code(const std::vector<Result>& rows);
 

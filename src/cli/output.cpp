@@ -228,6 +228,21 @@ std::string notes(const Context& ctx, const std::vector<const Result*>& rows, bo
       break;
     }
   }
+  // gemm rows below the ridge point: what their GB/s and % DRAM are, and where the ridge is per type.
+  std::map<std::string, double> ridges;  // type -> ridge point, flop/byte
+  for (const Result* r : rows)
+    if (r->op == "gemm" && r->timed && r->memory_bound) ridges.emplace(type_name(*r), r->ridge);
+  if (!ridges.empty()) {
+    os << "  GB/s and % DRAM are shown for the memory-bound rows: those whose arithmetic intensity 2mnk / bytes\n"
+          "  is below the ridge point = the type's peak / the DRAM read bandwidth (";
+    bool first = true;
+    for (const auto& kv : ridges) {
+      os << (first ? "" : ", ") << kv.first << " " << printf_str("%.0f", kv.second);
+      first = false;
+    }
+    os << " flop/byte);\n  GB/s = (A + B + C bytes, C twice when beta != 0) / median; % DRAM of the "
+       << printf_str("%.0f", ctx.device.dram_read_gbs) << " GB/s DRAM read measured\n";
+  }
   for (const Result* r : rows)
     if (r->op == "gemm" && r->kind == check::GemmKind::tf32x3 && r->variant == "cublas") {
       os << "  tf32x3 rows: cublas is cublasSgemm in true fp32 (cuBLAS has no 3xTF32 mode): the accuracy\n"
@@ -242,15 +257,28 @@ std::string notes(const Context& ctx, const std::vector<const Result*>& rows, bo
 
 bool bandwidth_op(const std::string& op) { return op == "gemv" || op == "reduce"; }
 
-std::vector<Col> timing_cols(const Context& ctx, const std::string& first_head, const std::string& op) {
+// Which rate columns a table of `op` has: gemv and reduce GB/s and % DRAM; gemm TFLOP/s and % peak,
+// then GB/s and % DRAM too when one of its rows is memory-bound (filled for those rows only).
+struct RateCols {
+  bool flops, bytes;
+};
+RateCols rate_cols(const std::string& op, const std::vector<const Result*>& rows) {
+  if (bandwidth_op(op)) return {false, true};
+  bool any = false;
+  for (const Result* r : rows) any = any || (r->timed && r->memory_bound);
+  return {true, any};
+}
+
+std::vector<Col> timing_cols(const Context& ctx, const std::string& first_head, const std::string& op, RateCols rc) {
   std::vector<Col> cols = {{first_head, false}, {"shape", false}, {"median ms", true}, {"min ms", true},
                            {"max ms", true},    {"reps", true}};
-  if (bandwidth_op(op)) {
-    cols.push_back({"GB/s", true});
-    cols.push_back({"% DRAM", true});
-  } else {
+  if (rc.flops) {
     cols.push_back({"TFLOP/s", true});
     cols.push_back({"% peak", true});
+  }
+  if (rc.bytes) {
+    cols.push_back({"GB/s", true});
+    cols.push_back({"% DRAM", true});
   }
   if (!ctx.baseline_of(op).empty()) cols.push_back({"x " + ctx.baseline_of(op), true});
   cols.push_back({"error", true});
@@ -258,23 +286,25 @@ std::vector<Col> timing_cols(const Context& ctx, const std::string& first_head, 
   return cols;
 }
 
-std::vector<std::string> timing_cells(const Context& ctx, const Result& r, const std::string& first) {
+std::vector<std::string> timing_cells(const Context& ctx, const Result& r, const std::string& first, RateCols rc) {
   std::vector<std::string> c = {first, shape_cell(r)};
   if (r.timed) {
     c.push_back(fmt_ms(r.median_ms));
     c.push_back(fmt_ms(r.min_ms));
     c.push_back(fmt_ms(r.max_ms));
     c.push_back(std::to_string(r.reps) + (r.reps_cut ? "*" : ""));
-    if (bandwidth_op(r.op)) {
-      c.push_back(fmt_num(r.gbs));
-      c.push_back(fmt_num(r.pct_dram));
-    } else {
+    if (rc.flops) {
       c.push_back(fmt_num(r.tflops));
       c.push_back(fmt_num(r.pct_peak));
     }
+    if (rc.bytes) {
+      c.push_back(r.shows_bandwidth() ? fmt_num(r.gbs) : "-");
+      c.push_back(r.shows_bandwidth() ? fmt_num(r.pct_dram) : "-");
+    }
     if (!ctx.baseline_of(r.op).empty()) c.push_back(r.baseline.empty() ? "-" : fmt_ratio(r.speedup));
   } else {
-    for (int i = 0; i < (ctx.baseline_of(r.op).empty() ? 6 : 7); ++i) c.push_back("-");
+    const int rates = 2 * (static_cast<int>(rc.flops) + static_cast<int>(rc.bytes));
+    for (int i = 0; i < 4 + rates + (ctx.baseline_of(r.op).empty() ? 0 : 1); ++i) c.push_back("-");
   }
   c.push_back(error_cell(r));
   c.push_back(status_cell(r));
@@ -400,13 +430,14 @@ std::string format_bench_table(const Context& ctx, const std::vector<Result>& ro
     const std::string dev = device_line(ctx);
     if (!dev.empty()) os << dev << "\n";
     os << method_line(ctx, op) << "\n\n";
-    TextTable t(timing_cols(ctx, "rung", op));
     std::vector<const Result*> mine;
-    for (const auto& r : rows) {
-      if (r.op != op) continue;
-      if (!mine.empty() && !same_shape(*mine.back(), r)) t.blank();
-      mine.push_back(&r);
-      t.add(timing_cells(ctx, r, rung_cell(r)));
+    for (const auto& r : rows)
+      if (r.op == op) mine.push_back(&r);
+    const RateCols rc = rate_cols(op, mine);
+    TextTable t(timing_cols(ctx, "rung", op, rc));
+    for (size_t i = 0; i < mine.size(); ++i) {
+      if (i > 0 && !same_shape(*mine[i - 1], *mine[i])) t.blank();
+      t.add(timing_cells(ctx, *mine[i], rung_cell(*mine[i]), rc));
     }
     os << t.render();
     const std::string n = notes(ctx, mine, true);
@@ -469,14 +500,15 @@ std::string format_tune_table(const Context& ctx, const std::vector<Result>& row
     size_t j = i;
     while (j < rows.size() && same_shape(rows[i], rows[j])) ++j;
     os << "\n" << shape_cell(rows[i]) << "\n";
-    TextTable t(timing_cols(ctx, "config", "gemm"));
     std::vector<const Result*> mine;
+    for (size_t r = i; r < j; ++r) mine.push_back(&rows[r]);
+    const RateCols rc = rate_cols("gemm", mine);
+    TextTable t(timing_cols(ctx, "config", "gemm", rc));
     const Result* fastest = nullptr;
     for (size_t r = i; r < j; ++r) {
-      mine.push_back(&rows[r]);
       char num[16];
       std::snprintf(num, sizeof num, "%2d ", rows[r].rung);
-      t.add(timing_cells(ctx, rows[r], num + rows[r].config + (rows[r].fastest ? " *" : "")));
+      t.add(timing_cells(ctx, rows[r], num + rows[r].config + (rows[r].fastest ? " *" : ""), rc));
       if (rows[r].fastest) fastest = &rows[r];
     }
     os << t.render();
@@ -509,7 +541,7 @@ std::vector<std::string> csv_columns() {
           "tflops",        "pct_peak",  "baseline",      "baseline_median_ms", "speedup_vs_baseline",
           "checked_rows",  "max_rel",   "error_normwise", "normwise_tolerance", "bound_ratio",
           "fastest",       "reason",    "dtype",         "bytes",          "gbs",
-          "pct_dram"};
+          "pct_dram",      "arithmetic_intensity",      "memory_bound",   "workload"};
 }
 
 std::string format_csv(const std::vector<Result>& rows) {
@@ -554,9 +586,12 @@ std::string format_csv(const std::vector<Result>& rows) {
         r.fastest ? "true" : "false",
         r.reason,
         type_name(r),
-        t && r.bandwidth_bound() ? num(r.bytes) : "",
-        t && r.bandwidth_bound() ? num(r.gbs) : "",
-        t && r.bandwidth_bound() ? num(r.pct_dram) : "",
+        t && r.bytes > 0 ? num(r.bytes) : "",
+        t && r.bytes > 0 ? num(r.gbs) : "",
+        t && r.bytes > 0 ? num(r.pct_dram) : "",
+        t && r.op == "gemm" && r.bytes > 0 ? num(r.intensity) : "",
+        t && r.op == "gemm" && r.bytes > 0 ? (r.memory_bound ? "true" : "false") : "",
+        r.workload,
     };
     for (size_t i = 0; i < cells.size(); ++i) os << (i ? "," : "") << csv_field(cells[i]);
     os << "\n";
@@ -630,6 +665,7 @@ std::string format_json(const Context& ctx, const std::vector<Result>& rows) {
                     {"alpha", json_number(r.alpha)}, {"beta", json_number(r.beta)},
                     {"baseline_rung", jbool(r.is_baseline)}};
     b.insert(b.end(), shape.begin(), shape.end());
+    if (!r.workload.empty()) b.push_back({"workload", jstr(r.workload)});
     if (r.timed) {
       Fields t = {{"repetitions", jint(r.reps)},
                   {"repetitions_requested", jint(r.reps_requested)},
@@ -645,10 +681,15 @@ std::string format_json(const Context& ctx, const std::vector<Result>& rows) {
                   {"tflops", json_number(r.tflops)},
                   {"pct_peak", json_number(r.pct_peak)}};
       b.insert(b.end(), t.begin(), t.end());
-      if (r.bandwidth_bound()) {
+      if (r.bytes > 0) {
         b.push_back({"bytes", json_number(r.bytes)});
         b.push_back({"bytes_per_second", json_number(r.gbs * 1e9)});
         b.push_back({"pct_dram", json_number(r.pct_dram)});
+      }
+      if (r.op == "gemm" && r.bytes > 0) {
+        b.push_back({"arithmetic_intensity", json_number(r.intensity)});
+        b.push_back({"ridge_point", r.ridge > 0 ? json_number(r.ridge) : std::string("null")});
+        b.push_back({"memory_bound", jbool(r.memory_bound)});
       }
       if (!r.baseline.empty()) {
         b.push_back({"baseline", jstr(r.baseline)});
@@ -711,7 +752,7 @@ std::string format_info(const DeviceInfo& d) {
   row("DRAM bandwidth", bw);
   if (d.dram_read_gbs > 0)
     row("DRAM read", printf_str("%.0f GB/s measured", d.dram_read_gbs) +
-                         " (a streaming-read kernel, median; the \"% DRAM\" denominator of gemv and reduce)");
+                         " (a streaming-read kernel, median; bench's \"% DRAM\" denominator)");
   if (d.launch_us > 0)
     row("empty launch", printf_str("%.2f us", d.launch_us) + " (an empty kernel between two events, median)");
   row("CUDA runtime", d.cuda_runtime);

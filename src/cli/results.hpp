@@ -84,8 +84,16 @@ struct Result {
   double warm_ms = 0;           // that warm-up run
   double median_ms = 0, min_ms = 0, max_ms = 0;
   double tflops = 0, pct_peak = 0;
-  double bytes = 0;             // gemv, reduce: the bytes the workload must move (A once + x + y; the input)
+  // The bytes the workload must move at least: gemm A + B + C (C twice when beta != 0); gemv A once
+  // + x + y; reduce the input. Every timed row has them.
+  double bytes = 0;
   double gbs = 0, pct_dram = 0; // bytes / median; % of the measured DRAM read bandwidth
+  // gemm: flops / bytes, and the ridge point of the row's type = its assumed peak / the measured DRAM
+  // read bandwidth (flop/byte; 0 where either is unknown). Below the ridge the shape is memory-bound:
+  // the table shows its GB/s and % DRAM beside TFLOP/s.
+  double intensity = 0, ridge = 0;
+  bool memory_bound = false;
+  std::string workload;         // the named seed workload the case belongs to ("decode"), else empty
   std::string baseline;         // empty = none
   double baseline_median_ms = 0;
   double speedup = 0;           // baseline median / rung median (1 for the baseline itself)
@@ -99,6 +107,8 @@ struct Result {
     return 2.0 * static_cast<double>(shape.m) * shape.n * shape.k;
   }
   bool bandwidth_bound() const { return op == "gemv" || op == "reduce"; }
+  // The table shows GB/s and % DRAM for it: gemv and reduce always, gemm below its ridge point.
+  bool shows_bandwidth() const { return bandwidth_bound() || memory_bound; }
 };
 
 }  // namespace rungs::cli

@@ -26,7 +26,7 @@ class Workload {
   // and compared with the reference; r gets the error measures. Returns the launch's time.
   virtual double correctness_run(const Launch& f, const std::string& variant, Result& r, cudaStream_t stream) = 0;
   virtual std::string resolve_auto() const = 0;
-  // The bytes the operation must move at least (gemv, reduce: the "GB/s" numerator).
+  // The bytes the operation must move at least (the "GB/s" numerator).
   virtual double bytes() const = 0;
   Result new_result() const {
     Result r;
@@ -35,6 +35,7 @@ class Workload {
     r.trans = case_.trans;
     r.dtype = case_.dtype;
     r.kind = case_.kind;
+    r.workload = case_.workload;
     r.alpha = args_.alpha;
     r.beta = args_.beta;
     return r;

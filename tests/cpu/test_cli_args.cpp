@@ -171,11 +171,12 @@ TEST(CliArgs, GemvAndReduceShapes) {
   // The seed workloads per ladder.
   const Args none = parse_args({"bench"});
   const std::vector<Case> gm = cases_for(none, "gemm");
-  ASSERT_EQ(gm.size(), 12u);  // 1024..8192 in f32, then bf16, then tf32x3
+  ASSERT_EQ(gm.size(), 24u);  // 1024..8192 in f32, then bf16, then tf32x3, then the decode workload
   EXPECT_EQ(gm[0].kind, check::GemmKind::f32);
   EXPECT_EQ(gm[4].kind, check::GemmKind::bf16);
   EXPECT_EQ(gm[8].kind, check::GemmKind::tf32x3);
   EXPECT_EQ(gm[11].shape, (Shape{8192, 8192, 8192}));
+  EXPECT_TRUE(gm[11].workload.empty());
   const std::vector<Case> gv = cases_for(none, "gemv");
   ASSERT_EQ(gv.size(), 12u);  // 2^12..2^15 squares and the two skinny shapes, both transposes
   EXPECT_EQ(gv[0].shape, (Shape{4096, 4096, 0}));
@@ -187,6 +188,48 @@ TEST(CliArgs, GemvAndReduceShapes) {
   EXPECT_EQ(rd[0].dtype, DType::i64);
   EXPECT_EQ(rd[7].shape.n, 1 << 28);
   EXPECT_EQ(cases_for(r, "reduce").size(), 4u);
+}
+
+// The decode workload: bf16 nt, m = 1, 16, 64, 128 against three weight matrices; part of the whole
+// seed set of bench and verify (bench gemm too), not of tune nor of any narrowed set.
+TEST(CliArgs, DecodeWorkload) {
+  const std::vector<Shape> d = decode_shapes();
+  ASSERT_EQ(d.size(), 12u);
+  EXPECT_EQ(d[0], (Shape{1, 7168, 8192}));
+  EXPECT_EQ(d[3], (Shape{128, 7168, 8192}));
+  EXPECT_EQ(d[4], (Shape{1, 28672, 8192}));
+  EXPECT_EQ(d[11], (Shape{128, 8192, 28672}));
+  for (const std::vector<std::string>& argv : std::vector<std::vector<std::string>>{{"bench"}, {"bench", "gemm"}, {"verify"}}) {
+    const std::vector<Case> c = cases_for(parse_args(argv), "gemm");
+    ASSERT_EQ(c.size(), 24u) << argv.size();
+    for (size_t i = 12; i < c.size(); ++i) {
+      EXPECT_EQ(c[i].shape, d[i - 12]);
+      EXPECT_EQ(c[i].workload, kDecodeWorkload);
+      EXPECT_EQ(c[i].kind, check::GemmKind::bf16);
+      EXPECT_EQ(trans_name(c[i].trans), "nt");
+    }
+  }
+  for (const std::vector<std::string>& argv : std::vector<std::vector<std::string>>{
+           {"tune"}, {"bench", "gemm", "--trans", "nn"}, {"bench", "gemm", "--dtype", "bf16"}, {"bench", "gemm", "--size", "64"}})
+    for (const Case& c : cases_for(parse_args(argv), "gemm")) EXPECT_TRUE(c.workload.empty()) << argv.back();
+  // The explicit command gives the same shapes, as ordinary cases (every bf16 rung, no workload tag).
+  const std::vector<Case> e = cases_for(
+      parse_args({"bench", "gemm", "--dtype", "bf16", "--m", "1,16,64,128", "--n", "7168", "--k", "8192", "--trans", "nt"}), "gemm");
+  ASSERT_EQ(e.size(), 4u);
+  EXPECT_EQ(e[3].shape, d[3]);
+  EXPECT_TRUE(e[3].workload.empty());
+}
+
+// Which rungs bench times on the decode workload: by name prefix and property, so new decode_* rungs join.
+TEST(CliArgs, DecodeRungs) {
+  EXPECT_TRUE(decode_rung({"decode_rows", "", 24, 90, false, "bf16"}, "cublas"));
+  EXPECT_TRUE(decode_rung({"decode_splitk", "", 25, 80, false, "bf16"}, "cublas"));
+  EXPECT_TRUE(decode_rung({"cublas", "", 11, 75, true, "f32 bf16"}, "cublas"));
+  EXPECT_TRUE(decode_rung({"auto", "", -1, 0, false}, "cublas"));
+  EXPECT_TRUE(decode_rung({"wgmma_balanced", "", 23, 90, false, "bf16"}, "cublas"));
+  EXPECT_FALSE(decode_rung({"mma_sync", "", 13, 80, false, "f16 bf16"}, "cublas"));
+  EXPECT_FALSE(decode_rung({"wmma", "", 12, 80, false, "bf16"}, "cublas"));
+  EXPECT_TRUE(decode_rung({"wmma", "", 12, 80, false, "bf16"}, "wmma")) << "the run's baseline is timed anyway";
 }
 
 TEST(CliArgs, GemmDtypes) {

@@ -1,5 +1,6 @@
 // The `rungs` writers on fake results: table columns, CSV shape, JSON structure and keys;
 // and the pure pieces of the device and timing modules.
+#include "cli/commands.hpp"
 #include "cli/device.hpp"
 #include "cli/output.hpp"
 #include "cli/timing.hpp"
@@ -418,6 +419,94 @@ TEST(CliOutput, FormatResultsPicksTheWriter) {
   EXPECT_EQ(format_results(Format::json, fake_context(), rows).rfind("{", 0), 0u);
   EXPECT_NE(format_results(Format::table, fake_context("verify"), rows).find("bound ratio"), std::string::npos);
   EXPECT_NE(format_results(Format::table, fake_context("bench"), rows).find("median ms"), std::string::npos);
+}
+
+// gemm rows below the ridge point (the decode shapes): GB/s and % DRAM beside TFLOP/s, in every format.
+TEST(CliOutput, MemoryBoundGemmRowsShowBandwidth) {
+  DeviceInfo d = fake_context().device;
+  d.dram_read_gbs = 3000;
+  const Shape decode{128, 7168, 8192}, square{4096, 4096, 4096};
+  const double decode_bytes = 2.0 * (128.0 * 8192 + 8192.0 * 7168 + 128.0 * 7168);
+  Result r = timed("decode_rows", 24, decode, 0.05, 0.055);
+  r.kind = check::GemmKind::bf16;
+  r.trans = {Trans::N, Trans::T};
+  r.workload = kDecodeWorkload;
+  set_rates(r, decode_bytes, d);
+  EXPECT_NEAR(r.intensity, 2.0 * 128 * 7168 * 8192 / decode_bytes, 1e-9);
+  EXPECT_NEAR(r.ridge, 66.9 * 16 * 1e12 / 3000e9, 1e-6);  // bf16: the tensor-core peak
+  EXPECT_TRUE(r.memory_bound);
+  EXPECT_NEAR(r.gbs, decode_bytes / 0.05e-3 / 1e9, 1e-6);
+  EXPECT_NEAR(r.pct_dram, 100.0 * r.gbs / 3000, 1e-9);
+  EXPECT_NEAR(r.tflops, 2.0 * 128 * 7168 * 8192 / 0.05e-3 / 1e12, 1e-9);
+  Result big = timed("wgmma_ws", 15, square, 0.2, 0.21);
+  big.kind = check::GemmKind::bf16;
+  set_rates(big, 2.0 * 3 * 4096 * 4096, d);
+  EXPECT_FALSE(big.memory_bound);
+  EXPECT_GT(big.gbs, 0) << "every gemm row carries its bytes";
+  Result unknown = r;
+  set_rates(unknown, decode_bytes, fake_context().device);  // no DRAM read measured: no ridge point
+  EXPECT_EQ(unknown.ridge, 0);
+  EXPECT_FALSE(unknown.memory_bound);
+
+  Context ctx = fake_context();
+  ctx.device = d;
+  const std::vector<Result> rows = {big, r};
+  const std::string t = format_bench_table(ctx, rows);
+  std::istringstream is(t);
+  std::string line, header, decode_line, square_line;
+  while (std::getline(is, line)) {
+    if (line.find("median ms") != std::string::npos) header = line;
+    if (line.find("128x7168x8192 nt bf16") != std::string::npos) decode_line = line;
+    if (line.find("4096x4096x4096 nn bf16") != std::string::npos) square_line = line;
+  }
+  size_t pos = 0;
+  for (const char* c : {"TFLOP/s", "% peak", "GB/s", "% DRAM", "x cublas"}) {
+    const size_t p = header.find(c, pos);
+    ASSERT_NE(p, std::string::npos) << c << " in: " << header;
+    pos = p;
+  }
+  char gbs[32];
+  std::snprintf(gbs, sizeof gbs, "%.1f", r.gbs);
+  EXPECT_NE(decode_line.find(gbs), std::string::npos) << decode_line;
+  EXPECT_EQ(count(square_line, " - "), 2u) << "no GB/s above the ridge point: " << square_line;
+  EXPECT_NE(t.find("below the ridge point"), std::string::npos) << t;
+  EXPECT_NE(t.find("bf16 357 flop/byte"), std::string::npos) << t;
+  EXPECT_NE(t.find("3000 GB/s DRAM read measured"), std::string::npos) << t;
+  // Without a memory-bound row, the gemm table keeps its columns.
+  const std::string plain = format_bench_table(ctx, {big});
+  const size_t head = plain.find("median ms");
+  ASSERT_NE(head, std::string::npos);
+  EXPECT_EQ(plain.substr(head, plain.find('\n', head) - head).find("GB/s"), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("ridge point"), std::string::npos) << plain;
+
+  const std::string j = format_json(ctx, rows);
+  JsonChecker chk(j);
+  ASSERT_TRUE(chk.valid()) << j;
+  for (const char* k : {"bytes", "bytes_per_second", "pct_dram", "arithmetic_intensity", "ridge_point", "memory_bound"})
+    EXPECT_EQ(chk.keys.count(k), 2u) << k;
+  EXPECT_EQ(chk.keys.count("workload"), 1u);
+  EXPECT_EQ(chk.keys.count("dram_read_gbs"), 1u);
+  EXPECT_NE(j.find("\"workload\": \"decode\""), std::string::npos) << j;
+  EXPECT_NE(j.find("\"memory_bound\": true"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"dram_read_gbs\": 3000"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"name\": \"gemm/decode_rows/128x7168x8192/nt/bf16\""), std::string::npos) << j;
+
+  const std::string csv = format_csv(rows);
+  std::istringstream cs(csv);
+  std::vector<std::vector<std::string>> lines;
+  while (std::getline(cs, line)) lines.push_back(csv_split(line));
+  ASSERT_EQ(lines.size(), 3u);
+  const std::vector<std::string> cols = csv_columns();
+  auto col = [&](const std::string& name) {
+    for (size_t i = 0; i < cols.size(); ++i)
+      if (cols[i] == name) return i;
+    ADD_FAILURE() << "no column " << name;
+    return size_t{0};
+  };
+  EXPECT_EQ(lines[2][col("memory_bound")], "true");
+  EXPECT_EQ(lines[1][col("memory_bound")], "false");
+  EXPECT_EQ(lines[2][col("workload")], "decode");
+  EXPECT_FALSE(lines[2][col("gbs")].empty());
 }
 
 TEST(CliOutput, InfoAndList) {
