@@ -89,6 +89,10 @@ const std::vector<Rung>& ladder() {
        "fp32), each W element read once by 16-byte loads, warp-shuffle sums; m <= 128, either layout of W; "
        "f16 bf16",
        80, false, nullptr, nullptr, nullptr, decode_rows::run_f16, decode_rows::run_bf16},
+      {"decode_splitk",
+       "rung 24 with k split over blocks when n is too short to fill the GPU: partial sums in scratch, then a "
+       "fixed-order second pass with the alpha/beta epilogue (deterministic, no atomics); f16 bf16",
+       80, false, nullptr, nullptr, nullptr, decode_splitk::run_f16, decode_splitk::run_bf16},
   };
   return rungs;
 }
