@@ -50,6 +50,10 @@ if on gemm; then
   edges='Ladder/GemmTc.RaggedShapesAlignedRows*:Ladder/GemmTc.NarrowLastColumn*:Ladder/GemmTc.ShortLastRow*'
   add memcheck_f "$edges" ':'
   add racecheck_f "$edges" ':'
+  # The decode rungs' own cases (sized for the sanitizers): ragged k slices, split-K partials, the
+  # nn kernel's shared-memory sums.
+  add memcheck_f 'Ladder/GemmTc.DecodeShapes/decode_*' ':'
+  add racecheck_f 'Ladder/GemmTc.DecodeShapes/decode_*' ':'
 fi
 if on gemv; then
   add memcheck_f 'Ladder/GemvRung.OddShapes*:Ladder/GemvRung.StridedXAndY*:Ladder/GemvRung.MisalignedPointers*:Ladder/GemvRung.PaddedLeadingDimension*:Ladder/GemvRung.EmptyProduct*:Ladder/GemvRung.EmptyY*' ':'

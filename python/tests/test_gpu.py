@@ -76,12 +76,17 @@ SHAPES = [(37, 29, 43), (1, 65, 3), (130, 67, 1)]
 def test_gemm_every_rung(variant, kind):
     runs_here(next(v for v in rungs.variants("gemm") if v.name == variant))
     dtype, math, tol = TORCH_DTYPE[kind], MATH[kind], TOL[kind]
+    ran = 0
     for m, n, k in SHAPES:
         for ta in (False, True):
             for tb in (False, True):
                 a, b = operand(m, k, ta, dtype), operand(k, n, tb, dtype)
                 ref = a.double() @ b.double()
-                c = call(rungs.gemm, a, b, variant=variant, math=math)
+                try:
+                    c = call(rungs.gemm, a, b, variant=variant, math=math)
+                except rungs.Unsupported:
+                    continue  # a shape the rung refuses (the decode rungs: m > 128); some shape must run
+                ran += 1
                 assert c.shape == (m, n) and c.dtype == dtype and c.device == a.device
                 err = rel_err(c, ref)
                 assert err < tol, (variant, kind, m, n, k, ta, tb, err)
@@ -92,6 +97,7 @@ def test_gemm_every_rung(variant, kind):
                 assert out is c0
                 err = rel_err(c0, -0.75 * ref + 0.5 * c0_ref)
                 assert err < tol, (variant, kind, "out", m, n, k, ta, tb, err)
+    assert ran, (variant, kind, "refused every shape")
 
 
 def test_gemm_auto_and_padded_rows():

@@ -133,6 +133,15 @@ void run_tf32(const Args&);
 void run_f16(const ArgsH&);
 void run_bf16(const ArgsBF&);
 }  // namespace wgmma_balanced
+// The decode rungs: few rows of A (m <= 128) against a large W, CUDA cores.
+namespace decode_rows {                               // 24_decode_rows.cu
+void run_f16(const ArgsH&);
+void run_bf16(const ArgsBF&);
+}  // namespace decode_rows
+namespace decode_splitk {                             // 25_decode_splitk.cu
+void run_f16(const ArgsH&);
+void run_bf16(const ArgsBF&);
+}  // namespace decode_splitk
 
 // C = beta * C over m x n (beta == 0 writes zeros without reading C). Used for k == 0 / alpha == 0.
 void scale_c(int64_t m, int64_t n, float beta, float* C, int64_t ldc, cudaStream_t stream);

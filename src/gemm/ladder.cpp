@@ -83,6 +83,16 @@ const std::vector<Rung>& ladder() {
        "to the clusters with one full tile fewer, run last, with two k tiles per stage; a short last tile row "
        "(odd tile rows) paired side by side (sm_90a); f16 bf16 tf32",
        90, false, nullptr, wgmma_balanced::run_tf32, nullptr, wgmma_balanced::run_f16, wgmma_balanced::run_bf16},
+      // The decode rungs: C = A W^T with m <= 128 rows of A (CUDA cores), bound by reading W once.
+      {"decode_rows",
+       "decode GEMM on CUDA cores: gemv rung 6's design carrying up to 8 rows of A (staged in shared memory as "
+       "fp32), each W element read once by 16-byte loads, warp-shuffle sums; m <= 128, either layout of W; "
+       "f16 bf16",
+       80, false, nullptr, nullptr, nullptr, decode_rows::run_f16, decode_rows::run_bf16},
+      {"decode_splitk",
+       "rung 24 with k split over blocks when n is too short to fill the GPU: partial sums in scratch, then a "
+       "fixed-order second pass with the alpha/beta epilogue (deterministic, no atomics); f16 bf16",
+       80, false, nullptr, nullptr, nullptr, decode_splitk::run_f16, decode_splitk::run_bf16},
   };
   return rungs;
 }

@@ -355,6 +355,37 @@ TEST_P(GemmTc, MisalignedPointers) {
   RUNGS_FINISH(tally_);
 }
 
+// Decode shapes (rungs 24 and 25; every rung runs them): few rows of A against a wide W, W stored
+// n x k (nt, a Linear layer's layout) and k x n (nn), n and k odd (ragged last chunk of k, last
+// column block and last 8 elements; k > 1024 where the split can cut k into slices, the last one
+// short), beta == 0 on a NaN C and beta != 0. The first cases keep m n k under the sanitizers'
+// RUNGS_TEST_MAX_MNK (2^22); then padded ld's (ldb % 8 != 0: W's 2-byte loads), pointers off by one
+// element, A stored k x m, and larger shapes (left out under the sanitizers) where n is too short
+// for the GPU (rung 25 splits k) or wide enough that rung 25 is rung 24.
+TEST_P(GemmTc, DecodeShapes) {
+  const int64_t small[][3] = {{1, 1031, 3001}, {3, 515, 1031}, {8, 255, 2049}, {17, 129, 1025},
+                              {64, 97, 515},   {128, 97, 257}, {1, 1, 1},      {5, 7, 9}};
+  uint64_t seed = 1450;
+  for (Trans tb : kT)
+    for (const auto& sh : small)
+      for (float beta : {0.0f, 0.5f}) {
+        check::GemmShape s = shape(Trans::N, tb, sh[0], sh[1], sh[2]);
+        s.alpha = beta == 0.0f ? 1.0f : -1.25f, s.beta = beta;
+        check_case(s, ++seed);
+      }
+  for (Trans tb : kT) {
+    check::GemmShape s = check::normalized(shape(Trans::N, tb, 17, 129, 1025));
+    s.lda += 3, s.ldb += 3, s.ldc += 5;
+    check_case(s, ++seed);
+    check_case(shape(Trans::N, tb, 8, 255, 2049), ++seed, 1);
+    check_case(shape(Trans::T, tb, 17, 129, 1025), ++seed);
+    for (const auto& sh : {std::array<int64_t, 3>{8, 2050, 4099}, std::array<int64_t, 3>{128, 520, 2049},
+                           std::array<int64_t, 3>{1, 8200, 1024}, std::array<int64_t, 3>{32, 64, 16387}})
+      check_case(shape(Trans::N, tb, sh[0], sh[1], sh[2]), ++seed);
+  }
+  RUNGS_FINISH(tally_);
+}
+
 TEST_P(GemmTc, AlphaBeta) {
   const float ab[][2] = {{-1.5f, 0.75f}, {1.0f, 1.0f}, {2.0f, -2.0f}, {0.25f, 0.0f}};
   uint64_t seed = 1500;
@@ -394,12 +425,15 @@ TEST_P(GemmTc, NaNInAPropagatesToItsRowOnly) {
 // Captured into a CUDA graph, then replayed on two sets of fresh inputs written between the
 // launches (the graph reads the buffers when it runs). 129 x 130 x 67 has rows TMA cannot address,
 // so the TMA rungs' aligned copies (scratch allocated inside the graph) run at every replay; 256 x
-// 512 x 320 tn reads aligned operands in place. A rung that cannot be captured throws Unsupported.
+// 512 x 320 tn reads aligned operands in place; 8 x 130 x 2100 nt is a decode shape that rung 25
+// splits in k (its partial sums in scratch allocated inside the graph). A rung that cannot be
+// captured throws Unsupported.
 TEST_P(GemmTc, CapturedGraphReplaysOnFreshInputs) {
   const TcParam& p = GetParam();
   const size_t elem = check::is_16bit(p.kind) ? 2 : 4;
   uint64_t seed = 1900;
-  for (const check::GemmShape& s0 : {shape(Trans::N, Trans::N, 129, 130, 67), shape(Trans::T, Trans::N, 256, 512, 320)}) {
+  for (const check::GemmShape& s0 : {shape(Trans::N, Trans::N, 129, 130, 67), shape(Trans::T, Trans::N, 256, 512, 320),
+                                     shape(Trans::N, Trans::T, 8, 130, 2100)}) {
     check::GemmShape s = check::normalized(s0);
     if (s.m == 129) s.beta = 0.5f;
     if (exceeds_test_limit(static_cast<double>(s.m) * s.n * s.k)) {
