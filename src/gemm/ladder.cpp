@@ -83,6 +83,11 @@ const std::vector<Rung>& ladder() {
        "to the clusters with one full tile fewer, run last, with two k tiles per stage; a short last tile row "
        "(odd tile rows) paired side by side (sm_90a); f16 bf16 tf32",
        90, false, nullptr, wgmma_balanced::run_tf32, nullptr, wgmma_balanced::run_f16, wgmma_balanced::run_bf16},
+      {"decode_wgmma",
+       "decode shapes (few rows of A, W stored n x k): C^T = W A^T on wgmma.m64nNk16 with m as N (8 to 128), "
+       "W streamed by TMA through up to 8 stages, split-K with a deterministic second pass when the tiles do not "
+       "fill the SMs (sm_90a); f16 bf16 (ta = T, tb = N or rows TMA cannot address: rung 14)",
+       90, false, nullptr, nullptr, nullptr, decode_wgmma::run_f16, decode_wgmma::run_bf16},
   };
   return rungs;
 }
