@@ -619,6 +619,105 @@ __device__ __forceinline__ void wgmma_64_tf32_rs(float (&d)[R], const uint32_t (
 #undef RUNGS_WGMMA_D32
 #undef RUNGS_WGMMA_D32_OUT
 
+// The narrow shapes, f16 / bf16 only: d (64 x N per warpgroup, N = 8, 16 or 32: the first N / 2 of
+// R registers) += A (64 x 16) * B (16 x N); TA / TB: 1 = MN-major. The decode rung (26) multiplies
+// a weight tile by the few rows of activations, which are wgmma's N.
+#define RUNGS_WGMMA_D4 "{%0, %1, %2, %3}"
+#define RUNGS_WGMMA_D4_OUT "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+template <typename T, int TA, int TB, int R>
+__device__ __forceinline__ void wgmma_8(float (&d)[R], uint64_t da, uint64_t db) {
+  static_assert(R >= 4, "4 accumulator registers");
+  static_assert(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>, "f16 or bf16");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 " RUNGS_WGMMA_D4 ", %4, %5, p, 1, 1, %6, %7;\n}\n"
+        : RUNGS_WGMMA_D4_OUT
+        : "l"(da), "l"(db), "n"(TA), "n"(TB));
+  } else {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 " RUNGS_WGMMA_D4 ", %4, %5, p, 1, 1, %6, %7;\n}\n"
+        : RUNGS_WGMMA_D4_OUT
+        : "l"(da), "l"(db), "n"(TA), "n"(TB));
+  }
+#else
+  (void)d; (void)da; (void)db;
+  __trap();
+#endif
+}
+#undef RUNGS_WGMMA_D4
+#undef RUNGS_WGMMA_D4_OUT
+#define RUNGS_WGMMA_D8 "{%0, %1, %2, %3, %4, %5, %6, %7}"
+#define RUNGS_WGMMA_D8_OUT "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
+template <typename T, int TA, int TB, int R>
+__device__ __forceinline__ void wgmma_16(float (&d)[R], uint64_t da, uint64_t db) {
+  static_assert(R >= 8, "8 accumulator registers");
+  static_assert(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>, "f16 or bf16");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 " RUNGS_WGMMA_D8 ", %8, %9, p, 1, 1, %10, %11;\n}\n"
+        : RUNGS_WGMMA_D8_OUT
+        : "l"(da), "l"(db), "n"(TA), "n"(TB));
+  } else {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 " RUNGS_WGMMA_D8 ", %8, %9, p, 1, 1, %10, %11;\n}\n"
+        : RUNGS_WGMMA_D8_OUT
+        : "l"(da), "l"(db), "n"(TA), "n"(TB));
+  }
+#else
+  (void)d; (void)da; (void)db;
+  __trap();
+#endif
+}
+#undef RUNGS_WGMMA_D8
+#undef RUNGS_WGMMA_D8_OUT
+#define RUNGS_WGMMA_D16 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}"
+#define RUNGS_WGMMA_D16_OUT "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+template <typename T, int TA, int TB, int R>
+__device__ __forceinline__ void wgmma_32(float (&d)[R], uint64_t da, uint64_t db) {
+  static_assert(R >= 16, "16 accumulator registers");
+  static_assert(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>, "f16 or bf16");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 " RUNGS_WGMMA_D16 ", %16, %17, p, 1, 1, %18, %19;\n}\n"
+        : RUNGS_WGMMA_D16_OUT
+        : "l"(da), "l"(db), "n"(TA), "n"(TB));
+  } else {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 " RUNGS_WGMMA_D16 ", %16, %17, p, 1, 1, %18, %19;\n}\n"
+        : RUNGS_WGMMA_D16_OUT
+        : "l"(da), "l"(db), "n"(TA), "n"(TB));
+  }
+#else
+  (void)d; (void)da; (void)db;
+  __trap();
+#endif
+}
+#undef RUNGS_WGMMA_D16
+#undef RUNGS_WGMMA_D16_OUT
+
+// d += A * B over the first N columns, f16 / bf16, for any N of 8, 16, 32, 64, 128 (N / 2 of R
+// registers).
+template <typename T, int TA, int TB, int N, int R>
+__device__ __forceinline__ void wgmma_narrow(float (&d)[R], uint64_t da, uint64_t db) {
+  static_assert(N == 8 || N == 16 || N == 32 || N == 64 || N == 128, "n8, n16, n32, n64 or n128");
+  if constexpr (N == 8) wgmma_8<T, TA, TB>(d, da, db);
+  else if constexpr (N == 16) wgmma_16<T, TA, TB>(d, da, db);
+  else if constexpr (N == 32) wgmma_32<T, TA, TB>(d, da, db);
+  else if constexpr (N == 64 && std::is_same_v<T, __nv_bfloat16>) wgmma_64_bf16<TA, TB>(d, da, db);
+  else if constexpr (N == 64) wgmma_64_f16<TA, TB>(d, da, db);
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>) wgmma_128_bf16<TA, TB>(d, da, db);
+  else wgmma_128_f16<TA, TB>(d, da, db);
+}
+
 // d += A * B for the element type T (f16, bf16: k16, TA / TB = 1 for an MN-major operand; float:
 // tf32, k8, both operands K-major).
 template <typename T, int TA, int TB>

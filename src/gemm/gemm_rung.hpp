@@ -142,6 +142,10 @@ namespace decode_splitk {                             // 25_decode_splitk.cu
 void run_f16(const ArgsH&);
 void run_bf16(const ArgsBF&);
 }  // namespace decode_splitk
+namespace decode_wgmma {                              // 26_decode_wgmma.cu (sm_90a)
+void run_f16(const ArgsH&);
+void run_bf16(const ArgsBF&);
+}  // namespace decode_wgmma
 
 // C = beta * C over m x n (beta == 0 writes zeros without reading C). Used for k == 0 / alpha == 0.
 void scale_c(int64_t m, int64_t n, float beta, float* C, int64_t ldc, cudaStream_t stream);

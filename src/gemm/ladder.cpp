@@ -93,6 +93,11 @@ const std::vector<Rung>& ladder() {
        "rung 24 with k split over blocks when n is too short to fill the GPU: partial sums in scratch, then a "
        "fixed-order second pass with the alpha/beta epilogue (deterministic, no atomics); f16 bf16",
        80, false, nullptr, nullptr, nullptr, decode_splitk::run_f16, decode_splitk::run_bf16},
+      {"decode_wgmma",
+       "decode shapes (few rows of A, W stored n x k): C^T = W A^T on wgmma.m64nNk16 with m as N (8 to 128), "
+       "W streamed by TMA through up to 8 stages, split-K with a deterministic second pass when the tiles do not "
+       "fill the SMs (sm_90a); f16 bf16 (ta = T, tb = N or rows TMA cannot address: rung 14)",
+       90, false, nullptr, nullptr, nullptr, decode_wgmma::run_f16, decode_wgmma::run_bf16},
   };
   return rungs;
 }

@@ -459,6 +459,59 @@ TEST_P(GemmTc, CapturedGraphReplaysOnFreshInputs) {
   RUNGS_FINISH(tally_);
 }
 
+// Decode shapes (rung 26, decode_wgmma, and every rung beside it): few rows of A against a wide
+// W stored n x k (nt), rows aligned so the TMA path runs. m covers each narrow wgmma N (8, 16, 32,
+// 64, 128), its neighbours and groups past 128; n = 300 is 3 tiles of 128 W rows, so k = 1030
+// (17 k tiles, the last partial) is split 4 ways and the partial sums go through the second pass;
+// n = 17000 fills the SMs unsplit; k = 8200 splits 32 ways. alpha / beta with C read and with
+// NaN in C (beta == 0). nn, tn and tight (unaligned) rows of the same shapes take the fallback.
+// One split case is also captured into a graph (its workspace allocated inside it) and replayed.
+TEST_P(GemmTc, DecodeShapesFewRows) {
+  const TcParam& p = GetParam();
+  uint64_t seed = 1700;
+  for (int64_t m : {1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 128, 129, 260})
+    check_case(aligned_rows(shape(Trans::N, Trans::T, m, 300, 1030), p.kind), ++seed);
+  check_case(aligned_rows(shape(Trans::N, Trans::T, 3, 17000, 200), p.kind), ++seed);
+  check_case(aligned_rows(shape(Trans::N, Trans::T, 4, 300, 8200), p.kind), ++seed);
+  const float ab[][2] = {{-1.5f, 0.75f}, {2.0f, 0.0f}, {1.0f, 1.0f}};
+  for (const auto& v : ab)
+    for (int64_t m : {5, 40, 130}) {
+      check::GemmShape s = aligned_rows(shape(Trans::N, Trans::T, m, 777, 1030), p.kind);
+      s.alpha = v[0], s.beta = v[1];
+      check_case(s, ++seed);
+    }
+  for (Trans ta : kT)
+    for (Trans tb : kT) {
+      check_case(shape(ta, tb, 9, 700, 333), ++seed);
+      check_case(aligned_rows(shape(ta, tb, 20, 300, 520), p.kind), ++seed);
+    }
+  check_case(aligned_rows(shape(Trans::N, Trans::T, 12, 300, 1030), p.kind), ++seed, 1);  // misaligned pointers
+
+  const size_t elem = check::is_16bit(p.kind) ? 2 : 4;
+  check::GemmShape s = aligned_rows(shape(Trans::N, Trans::T, 5, 300, 1030), p.kind);
+  s.beta = 0.5f;
+  if (exceeds_test_limit(static_cast<double>(s.m) * s.n * s.k)) {
+    ++tally_.filtered;
+  } else {
+    check::GemmData d = check::make_gemm_data(s, ++seed);
+    DeviceBytes A(d.A.size(), elem), B(d.B.size(), elem), C(d.C0.size(), elem);
+    capture_and_replay(
+        tally_, [&](cudaStream_t st) { call_gemm(p.variant, p.kind, s, A, B, C, st); },
+        [&](int) {
+          d = check::make_gemm_data(s, ++seed);
+          check::round_inputs(d, p.kind);
+          upload_inputs(p.kind, s, d, A, B, C);
+        },
+        [&](int rep) {
+          const std::vector<float> out = download_c(p.kind, C, d.C0.size());
+          const auto err = check::compare_gemm(s, check::gemm_reference(s, d), out.data(), p.kind);
+          EXPECT_TRUE(err.pass) << p.variant << " " << check::gemm_kind_name(p.kind) << " " << check::describe(s)
+                                << " replay " << rep << ": " << err.reason;
+        });
+  }
+  RUNGS_FINISH(tally_);
+}
+
 // tf32 means the inputs ROUNDED to tf32 (to nearest), not truncated: tf32 wgmma reads a float's
 // low 13 bits as zero, so a rung that hands it fp32 bits unrounded truncates. Column 0 of A holds
 // x = +-(1 + 2^-11 + 2^-13) 2^e, above the midpoint between its tf32 neighbours (rounding: 1 + 2^-10,
