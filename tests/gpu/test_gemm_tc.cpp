@@ -463,7 +463,8 @@ TEST_P(GemmTc, CapturedGraphReplaysOnFreshInputs) {
 // W stored n x k (nt), rows aligned so the TMA path runs. m covers each narrow wgmma N (8, 16, 32,
 // 64, 128), its neighbours and groups past 128; n = 300 is 3 tiles of 128 W rows, so k = 1030
 // (17 k tiles, the last partial) is split 4 ways and the partial sums go through the second pass;
-// n = 17000 fills the SMs unsplit; k = 8200 splits 32 ways. alpha / beta with C read and with
+// n = 17000 (133 tiles) fills the SMs unsplit, with k = 520 (9 k tiles) long enough for 2 splits,
+// so only the tile count keeps it unsplit; k = 8200 splits 32 ways. alpha / beta with C read and with
 // NaN in C (beta == 0). nn, tn and tight (unaligned) rows of the same shapes take the fallback.
 // One split case is also captured into a graph (its workspace allocated inside it) and replayed.
 TEST_P(GemmTc, DecodeShapesFewRows) {
@@ -471,7 +472,7 @@ TEST_P(GemmTc, DecodeShapesFewRows) {
   uint64_t seed = 1700;
   for (int64_t m : {1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 128, 129, 260})
     check_case(aligned_rows(shape(Trans::N, Trans::T, m, 300, 1030), p.kind), ++seed);
-  check_case(aligned_rows(shape(Trans::N, Trans::T, 3, 17000, 200), p.kind), ++seed);
+  check_case(aligned_rows(shape(Trans::N, Trans::T, 3, 17000, 520), p.kind), ++seed);
   check_case(aligned_rows(shape(Trans::N, Trans::T, 4, 300, 8200), p.kind), ++seed);
   const float ab[][2] = {{-1.5f, 0.75f}, {2.0f, 0.0f}, {1.0f, 1.0f}};
   for (const auto& v : ab)
