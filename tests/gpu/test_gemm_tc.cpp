@@ -359,9 +359,12 @@ TEST_P(GemmTc, MisalignedPointers) {
 // n x k (nt, a Linear layer's layout) and k x n (nn), n and k odd (ragged last chunk of k, last
 // column block and last 8 elements; k > 1024 where the split can cut k into slices, the last one
 // short), beta == 0 on a NaN C and beta != 0. The first cases keep m n k under the sanitizers'
-// RUNGS_TEST_MAX_MNK (2^22); then padded ld's (ldb % 8 != 0: W's 2-byte loads), pointers off by one
-// element, A stored k x m, and larger shapes (left out under the sanitizers) where n is too short
-// for the GPU (rung 25 splits k) or wide enough that rung 25 is rung 24.
+// RUNGS_TEST_MAX_MNK (2^22): tight rows (W's row length odd, so ldb % 8 != 0: W's 2-byte loads),
+// then the same shapes with every ld rounded up to 16 elements (W's 16-byte loads, the ragged last
+// 8 elements by 2-byte loads, NaN in the ld padding past k (nt) or n (nn)); then padded ld's
+// (ldb % 8 != 0), pointers off by one element, A stored k x m, and larger shapes (left out under the
+// sanitizers) where n is too short for the GPU (rung 25 splits k) or wide enough that rung 25 is
+// rung 24.
 TEST_P(GemmTc, DecodeShapes) {
   const int64_t small[][3] = {{1, 1031, 3001}, {3, 515, 1031}, {8, 255, 2049}, {17, 129, 1025},
                               {64, 97, 515},   {128, 97, 257}, {1, 1, 1},      {5, 7, 9}};
@@ -373,6 +376,12 @@ TEST_P(GemmTc, DecodeShapes) {
         s.alpha = beta == 0.0f ? 1.0f : -1.25f, s.beta = beta;
         check_case(s, ++seed);
       }
+  for (Trans tb : kT)
+    for (const auto& sh : small) {
+      check::GemmShape s = aligned_rows(shape(Trans::N, tb, sh[0], sh[1], sh[2]), GetParam().kind);
+      s.alpha = -1.25f, s.beta = 0.5f;
+      check_case(s, ++seed);
+    }
   for (Trans tb : kT) {
     check::GemmShape s = check::normalized(shape(Trans::N, tb, 17, 129, 1025));
     s.lda += 3, s.ldb += 3, s.ldc += 5;
