@@ -124,7 +124,8 @@ def main():
         value = f"{r['us']:.2f} us" if "us" in r else f"{r['ratio']:.4f}"
         print(f"{r['what']}: {value}")
     if args.json:
-        meta = {"device": torch.cuda.get_device_name(), "commit": commit(), "rungs": rungs.__version__,
+        meta = {"device": torch.cuda.get_device_name(), "commit": commit(), "date": time.strftime("%Y-%m-%d"),
+                "rungs": rungs.__version__,
                 "torch": torch.__version__, "calls": args.calls, "reps": args.reps}
         Path(args.json).write_text(json.dumps({"meta": meta, "rows": rows}, indent=2) + "\n")
 

@@ -12,7 +12,8 @@ gives the same files, byte for byte.
 
 Generated blocks: in README.md and docs/*.md, the text between `<!-- report:NAME -->` and
 `<!-- /report:NAME -->` is replaced by block NAME: headline, gemm, gemm_tc, decode, gemv, reduce,
-gemm_host. decode is the gemm ladder's decode workload (the rows with "workload": "decode").
+gemm_host, python. decode is the gemm ladder's decode workload (the rows with "workload": "decode");
+python is scripts/bench_python.py's JSON (also accepted as a RUN.json: {"meta", "rows"}).
 """
 import argparse
 import json
@@ -89,15 +90,44 @@ class Run:
         return ", ".join(p for p in parts if p)
 
 
+def is_python_run(data):
+    """scripts/bench_python.py's JSON: {"meta": {...}, "rows": [{"what", "us" or "ratio"}]}."""
+    return isinstance(data, dict) and "meta" in data and "rows" in data and "benchmarks" not in data
+
+
 def load_runs(paths):
-    runs = []
+    """(bench runs, Python runs): `rungs bench --format json` output, and bench_python.py's."""
+    runs, py = [], []
     for p in sorted(paths):
         with open(p) as f:
             data = json.load(f)
+        if is_python_run(data):
+            py.append((p, data))
+            continue
         if "benchmarks" not in data:
-            raise SystemExit(f"report.py: {p} is not `rungs bench --format json` output (no 'benchmarks')")
+            raise SystemExit(f"report.py: {p} is neither `rungs bench --format json` output (no 'benchmarks') nor "
+                             "scripts/bench_python.py's (no 'meta' and 'rows')")
         runs.append(Run(p, data))
-    return runs
+    return runs, py
+
+
+def python_block(py_runs):
+    """The Python layer's cost: per GPU, the newest bench_python.py run (its meta's date)."""
+    newest = OrderedDict()
+    for path, data in sorted(py_runs, key=lambda pd: (pd[1]["meta"].get("date", ""), pd[0])):
+        newest[gpu_slug(data["meta"].get("device", "?"))] = data
+    parts = []
+    for data in (newest[k] for k in sorted(newest)):
+        m = data["meta"]
+        head = (f"**{m.get('device', '?')}**: commit {m.get('commit', '?')}, {m.get('date', '?')}, "
+                f"`python scripts/bench_python.py` (rungs {m.get('rungs', '?')}, torch {m.get('torch', '?')}, "
+                f"median of {m.get('calls', '?')} calls; device times: median of {m.get('reps', '?')})")
+        rows = []
+        for r in data["rows"]:
+            value = f"{r['us']:.2f} us" if "us" in r else f"{r['ratio']:.4f}"
+            rows.append([r["what"], value])
+        parts.append(head + "\n\n" + md_table(["measurement", "value"], rows))
+    return "\n\n".join(parts) if parts else "(no bench_python.py run in the report's input)"
 
 
 def latest_by_gpu(runs):
@@ -736,7 +766,7 @@ def pictures(latest, img_dir):
 # Files
 
 
-def benchmarks_md(latest, images):
+def benchmarks_md(latest, images, py_runs=()):
     out = [
         "# Benchmarks",
         "",
@@ -778,6 +808,14 @@ def benchmarks_md(latest, images):
             if img in images:
                 out += [f"![{LADDER_TITLES[ladder].split(',')[0]} on {run.device}]({img})", ""]
             out.append(BLOCKS[ladder](run, rows))
+    if py_runs:
+        out += ["", "## Python: the cost of a call from PyTorch", "",
+                "`scripts/bench_python.py` (`scripts/gpu.sh python` runs it): host time per call, each call timed on",
+                "its own with `time.perf_counter_ns`, the stream synchronized (untimed) every 100 calls; device",
+                "times from CUDA events, rungs.gemm and the raw extension call interleaved. The raw call is",
+                "`rungs._rungs.gemm` on the tensors' pointers with the result allocated beforehand (the C++ call",
+                "with nothing of the Python layer); the rows below it split a call into its pieces.", "",
+                python_block(py_runs)]
     return "\n".join(out) + "\n"
 
 
@@ -812,7 +850,8 @@ def main(argv):
     ap.add_argument("--root", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."), help="the repository (default: this script's)")
     ap.add_argument("--no-images", action="store_true", help="tables only (no matplotlib needed)")
     args = ap.parse_args(argv)
-    latest = latest_by_gpu(load_runs(args.runs))
+    bench_runs, py_runs = load_runs(args.runs)
+    latest = latest_by_gpu(bench_runs)
     if not latest:
         raise SystemExit("report.py: no benchmark rows in the input")
     root = os.path.abspath(args.root)
@@ -821,11 +860,11 @@ def main(argv):
     if not args.no_images:
         for p in pictures(latest, os.path.join(docs, "img")):
             images.add(os.path.relpath(p, docs).replace(os.sep, "/"))
-    blocks = {"headline": headline(latest)}
+    blocks = {"headline": headline(latest), "python": python_block(py_runs)}
     for ladder in BLOCKS:
         blocks[ladder] = ladder_block(latest, ladder)
     changed = []
-    if write_if_changed(os.path.join(docs, "BENCHMARKS.md"), benchmarks_md(latest, images)):
+    if write_if_changed(os.path.join(docs, "BENCHMARKS.md"), benchmarks_md(latest, images, py_runs)):
         changed.append("docs/BENCHMARKS.md")
     targets = [os.path.join(root, "README.md")] + sorted(
         os.path.join(docs, f) for f in os.listdir(docs) if f.endswith(".md") and f != "BENCHMARKS.md"

@@ -214,6 +214,30 @@ def main():
         check(mb is not None and tables_parse(mb.group(1), "block decode") == 3, "block decode holds three tables")
         gemm_tc = re.search(r"<!-- report:gemm_tc -->\n(.*?)<!-- /report:gemm_tc -->", all_blocks, re.S)
         check(gemm_tc is not None and "decode_rows" not in gemm_tc.group(1), "decode rows stay out of the tensor-core tables")
+        # scripts/bench_python.py's JSON: a Python section in BENCHMARKS.md and the python block, the
+        # newest run per GPU (made-up numbers for the test).
+        check("## Python" not in bench5, "no Python section without a bench_python.py run")
+
+        def py_run(commit, date, us):
+            return {"meta": {"device": "NVIDIA H100 80GB HBM3", "commit": commit, "date": date, "rungs": "0.1.0",
+                             "torch": "2.11.0", "calls": 10000, "reps": 50},
+                    "rows": [{"what": "host time per call, 64^3 float32: rungs.gemm", "us": us},
+                             {"what": "rungs.gemm / raw, 4096^3", "ratio": 1.0012}]}
+        py_old, py_new = os.path.join(tmp, "py-old.json"), os.path.join(tmp, "py-new.json")
+        with open(py_old, "w") as f:
+            json.dump(py_run("0ldpy00", "2000-01-01", 99.5), f)
+        with open(py_new, "w") as f:
+            json.dump(py_run("py0c0de", "2026-11-27", 12.34), f)
+        run_report(root, [py_old, py_new] + SAMPLES)
+        bench6 = open(os.path.join(root, "docs", "BENCHMARKS.md")).read()
+        check("## Python: the cost of a call from PyTorch" in bench6, "BENCHMARKS.md has the Python section")
+        check("| host time per call, 64^3 float32: rungs.gemm | 12.34 us |" in bench6, "the Python run's rows")
+        check("| rungs.gemm / raw, 4096^3 | 1.0012 |" in bench6, "ratios as ratios")
+        check("py0c0de" in bench6 and "0ldpy00" not in bench6, "the newest Python run per GPU, with its commit")
+        if os.path.exists(os.path.join(root, "docs", "python.md")):
+            pm = re.search(r"<!-- report:python -->\n(.*?)<!-- /report:python -->",
+                           open(os.path.join(root, "docs", "python.md")).read(), re.S)
+            check(pm is not None and "12.34 us" in pm.group(1), "docs/python.md's python block holds the run")
     if failures:
         print(f"{len(failures)} check(s) failed")
         return 1
