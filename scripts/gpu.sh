@@ -253,7 +253,7 @@ fi
 # summaries goes into one archive, results.tar.gz.
 mapfile -t outs < <(find "$OUT" -maxdepth 1 -type f ! -name results.tar.gz -printf '%f\n' | sort)
 if [ ${#outs[@]} -gt 7 ]; then
-  keep=" device.txt bench.txt bench.json bench-host.json profile.txt tests.log pytest.txt "
+  keep=" device.txt bench.txt bench.json bench-host.json bench-python.json profile.txt tests.log pytest.txt "
   (cd "$OUT" && tar czf results.tar.gz "${outs[@]}") && for f in "${outs[@]}"; do
     [[ "$keep" == *" $f "* ]] || rm -f "$OUT/$f"
   done
