@@ -9,8 +9,9 @@
 //
 // --rank, --world and --device default to the launchers' variables: RANK, WORLD_SIZE and
 // LOCAL_RANK (torchrun), OMPI_COMM_WORLD_RANK, OMPI_COMM_WORLD_SIZE and
-// OMPI_COMM_WORLD_LOCAL_RANK (Open MPI's mpirun), PMI_RANK and PMI_SIZE (MPICH). --id -: rank 0
-// writes the id in hex as one line on stdout and the other ranks read it from stdin.
+// OMPI_COMM_WORLD_LOCAL_RANK (Open MPI's mpirun), PMI_RANK and PMI_SIZE (MPICH). --id FILE must
+// not exist yet (a stale id would be read before rank 0 writes the new one). --id -: rank 0 writes
+// the id in hex as one line on stdout and the other ranks read it from stdin.
 // Shapes: allgather_gemm with m_local = M, n_local = N, k = K; gemm_reducescatter with
 // m = W * M, n = N, k_local = K. Exit status 0 when every check passed.
 #include <rungs/dist.hpp>

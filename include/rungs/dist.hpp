@@ -8,16 +8,19 @@
 // from the agreement check below. Options::variant picks a rung of variants(Op::allgather_gemm) /
 // variants(Op::gemm_reducescatter), or "auto"; every rank must name the same one.
 //
-// Errors: rungs::Error naming the argument, thrown before any NCCL call for what a rank can see
-// alone (negative sizes, ld too small, null pointers, an unknown variant, a null communicator,
-// m not a multiple of the world size). Then every call checks collectively that the ranks agree on
-// the shape and the variant (one ncclAllReduce of a few int64 on Options::stream and a wait for it):
-// a rank whose arguments disagree with the others' gets rungs::Error saying which, and so do the
-// others, instead of hanging in a collective whose sizes do not match. A rank that throws before
-// that check (its own arguments are wrong) leaves the others waiting in the check: their call
-// returns when that rank calls again or the communicator is aborted, as with any NCCL collective a
-// rank does not join. A failed call leaves no NCCL call pending (groups closed, nothing enqueued
-// after the failure).
+// Errors: rungs::Error naming the argument. Each rank first checks its own arguments before any
+// communication (negative sizes, ld too small, null pointers, an unknown variant, Options::math not
+// fp32, m not a multiple of the world size). A null communicator, or a current device other than
+// the communicator's, throws at once: such a rank cannot take part in a collective. Then every
+// call checks collectively that the ranks agree (set_collective_check below; on by default): one
+// ncclAllReduce of a few int64 on Options::stream and a wait for it. When a rank rejected its own
+// arguments, or the ranks passed different sizes, element types or variants, every rank throws
+// rungs::Error (the rank at fault naming its argument, the others naming that rank or the sizes
+// that differ) instead of hanging in a collective whose sizes do not match; alpha, beta, pointers
+// and strides may differ between ranks. A failed call leaves no NCCL group open and enqueues
+// nothing after the failure; a CUDA or NCCL failure inside a collective may leave the peers
+// waiting in it, as with any NCCL call (abort the communicator there). Not capturable into a CUDA
+// graph (rungs::Unsupported). docs/dist.md has the details.
 #pragma once
 
 #include <rungs/rungs.hpp>

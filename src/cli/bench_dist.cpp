@@ -68,12 +68,19 @@ namespace {
     if (r_ != ncclSuccess) throw Error(std::string("NCCL error in " #call ": ") + ncclGetErrorString(r_)); \
   } while (0)
 
-// A reusable barrier for the rank threads (C++17 has no std::barrier).
+// Thrown in a rank whose peer failed first: the peer's error is the one to report.
+struct PeerFailed : Error {
+  PeerFailed() : Error("another rank failed") {}
+};
+
+// A reusable barrier for the rank threads (C++17 has no std::barrier). A rank that fails calls
+// abandon(): the others' wait() throws instead of waiting for it forever.
 class Barrier {
  public:
   explicit Barrier(int n) : n_(n) {}
   void wait() {
     std::unique_lock<std::mutex> lock(mu_);
+    if (abandoned_) throw PeerFailed();
     const long gen = gen_;
     if (++count_ == n_) {
       count_ = 0;
@@ -81,7 +88,13 @@ class Barrier {
       cv_.notify_all();
       return;
     }
-    cv_.wait(lock, [&] { return gen_ != gen; });
+    cv_.wait(lock, [&] { return gen_ != gen || abandoned_; });
+    if (gen_ == gen) throw PeerFailed();
+  }
+  void abandon() {
+    std::lock_guard<std::mutex> lock(mu_);
+    abandoned_ = true;
+    cv_.notify_all();
   }
 
  private:
@@ -89,6 +102,7 @@ class Barrier {
   std::condition_variable cv_;
   int n_, count_ = 0;
   long gen_ = 0;
+  bool abandoned_ = false;
 };
 
 // One rank's buffers and stream.
@@ -118,21 +132,26 @@ std::string fmt(double v, int prec) {
   return os.str();
 }
 
-// Runs body(rank) on every rank's thread (its device current); rethrows the first exception.
+// Runs body(rank) on every rank's thread (its device current); rethrows the first rank's exception
+// that is not PeerFailed (else a PeerFailed).
 void on_ranks(int world, const std::function<void(int)>& body) {
-  std::vector<std::exception_ptr> errors(world);
+  std::vector<std::exception_ptr> errors(world), peer_failed(world);
   std::vector<std::thread> threads;
   for (int r = 0; r < world; ++r)
     threads.emplace_back([&, r] {
       try {
         BENCH_CUDA(cudaSetDevice(r));
         body(r);
+      } catch (const PeerFailed&) {
+        peer_failed[r] = std::current_exception();
       } catch (...) {
         errors[r] = std::current_exception();
       }
     });
   for (auto& t : threads) t.join();
   for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  for (auto& e : peer_failed)
     if (e) std::rethrow_exception(e);
 }
 
@@ -141,18 +160,23 @@ double time_ranks(int world, int warmup, int reps, std::vector<Rank>& ranks, con
   Barrier barrier(world);
   std::vector<std::vector<double>> ms(world, std::vector<double>(reps));
   on_ranks(world, [&](int r) {
-    Rank& k = ranks[r];
-    for (int i = 0; i < warmup; ++i) call(r);
-    BENCH_CUDA(cudaStreamSynchronize(k.stream));
-    for (int i = 0; i < reps; ++i) {
-      barrier.wait();
-      BENCH_CUDA(cudaEventRecord(k.start, k.stream));
-      call(r);
-      BENCH_CUDA(cudaEventRecord(k.stop, k.stream));
-      BENCH_CUDA(cudaEventSynchronize(k.stop));
-      float t = 0;
-      BENCH_CUDA(cudaEventElapsedTime(&t, k.start, k.stop));
-      ms[r][i] = t;
+    try {
+      Rank& k = ranks[r];
+      for (int i = 0; i < warmup; ++i) call(r);
+      BENCH_CUDA(cudaStreamSynchronize(k.stream));
+      for (int i = 0; i < reps; ++i) {
+        barrier.wait();
+        BENCH_CUDA(cudaEventRecord(k.start, k.stream));
+        call(r);
+        BENCH_CUDA(cudaEventRecord(k.stop, k.stream));
+        BENCH_CUDA(cudaEventSynchronize(k.stop));
+        float t = 0;
+        BENCH_CUDA(cudaEventElapsedTime(&t, k.start, k.stop));
+        ms[r][i] = t;
+      }
+    } catch (...) {
+      barrier.abandon();
+      throw;
     }
   });
   std::vector<double> slowest(reps, 0.0);
@@ -166,6 +190,8 @@ std::vector<Shape> default_dist_shapes() { return {{2048, 4096, 8192}, {8192, 40
 }  // namespace
 
 int cmd_bench_dist(const Args& a, std::ostream& out, std::ostream& err) {
+  if (a.format != Format::table || !a.output.empty())
+    throw CliError("rungs bench " + a.op + " prints a table on stdout only (no --format csv|json, no --output)");
   const bool ag = a.op == "allgather_gemm";
   const Op op = ag ? Op::allgather_gemm : Op::gemm_reducescatter;
   std::vector<VariantInfo> rungs;

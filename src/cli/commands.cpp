@@ -624,6 +624,8 @@ int cmd_run(const Args& a, const std::string& argv0, std::ostream& out, std::ost
       Args d = a;
       d.op = op;
       d.variants.clear();
+      d.format = Format::table;
+      d.output.clear();
       out << "\n";
       code = std::max(code, cmd_bench_dist(d, out, err));
     }

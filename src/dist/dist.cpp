@@ -16,8 +16,10 @@ void throw_nccl(ncclResult_t res, const char* what, const char* file, int line) 
   std::ostringstream os;
   os << "NCCL error " << static_cast<int>(res) << " (" << ncclGetErrorString(res) << ") in " << what << " at "
      << file << ":" << line;
-  const char* last = ncclGetLastError(nullptr);
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 13, 0)
+  const char* last = ncclGetLastError(nullptr);  // NCCL's own detail, where it keeps one
   if (last != nullptr && *last != '\0') os << ": " << last;
+#endif
   throw Error(os.str());
 }
 

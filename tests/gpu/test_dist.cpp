@@ -342,12 +342,15 @@ TEST(DistProcesses, TwoProcessesThroughAnIdFile) {
   fs::create_directories(dir);
   const std::string id = (dir / "nccl_id").string();
   std::vector<pid_t> pids;
+  setenv("NCCL_NVLS_ENABLE", "0", 1);  // the children inherit it
+  const std::string world = std::to_string(kWorld);
   for (int r = 0; r < kWorld; ++r) {
+    // Everything the child needs is made before fork(): between fork and exec a child of a threaded
+    // process may call only async-signal-safe functions (no allocation).
+    const std::string rank = std::to_string(r);
     const pid_t pid = fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
-      const std::string rank = std::to_string(r), world = std::to_string(kWorld);
-      setenv("NCCL_NVLS_ENABLE", "0", 1);
       execl(RUNGS_DIST_EXAMPLE, RUNGS_DIST_EXAMPLE, "--rank", rank.c_str(), "--world", world.c_str(), "--device",
             rank.c_str(), "--id", id.c_str(), "--m", "67", "--n", "45", "--k", "129", static_cast<char*>(nullptr));
       _exit(127);
