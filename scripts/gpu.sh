@@ -75,7 +75,7 @@ if on gemm_host; then  # no kernels of its own (racecheck has nothing to see); m
 fi
 # ctest leaves out the tests of the ladders not asked for.
 on gemm_host || add ctest_re 'GemmHost' '|'
-on dist || add ctest_re 'Dist' '|'
+on dist || add ctest_re 'DistThreads|DistProcesses' '|'
 on gemv || add ctest_re 'GemvRung|GemvDeterminism' '|'
 on reduce || add ctest_re 'ReduceRung|ReduceConcurrency|ReduceAuto' '|'
 on gemm || add ctest_re 'GemmRung|GemmTc|GemmAccuracy|WarptileConfig|TestTheTest\.' '|'
@@ -98,8 +98,9 @@ every_rung_ran() {
   for op in gemm gemv reduce allgather_gemm gemm_reducescatter; do
     case $op in
       allgather_gemm | gemm_reducescatter)
-        # The dist ladders: where the build has them and 2 or more GPUs run their tests.
-        on dist && [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')" -ge 2 ] &&
+        # The dist ladders: in the test stage (the sanitizers do not run them), where the build has
+        # them and 2 or more GPUs run their tests.
+        [[ $what == tests* ]] && on dist && [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')" -ge 2 ] &&
           build-gpu/rungs list "$op" | grep -q "^$op (" || continue ;;
       *) on "$op" || continue ;;
     esac

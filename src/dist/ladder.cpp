@@ -11,7 +11,7 @@ const std::vector<Rung>& ladder() {
        "ncclAllGather of A into the workspace, then the best single-GPU gemm (auto); for reduce-scatter the local "
        "product into fp32 partials, ncclReduceScatter in fp32, then alpha/beta and one rounding: the baseline, "
        "what users write today",
-       70, true, nccl_then_gemm::allgather_gemm_bf16, nccl_then_gemm::allgather_gemm_f16,
+       80, true, nccl_then_gemm::allgather_gemm_bf16, nccl_then_gemm::allgather_gemm_f16,
        nccl_then_gemm::gemm_reducescatter_bf16, nccl_then_gemm::gemm_reducescatter_f16, true},
   };
   return rungs;
