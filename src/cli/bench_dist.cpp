@@ -44,8 +44,8 @@ int visible_gpus() {
 bool dist_built() { return false; }
 
 int cmd_bench_dist(const Args& a, std::ostream&, std::ostream&) {
-  throw CliError("rungs bench " + a.op + ": this build has no rungs::dist (NCCL was not found when it was "
-                 "configured; docs/dist.md says how to enable it)");
+  throw CliError("rungs bench " + a.op + ": this build has no rungs::dist (configured without NCCL: not found, "
+                 "or RUNGS_DIST=OFF; docs/dist.md says how to enable it)");
 }
 
 #else

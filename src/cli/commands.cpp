@@ -647,8 +647,8 @@ int cmd_list(const Args& a, std::ostream& out) {
     if (a.op.empty() || a.op == op) ladders.emplace_back(op, variants(op_from_name(op)));
   out << format_list(ladders);
   if (!dist_built() && (a.op.empty() || is_dist_op(a.op)))
-    out << "(allgather_gemm and gemm_reducescatter are rungs::dist's, not in this build: NCCL was not found when it "
-           "was configured; docs/dist.md says how to enable it)\n";
+    out << "(allgather_gemm and gemm_reducescatter are rungs::dist's, not in this build: it was configured without "
+           "NCCL (not found, or RUNGS_DIST=OFF); docs/dist.md says how to enable it)\n";
   return 0;
 }
 

@@ -18,9 +18,9 @@
 namespace rungs::test {
 namespace {
 
+#if RUNGS_HAVE_DIST
 bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
-#if RUNGS_HAVE_DIST
 using B16 = __nv_bfloat16;
 
 TEST(DistArgs, NullCommunicatorIsNamed) {
