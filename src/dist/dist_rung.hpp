@@ -34,7 +34,9 @@ class Workspace {
   Workspace& operator=(const Workspace&) = delete;
   // At least `bytes` of device memory (256-byte aligned). Growing waits for the last call's work
   // that used the old allocation (the event the dispatcher records after each call), then frees
-  // it. Not for a stream being captured (the dispatcher refuses capture).
+  // it. A rung asks once per call, for everything it needs: a second, larger request in the same
+  // call would free memory that the call's own enqueued work still uses. Not for a stream being
+  // captured (the dispatcher refuses capture).
   void* get(size_t bytes);
   // The dispatcher records this after each call on the call's stream: the old allocation's work.
   void used_on(cudaStream_t stream);
