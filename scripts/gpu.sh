@@ -10,8 +10,9 @@
 # Usage: scripts/gpu.sh [stage ...]   stages: build test sanitize bench profile tune python
 # (default: build test sanitize bench)
 # Environment (all optional; the defaults run everything):
-#   RUNGS_LADDERS="gemm gemv reduce gemm_host"  the ladders (and gemm_host) whose tests, sanitizer
-#                                     runs and bench rows to run
+#   RUNGS_LADDERS="gemm gemv reduce gemm_host dist"  the ladders (gemm_host; dist = allgather_gemm and
+#                                     gemm_reducescatter, 2+ GPUs) whose tests, sanitizer runs and bench
+#                                     rows to run
 #   RUNGS_CTEST_JOBS=3                test processes at once (the tests assert results, not times)
 #   RUNGS_TEST_TIMEOUT=300            seconds one test may run before ctest stops it (a hung kernel)
 #   RUNGS_CTEST_REGEX=<regex>         run only the tests whose names match (ctest -R); the every-rung
@@ -33,11 +34,13 @@ cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd) || exit 1  # absolute: the tests run in build-gpu/tests
 unset RUNGS_TEST_RAN_LOG                             # set per stage below, for its test runs only
+# NVLink multicast stays off on these machines, for every program this script starts.
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 stages=("$@")
 [ ${#stages[@]} -eq 0 ] && stages=(build test sanitize bench)
 has() { local s; for s in "${stages[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
 status=0
-LADDERS=${RUNGS_LADDERS:-gemm gemv reduce gemm_host}
+LADDERS=${RUNGS_LADDERS:-gemm gemv reduce gemm_host dist}
 on() { [[ " $LADDERS " == *" $1 "* ]]; }
 # ctest exclusion regex and sanitizer gtest filters per ladder.
 ctest_re="" memcheck_f="" racecheck_f=""
@@ -72,6 +75,7 @@ if on gemm_host; then  # no kernels of its own (racecheck has nothing to see); m
 fi
 # ctest leaves out the tests of the ladders not asked for.
 on gemm_host || add ctest_re 'GemmHost' '|'
+on dist || add ctest_re 'DistThreads|DistProcesses' '|'
 on gemv || add ctest_re 'GemvRung|GemvDeterminism' '|'
 on reduce || add ctest_re 'ReduceRung|ReduceConcurrency|ReduceAuto' '|'
 on gemm || add ctest_re 'GemmRung|GemmTc|GemmAccuracy|WarptileConfig|TestTheTest\.' '|'
@@ -91,8 +95,15 @@ rung_names() {
 # ran, FAILED and false, naming the rungs (with "shown": the counts and names only, true).
 every_rung_ran() {
   local what=$1 ran_log=$2 shown=${3:-} op names never counts="" missing="" n
-  for op in gemm gemv reduce; do
-    on "$op" || continue
+  for op in gemm gemv reduce allgather_gemm gemm_reducescatter; do
+    case $op in
+      allgather_gemm | gemm_reducescatter)
+        # The dist ladders: in the test stage (the sanitizers do not run them), where the build has
+        # them and 2 or more GPUs run their tests.
+        [[ $what == tests* ]] && on dist && [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')" -ge 2 ] &&
+          build-gpu/rungs list "$op" | grep -q "^$op (" || continue ;;
+      *) on "$op" || continue ;;
+    esac
     if ! names=$(rung_names "$op"); then
       missing+=" $op/(rungs list failed)"
       continue
@@ -213,6 +224,7 @@ if has bench; then
       build-gpu/rungs bench $item 2>>"$OUT/bench.progress" | tee -a "$OUT/bench.txt" || status=1
     done
   elif on gemm && on gemv && on reduce; then
+    bench_all=1  # `rungs bench` adds the dist ladders where 2+ GPUs are visible
     build-gpu/rungs bench --format json --output "$OUT/bench.json" 2>"$OUT/bench.progress" | tee "$OUT/bench.txt" ||
       status=1
   else
@@ -224,6 +236,13 @@ if has bench; then
     done
   fi
   tail -3 "$OUT/bench.progress"
+  if on dist && [ -z "${bench_all:-}" ] && [ -z "${RUNGS_BENCH_ARGS:-}" ] &&
+    build-gpu/rungs list allgather_gemm | grep -q "^allgather_gemm ("; then
+    for op in allgather_gemm gemm_reducescatter; do
+      log "rungs bench $op"
+      build-gpu/rungs bench "$op" 2>>"$OUT/bench.progress" | tee -a "$OUT/bench.txt" || status=1
+    done
+  fi
   if on gemm_host; then
     log "rungs bench gemm_host"
     build-gpu/rungs bench gemm_host --format json --output "$OUT/bench-host.json" 2>>"$OUT/bench.progress" |

@@ -19,7 +19,9 @@
 namespace rungs {
 
 enum class Trans { N, T };
-enum class Op { gemm, gemv, reduce };
+// allgather_gemm and gemm_reducescatter: the tensor-parallel products of rungs::dist
+// (include/rungs/dist.hpp); their ladders are empty where the library was built without NCCL.
+enum class Op { gemm, gemv, reduce, allgather_gemm, gemm_reducescatter };
 // How a float gemm multiplies (Options::math; float inputs only):
 //   fp32:   exact fp32 products on CUDA cores (the SGEMM ladder);
 //   tf32:   tensor cores, each input rounded to tf32 (10-bit mantissa): about 1e-3 relative error;

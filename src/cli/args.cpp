@@ -33,6 +33,7 @@ const CommandName kCommands[] = {{"info", Command::info},     {"list", Command::
                                  {"verify", Command::verify}, {"tune", Command::tune}, {"profile", Command::profile}};
 
 const char* const kOps[] = {"gemm", "gemv", "reduce"};
+const char* const kDistOps[] = {"allgather_gemm", "gemm_reducescatter"};
 
 [[noreturn]] void fail(const std::string& msg) { throw CliError(msg, 2); }
 
@@ -170,7 +171,10 @@ const std::vector<Flag>& flags() {
        "gemm: the columns of C; gemv: the columns of A; reduce: the lengths, up to 2^36 (2^31 and more take "
        "the 64-bit index paths)",
        store_text<&ParseState::n>},
-      {"--k", "LIST", kShaped, G::shapes, "gemm: the inner dimension, op(A)'s columns and op(B)'s rows",
+      {"--k", "LIST", kShaped, G::shapes,
+       "gemm: the inner dimension, op(A)'s columns and op(B)'s rows.\n"
+       "allgather_gemm: --m, --n, --k are each rank's m_local, n_local, k; gemm_reducescatter: m (a multiple "
+       "of the world size), n, k_local",
        store_text<&ParseState::k>},
       {"--trans", "LIST", kShaped, G::shapes,
        "gemm: nn, nt, tn, tt (comma-separated) or all; default nn. The first letter is A's, the second B's: "
@@ -185,6 +189,12 @@ const std::vector<Flag>& flags() {
        "gemm: f32 (fp32 CUDA cores), tf32, tf32x3 (float inputs on tensor cores), f16, bf16 or all (default "
        "f32).\n"
        "reduce: i32, i64, f32, f64 or all (default i64); i32 sums exactly into int64. gemv: f32 only"},
+      {"--world", "N", bit(Command::bench), G::shapes,
+       "allgather_gemm, gemm_reducescatter: the ranks, one host thread and one GPU each (default: every "
+       "visible GPU)",
+       [](ParseState& p, const Flag& f, const std::string& v) {
+         p.a.world = static_cast<int>(parse_int(v, f.name, 1, 1024));
+       }},
       {"--alpha", "X", kShaped, G::shapes, "default 1", store_float<&Args::alpha>},
       {"--beta", "X", kShaped, G::shapes,
        "default 0. With beta != 0 repeated runs accumulate into C (values grow; fine for timing); the "
@@ -307,6 +317,12 @@ const std::vector<Flag>& flags() {
        store_switch<&Args::profile_child>},
   };
   return f;
+}
+
+bool is_dist_op(const std::string& op) {
+  for (const char* d : kDistOps)
+    if (op == d) return true;
+  return false;
 }
 
 std::string trans_name(TransPair t) {
@@ -580,8 +596,15 @@ Args parse_args(const std::vector<std::string>& argv) {
       fail("unexpected argument " + quoted(tok) + " for 'rungs " + cmd + "' (see rungs " + cmd + " --help)");
     bool known = tok == "gemm_host" && a.command == Command::bench;
     for (const char* op : kOps) known = known || tok == op;
+    if (is_dist_op(tok)) {
+      if (a.command != Command::bench && a.command != Command::list)
+        fail(std::string(command_name(a.command)) + ": " + tok + " is timed by rungs bench and checked by the GPU "
+             "tests (rungs bench " + tok + " ...)");
+      known = true;
+    }
     if (!known)
-      fail("unknown operation " + quoted(tok) + " (operations: gemm, gemv, reduce; bench also takes gemm_host)");
+      fail("unknown operation " + quoted(tok) +
+           " (operations: gemm, gemv, reduce; bench also takes gemm_host, allgather_gemm and gemm_reducescatter)");
     a.op = tok;
     positional_seen = true;
   }
@@ -594,6 +617,12 @@ Args parse_args(const std::vector<std::string>& argv) {
   for (const Flag* f : given)
     if (f->after_table && a.format != Format::table)
       fail(std::string(f->name) + " " + f->after_table + ": use --format table");
+  if (a.world != 0 && !is_dist_op(a.op))
+    fail("--world applies to rungs bench allgather_gemm|gemm_reducescatter only");
+  if (is_dist_op(a.op)) {
+    if (!st.trans.empty()) fail("--trans does not apply to " + a.op + " (A and B are stored as they are multiplied)");
+    if (!st.dtype.empty()) fail("--dtype does not apply to " + a.op + " (bench times bf16)");
+  }
   if (a.command == Command::tune) {
     if (a.op.empty()) a.op = "gemm";
     if (a.op != "gemm") fail("tune: only gemm has tunable configurations (got " + a.op + ")");

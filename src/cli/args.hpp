@@ -89,6 +89,7 @@ struct Args {
   bool calls = false;                // bench gemm_host: print each timed call's host-side breakdown per row
   bool no_graph = false;             // bench gemm_host: issue every call eagerly (no CUDA graph replay)
   int host_threads = 0;              // bench gemm_host: staging threads, the caller included (0 = the library's)
+  int world = 0;                     // bench allgather_gemm / gemm_reducescatter: ranks (0 = every visible GPU)
   std::string ncu;                   // profile: the ncu executable (empty = search for it)
   bool profile_child = false;        // profile: this process is the one ncu profiles (internal)
   std::vector<std::string> argv;     // the command line as given (for the JSON context)
@@ -139,6 +140,9 @@ int64_t reference_rows(const Args& a, const Shape& s);
 
 // Help texts (cli/help.cpp): the top-level one for Command::none / help.
 std::string help_text(Command c);
+
+// The tensor-parallel operations of rungs::dist: `rungs bench` and `rungs list` take them.
+bool is_dist_op(const std::string& op);
 
 // A command's bit in Flag::commands.
 constexpr unsigned command_bit(Command c) { return 1u << static_cast<unsigned>(c); }

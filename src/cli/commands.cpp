@@ -3,6 +3,7 @@
 #include "cli/commands.hpp"
 
 #include "check/gemm_check.hpp"
+#include "cli/bench_dist.hpp"
 #include "cli/bench_host.hpp"
 #include "cli/buffers.hpp"
 #include "check/gemv_check.hpp"
@@ -561,6 +562,7 @@ void write_results(const Args& a, const Context& ctx, const std::vector<Result>&
 
 int cmd_run(const Args& a, const std::string& argv0, std::ostream& out, std::ostream& err) {
   if (a.op == "gemm_host") return cmd_bench_host(a, argv0, out, err);
+  if (is_dist_op(a.op)) return cmd_bench_dist(a, out, err);
   // Everything that can be checked without the GPU first.
   const std::vector<std::string> ops = a.command == Command::tune ? std::vector<std::string>{"gemm"} : ops_to_run(a);
   for (const std::string& op : ops) {
@@ -609,7 +611,26 @@ int cmd_run(const Args& a, const std::string& argv0, std::ostream& out, std::ost
     throw;
   }
   write_results(a, ses.ctx, rows, out, file.get(), err);
-  return exit_code(rows);
+  int code = exit_code(rows);
+  // The seed workloads add the dist ladders where more than one GPU is visible (their own tables,
+  // after the others; table format only).
+  if (a.command == Command::bench && a.op.empty() && dist_built() && visible_gpus() > 1) {
+    if (a.format != Format::table) {
+      if (!a.quiet)
+        err << "rungs: note: the allgather_gemm and gemm_reducescatter tables are printed in table format only"
+            << std::endl;
+    }
+    for (const char* op : {"allgather_gemm", "gemm_reducescatter"}) {
+      Args d = a;
+      d.op = op;
+      d.variants.clear();
+      d.format = Format::table;
+      d.output.clear();
+      out << "\n";
+      code = std::max(code, cmd_bench_dist(d, out, err));
+    }
+  }
+  return code;
 }
 
 int cmd_info(const Args& a, std::ostream& out) {
@@ -622,7 +643,12 @@ int cmd_list(const Args& a, std::ostream& out) {
   std::vector<std::pair<std::string, std::vector<VariantInfo>>> ladders;
   for (const char* op : kOps)
     if (a.op.empty() || a.op == op) ladders.emplace_back(op, variants(op_from_name(op)));
+  for (const char* op : {"allgather_gemm", "gemm_reducescatter"})
+    if (a.op.empty() || a.op == op) ladders.emplace_back(op, variants(op_from_name(op)));
   out << format_list(ladders);
+  if (!dist_built() && (a.op.empty() || is_dist_op(a.op)))
+    out << "(allgather_gemm and gemm_reducescatter are rungs::dist's, not in this build: it was configured without "
+           "NCCL (not found, or RUNGS_DIST=OFF); docs/dist.md says how to enable it)\n";
   return 0;
 }
 
@@ -650,6 +676,8 @@ void set_rates(Result& r, double bytes, const DeviceInfo& d) {
 Op op_from_name(const std::string& name) {
   if (name == "gemv") return Op::gemv;
   if (name == "reduce") return Op::reduce;
+  if (name == "allgather_gemm") return Op::allgather_gemm;
+  if (name == "gemm_reducescatter") return Op::gemm_reducescatter;
   return Op::gemm;
 }
 

@@ -24,7 +24,8 @@ int run_main(const std::vector<std::string>& args, const std::string& argv0, std
 std::vector<VariantInfo> select_variants(const std::vector<VariantInfo>& ladder, const std::vector<std::string>& wanted,
                                          const std::string& op, const std::string& flag = "--variant");
 
-// "gemv" -> Op::gemv, "reduce" -> Op::reduce, anything else -> Op::gemm.
+// "gemv" -> Op::gemv, "reduce" -> Op::reduce, "allgather_gemm" and "gemm_reducescatter" -> theirs,
+// anything else -> Op::gemm.
 Op op_from_name(const std::string& name);
 // A case as the progress lines and notes name it: "4096x4096x4096 nn bf16", "16384x16384 n", "i64 n=16777216".
 std::string case_name(const std::string& op, const Case& c);

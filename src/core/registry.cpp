@@ -4,6 +4,9 @@
 #include "gemm/gemm_rung.hpp"
 #include "gemv/gemv_rung.hpp"
 #include "reduce/reduce_rung.hpp"
+#if RUNGS_HAVE_DIST
+#include "dist/dist_rung.hpp"
+#endif
 
 #include <utility>
 
@@ -40,6 +43,14 @@ std::vector<VariantInfo> variants(Op op) {
     case Op::gemm: return list(sgemm::ladder(), 0);
     case Op::gemv: return list(sgemv::ladder(), 1);
     case Op::reduce: return list(reduce::ladder(), 1);
+    // The dist ladders: empty where the library was built without NCCL.
+    case Op::allgather_gemm:
+    case Op::gemm_reducescatter:
+#if RUNGS_HAVE_DIST
+      return dist::detail::variants(op);
+#else
+      return {};
+#endif
   }
   return {};
 }

@@ -414,6 +414,32 @@ TEST(CliMain, NoGpuPathsAndExitCodes) {
 namespace rungs::cli {
 namespace {
 
+// rungs bench allgather_gemm|gemm_reducescatter: the call's sizes as gemm's --m --n --k, --world;
+// list takes them too; no other command, transpose or type.
+TEST(CliArgs, BenchDist) {
+  const Args a = parse_args({"bench", "allgather_gemm", "--world", "2", "--m", "37", "--n", "64", "--k", "128"});
+  EXPECT_EQ(a.op, "allgather_gemm");
+  EXPECT_EQ(a.world, 2);
+  ASSERT_EQ(a.shapes.size(), 1u);
+  EXPECT_EQ(a.shapes[0], (Shape{37, 64, 128}));
+  EXPECT_EQ(parse_args({"bench", "gemm_reducescatter"}).world, 0);
+  EXPECT_TRUE(parse_args({"bench", "gemm_reducescatter"}).shapes.empty());
+  EXPECT_EQ(parse_args({"list", "gemm_reducescatter"}).op, "gemm_reducescatter");
+  EXPECT_TRUE(is_dist_op("allgather_gemm"));
+  EXPECT_FALSE(is_dist_op("gemm"));
+  EXPECT_EQ(op_from_name("allgather_gemm"), Op::allgather_gemm);
+  EXPECT_EQ(op_from_name("gemm_reducescatter"), Op::gemm_reducescatter);
+  EXPECT_NE(parse_error({"bench", "gemm", "--world", "2"}).find("--world applies to rungs bench allgather_gemm"),
+            std::string::npos);
+  EXPECT_NE(parse_error({"verify", "allgather_gemm"}).find("checked by the GPU tests"), std::string::npos);
+  EXPECT_NE(parse_error({"bench", "allgather_gemm", "--trans", "nt"}).find("--trans does not apply"),
+            std::string::npos);
+  EXPECT_NE(parse_error({"bench", "gemm_reducescatter", "--dtype", "f16"}).find("--dtype does not apply"),
+            std::string::npos);
+  EXPECT_NE(parse_error({"bench", "allgather_gemm", "--world", "0"}).find("--world: 0 is out of range"),
+            std::string::npos);
+}
+
 TEST(CliArgs, BenchGemmHost) {
   const Args a = parse_args({"bench", "gemm_host", "--size", "1024,4096", "--memory", "pinned", "--trans", "nt"});
   EXPECT_EQ(a.op, "gemm_host");

@@ -1,0 +1,364 @@
+// rungs bench allgather_gemm|gemm_reducescatter: per shape and rung, one host thread per rank (GPU),
+// communicators from ncclCommInitAll. Per repetition every rank waits at a host barrier, then
+// times its call between two events on its stream; the repetition's time is the slowest rank's.
+// Beside each rung: the communication alone (what rung 1 sends: ncclAllGather of A in bf16, or
+// ncclReduceScatter of the fp32 partials) and the product alone (rungs::gemm, auto, of the shape one
+// rank multiplies), timed the same way, and overlap efficiency = max(comm, gemm) / time (1 = the
+// shorter of the two fully hidden; rung 1, which does one after the other, is near
+// max / (comm + gemm)).
+#include "cli/bench_dist.hpp"
+
+#include "cli/timing.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <functional>
+#include <iomanip>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#if RUNGS_HAVE_DIST
+#include <rungs/dist.hpp>
+#endif
+
+namespace rungs::cli {
+
+int visible_gpus() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return count;
+}
+
+#if !RUNGS_HAVE_DIST
+
+bool dist_built() { return false; }
+
+int cmd_bench_dist(const Args& a, std::ostream&, std::ostream&) {
+  throw CliError("rungs bench " + a.op + ": this build has no rungs::dist (configured without NCCL: not found, "
+                 "or RUNGS_DIST=OFF; docs/dist.md says how to enable it)");
+}
+
+#else
+
+bool dist_built() { return true; }
+
+namespace {
+
+[[noreturn]] void fail_cuda(cudaError_t e, const char* what) {
+  throw Error(std::string("CUDA error ") + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ") in " + what);
+}
+#define BENCH_CUDA(call)                          \
+  do {                                            \
+    cudaError_t e_ = (call);                      \
+    if (e_ != cudaSuccess) fail_cuda(e_, #call);  \
+  } while (0)
+#define BENCH_NCCL(call)                                                                                  \
+  do {                                                                                                    \
+    ncclResult_t r_ = (call);                                                                             \
+    if (r_ != ncclSuccess) throw Error(std::string("NCCL error in " #call ": ") + ncclGetErrorString(r_)); \
+  } while (0)
+
+// Thrown in a rank whose peer failed first: the peer's error is the one to report.
+struct PeerFailed : Error {
+  PeerFailed() : Error("another rank failed") {}
+};
+
+// A reusable barrier for the rank threads (C++17 has no std::barrier). A rank that fails calls
+// abandon(): the others' wait() throws instead of waiting for it forever.
+class Barrier {
+ public:
+  explicit Barrier(int n) : n_(n) {}
+  void wait() {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (abandoned_) throw PeerFailed();
+    const long gen = gen_;
+    if (++count_ == n_) {
+      count_ = 0;
+      ++gen_;
+      cv_.notify_all();
+      return;
+    }
+    cv_.wait(lock, [&] { return gen_ != gen || abandoned_; });
+    if (gen_ == gen) throw PeerFailed();
+  }
+  void abandon() {
+    std::lock_guard<std::mutex> lock(mu_);
+    abandoned_ = true;
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int n_, count_ = 0;
+  long gen_ = 0;
+  bool abandoned_ = false;
+};
+
+// One rank's buffers and stream.
+struct Rank {
+  int device = 0;
+  cudaStream_t stream = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  void *A = nullptr, *B = nullptr, *C = nullptr, *comm_buf = nullptr;
+  ~Rank() {
+    cudaSetDevice(device);
+    for (void* p : {A, B, C, comm_buf}) cudaFree(p);
+    if (start) cudaEventDestroy(start);
+    if (stop) cudaEventDestroy(stop);
+    if (stream) cudaStreamDestroy(stream);
+  }
+};
+
+struct Row {
+  std::string rung, shape;
+  double ms = 0, comm_ms = 0, gemm_ms = 0, tflops_per_gpu = 0;
+  std::string error;
+};
+
+std::string fmt(double v, int prec) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(prec) << v;
+  return os.str();
+}
+
+// Runs body(rank) on every rank's thread (its device current); rethrows the first rank's exception
+// that is not PeerFailed (else a PeerFailed).
+void on_ranks(int world, const std::function<void(int)>& body) {
+  std::vector<std::exception_ptr> errors(world), peer_failed(world);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < world; ++r)
+    threads.emplace_back([&, r] {
+      try {
+        BENCH_CUDA(cudaSetDevice(r));
+        body(r);
+      } catch (const PeerFailed&) {
+        peer_failed[r] = std::current_exception();
+      } catch (...) {
+        errors[r] = std::current_exception();
+      }
+    });
+  for (auto& t : threads) t.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  for (auto& e : peer_failed)
+    if (e) std::rethrow_exception(e);
+}
+
+// Median over reps of the slowest rank's time of call(rank), after warm-up runs.
+double time_ranks(int world, int warmup, int reps, std::vector<Rank>& ranks, const std::function<void(int)>& call) {
+  Barrier barrier(world);
+  std::vector<std::vector<double>> ms(world, std::vector<double>(reps));
+  on_ranks(world, [&](int r) {
+    try {
+      Rank& k = ranks[r];
+      for (int i = 0; i < warmup; ++i) call(r);
+      BENCH_CUDA(cudaStreamSynchronize(k.stream));
+      for (int i = 0; i < reps; ++i) {
+        barrier.wait();
+        BENCH_CUDA(cudaEventRecord(k.start, k.stream));
+        call(r);
+        BENCH_CUDA(cudaEventRecord(k.stop, k.stream));
+        BENCH_CUDA(cudaEventSynchronize(k.stop));
+        float t = 0;
+        BENCH_CUDA(cudaEventElapsedTime(&t, k.start, k.stop));
+        ms[r][i] = t;
+      }
+    } catch (...) {
+      barrier.abandon();
+      throw;
+    }
+  });
+  std::vector<double> slowest(reps, 0.0);
+  for (int i = 0; i < reps; ++i)
+    for (int r = 0; r < world; ++r) slowest[i] = std::max(slowest[i], ms[r][i]);
+  return summarize(slowest).median;
+}
+
+std::vector<Shape> default_dist_shapes() { return {{2048, 4096, 8192}, {8192, 4096, 8192}}; }
+
+}  // namespace
+
+int cmd_bench_dist(const Args& a, std::ostream& out, std::ostream& err) {
+  if (a.format != Format::table || !a.output.empty())
+    throw CliError("rungs bench " + a.op + " prints a table on stdout only (no --format csv|json, no --output)");
+  const bool ag = a.op == "allgather_gemm";
+  const Op op = ag ? Op::allgather_gemm : Op::gemm_reducescatter;
+  std::vector<VariantInfo> rungs;
+  for (const VariantInfo& v : variants(op))
+    if (a.variants.empty() || std::find(a.variants.begin(), a.variants.end(), v.name) != a.variants.end() ||
+        std::find(a.variants.begin(), a.variants.end(), std::to_string(v.rung)) != a.variants.end())
+      rungs.push_back(v);
+  for (const std::string& w : a.variants) {
+    bool found = false;
+    for (const VariantInfo& v : variants(op)) found = found || w == v.name || w == std::to_string(v.rung);
+    if (!found) throw CliError("--variant: unknown " + a.op + " rung '" + w + "' (see rungs list " + a.op + ")");
+  }
+  const int gpus = visible_gpus();
+  const int world = a.world > 0 ? a.world : gpus;
+  if (gpus < 1) throw CliError("rungs bench " + a.op + ": no usable CUDA GPU");
+  if (world > gpus)
+    throw CliError("--world " + std::to_string(world) + ": only " + std::to_string(gpus) + " GPUs are visible");
+  const std::vector<Shape> shapes = a.shapes.empty() ? default_dist_shapes() : a.shapes;
+  for (const Shape& s : shapes)
+    if (!ag && s.m % world != 0)
+      throw CliError("gemm_reducescatter: --m " + std::to_string(s.m) + " is not a multiple of the world size " +
+                     std::to_string(world));
+
+  // NVLink multicast stays off on these machines, whatever the environment says.
+  setenv("NCCL_NVLS_ENABLE", "0", 1);
+  std::vector<ncclComm_t> comms(world, nullptr);
+  std::vector<int> devs(world);
+  for (int r = 0; r < world; ++r) devs[r] = r;
+  BENCH_NCCL(ncclCommInitAll(comms.data(), world, devs.data()));
+  struct CommsGuard {
+    std::vector<ncclComm_t>& c;
+    ~CommsGuard() {
+      for (ncclComm_t x : c) {
+        try {
+          dist::release(x);
+        } catch (...) {
+        }
+        ncclCommDestroy(x);
+      }
+    }
+  } guard{comms};
+  // The timed calls skip the agreement check (one small collective and a host wait per call): the
+  // rungs are compared on their own work; every rank passes the same arguments here.
+  for (ncclComm_t c : comms) dist::set_collective_check(c, false);
+
+  const int reps = a.reps, warmup = a.warmup;
+  std::vector<Row> rows;
+  for (const Shape& s : shapes) {
+    // The call's arguments: allgather_gemm m_local, n_local, k; gemm_reducescatter m, n, k_local.
+    const int64_t m = s.m, n = s.n, k = s.k;
+    const int64_t gm = ag ? world * m : m, gk = k;  // the product one rank multiplies: gm x n x gk
+    const double flops_per_gpu = 2.0 * static_cast<double>(gm) * n * gk;
+    const std::string shape = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+    if (!a.quiet) err << "[" << a.op << "] " << shape << " on " << world << " GPUs" << std::endl;
+    std::vector<Rank> ranks(world);
+    using T = __nv_bfloat16;
+    const size_t a_elems = static_cast<size_t>(m * k), b_elems = static_cast<size_t>(k * n);
+    const size_t comm_bytes = ag ? static_cast<size_t>(world) * a_elems * sizeof(T)
+                                 : static_cast<size_t>(m) * n * sizeof(float);
+    on_ranks(world, [&](int r) {
+      Rank& k_ = ranks[r];
+      k_.device = r;
+      BENCH_CUDA(cudaStreamCreateWithFlags(&k_.stream, cudaStreamNonBlocking));
+      BENCH_CUDA(cudaEventCreate(&k_.start));
+      BENCH_CUDA(cudaEventCreate(&k_.stop));
+      BENCH_CUDA(cudaMalloc(&k_.A, std::max<size_t>(a_elems, 1) * sizeof(T)));
+      BENCH_CUDA(cudaMalloc(&k_.B, std::max<size_t>(b_elems, 1) * sizeof(T)));
+      BENCH_CUDA(cudaMalloc(&k_.C, std::max<size_t>(gm * n, 1) * sizeof(T)));
+      BENCH_CUDA(cudaMalloc(&k_.comm_buf, std::max<size_t>(comm_bytes, 1)));
+      // Small values (0.0078 per byte pattern) keep the sums finite; timing does not depend on them.
+      BENCH_CUDA(cudaMemset(k_.A, 0x3c, std::max<size_t>(a_elems, 1) * sizeof(T)));
+      BENCH_CUDA(cudaMemset(k_.B, 0x3c, std::max<size_t>(b_elems, 1) * sizeof(T)));
+      BENCH_CUDA(cudaMemset(k_.C, 0, std::max<size_t>(gm * n, 1) * sizeof(T)));
+    });
+    auto opts_of = [&](int r, const std::string& variant) {
+      Options o;
+      o.stream = ranks[r].stream;
+      o.variant = variant;
+      return o;
+    };
+    // The communication alone: what rung 1 sends.
+    const double comm_ms = time_ranks(world, warmup, reps, ranks, [&](int r) {
+      Rank& q = ranks[r];
+      if (ag)
+        BENCH_NCCL(ncclAllGather(q.A, q.comm_buf, a_elems, ncclBfloat16, comms[r], q.stream));
+      else
+        BENCH_NCCL(ncclReduceScatter(q.comm_buf, static_cast<float*>(q.comm_buf) + r * (m / world) * n,
+                                     static_cast<size_t>(m / world) * n, ncclFloat32, ncclSum, comms[r], q.stream));
+    });
+    // The product alone: the gemm one rank does (A's gathered rows for allgather_gemm, its partial
+    // product for gemm_reducescatter; rungs::gemm writes bf16 where rung 1 writes fp32 partials).
+    const double gemm_ms = time_ranks(world, warmup, reps, ranks, [&](int r) {
+      Rank& q = ranks[r];
+      const T* A = static_cast<const T*>(ag ? q.comm_buf : q.A);
+      gemm(Trans::N, Trans::N, gm, n, gk, 1.0f, A, gk, static_cast<const T*>(q.B), n, 0.0f, static_cast<T*>(q.C), n,
+           opts_of(r, "auto"));
+    });
+    for (const VariantInfo& v : rungs) {
+      Row row;
+      row.rung = std::to_string(v.rung) + " " + v.name;
+      row.shape = shape;
+      row.comm_ms = comm_ms;
+      row.gemm_ms = gemm_ms;
+      if (!a.quiet) err << "[" << a.op << "] " << v.name << " " << shape << std::endl;
+      try {
+        row.ms = time_ranks(world, warmup, reps, ranks, [&](int r) {
+          Rank& q = ranks[r];
+          const Options o = opts_of(r, v.name);
+          if (ag)
+            dist::allgather_gemm(m, n, k, 1.0f, static_cast<const T*>(q.A), k, static_cast<const T*>(q.B), n, 0.0f,
+                                 static_cast<T*>(q.C), n, comms[r], o);
+          else
+            dist::gemm_reducescatter(m, n, k, 1.0f, static_cast<const T*>(q.A), k, static_cast<const T*>(q.B), n, 0.0f,
+                                     static_cast<T*>(q.C), n, comms[r], o);
+        });
+        row.tflops_per_gpu = row.ms > 0 ? flops_per_gpu / (row.ms * 1e-3) / 1e12 : 0;
+      } catch (const Error& e) {
+        // A failed collective may leave the communicators unusable: report and stop this operation.
+        row.error = e.what();
+        rows.push_back(row);
+        break;
+      }
+      rows.push_back(row);
+    }
+  }
+
+  out << a.op << " (" << world << " GPUs, bf16; --m --n --k are each rank's "
+      << (ag ? "m_local, n_local, k" : "m, n, k_local") << "; median of " << reps << " reps, the slowest rank's time):\n";
+  const char* heads[] = {"rung", "shape", "time ms", "TFLOP/s/GPU", "comm ms", "gemm ms", "overlap eff"};
+  std::vector<std::vector<std::string>> cells;
+  for (const Row& r : rows) {
+    if (!r.error.empty()) {
+      cells.push_back({r.rung, r.shape, "ERROR", r.error, "", "", ""});
+      continue;
+    }
+    cells.push_back({r.rung, r.shape, fmt(r.ms, 3), fmt(r.tflops_per_gpu, 1), fmt(r.comm_ms, 3), fmt(r.gemm_ms, 3),
+                     fmt(r.ms > 0 ? std::max(r.comm_ms, r.gemm_ms) / r.ms : 0, 2)});
+  }
+  std::vector<size_t> w(7);
+  for (int c = 0; c < 7; ++c) w[c] = std::string(heads[c]).size();
+  for (const auto& row : cells)
+    for (int c = 0; c < 7; ++c)
+      if (c != 3 || row[2] != "ERROR") w[c] = std::max(w[c], row[c].size());
+  auto line = [&](const std::vector<std::string>& row) {
+    std::string s = " ";
+    for (int c = 0; c < 7; ++c) {
+      const bool right = c >= 2;
+      const std::string pad(w[c] > row[c].size() ? w[c] - row[c].size() : 0, ' ');
+      s += " " + (right ? pad + row[c] : row[c] + pad);
+    }
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    out << s << "\n";
+  };
+  line({heads, heads + 7});
+  size_t total = 0;
+  for (size_t x : w) total += x + 1;
+  out << "  " << std::string(total - 1, '-') << "\n";
+  for (const auto& row : cells) line(row);
+  out << "  comm = " << (ag ? "ncclAllGather of A (bf16)" : "ncclReduceScatter of the fp32 partials")
+      << " alone; gemm = rungs::gemm (auto) of one rank's product alone; overlap eff = max(comm, gemm) / time.\n"
+      << "  Timed without the calls' agreement check (rungs::dist::set_collective_check off).\n";
+  out.flush();
+  for (const Row& r : rows)
+    if (!r.error.empty()) return 1;
+  return 0;
+}
+
+#endif
+
+}  // namespace rungs::cli

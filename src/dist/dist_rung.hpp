@@ -1,0 +1,145 @@
+// The contract between the dist dispatcher (dist.cpp) and each rung of the dist ladder: one list
+// of rungs (ladder.cpp) for both operations; a rung fills the entry points of the operations and
+// element types it does, and variants(Op::allgather_gemm) / variants(Op::gemm_reducescatter) list
+// the rungs with that operation's entries. A new rung is its numbered file plus one line in
+// ladder.cpp.
+#pragma once
+
+#include <rungs/dist.hpp>
+
+#include "core/errors.hpp"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rungs::dist::detail {
+
+[[noreturn]] void throw_nccl(ncclResult_t res, const char* what, const char* file, int line);
+
+// The workspace of one communicator (dist.cpp keeps one per ncclComm_t): one device allocation on
+// the communicator's device, grown as needed, reused by the next calls. A rung asks for the bytes
+// it needs and carves them up itself; the contents are not kept between calls.
+class Workspace {
+ public:
+  explicit Workspace(int device) : device_(device) {}
+  ~Workspace();
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+  // At least `bytes` of device memory (256-byte aligned). Growing waits for the last call's work
+  // that used the old allocation (the event the dispatcher records after each call), then frees
+  // it. A rung asks once per call, for everything it needs: a second, larger request in the same
+  // call would free memory that the call's own enqueued work still uses. Not for a stream being
+  // captured (the dispatcher refuses capture).
+  void* get(size_t bytes);
+  // The dispatcher records this after each call on the call's stream: the old allocation's work.
+  void used_on(cudaStream_t stream);
+  size_t bytes() const { return bytes_; }
+  // Waits for the work that used the memory and frees it.
+  void free();
+
+ private:
+  int device_;
+  void* p_ = nullptr;
+  size_t bytes_ = 0;
+  cudaEvent_t last_use_ = nullptr;
+};
+
+// One validated call. The dispatcher guarantees before a rung sees it: every rank passed the same
+// shape and variant (checked collectively) and its own arguments are valid (sizes >= 0, ld's large
+// enough, pointers non-null where read or written); the current device is comm's; the stream is
+// not being captured. The rung enqueues everything on `stream` (or on streams that join it before
+// it returns) and may use `ws`. Same BLAS semantics as gemm: beta == 0 means C is not read.
+//
+// allgather_gemm: m = m_local (rows of A per rank), n = n_local, k; C is world*m x n.
+// gemm_reducescatter: m = the full m (a multiple of world), n, k = k_local; C is m/world x n.
+template <typename T>
+struct ArgsT {
+  int64_t m, n, k;
+  float alpha;
+  const T* A;
+  int64_t lda;
+  const T* B;
+  int64_t ldb;
+  float beta;
+  T* C;
+  int64_t ldc;
+  ncclComm_t comm;
+  int rank, world;
+  cudaStream_t stream;
+  Workspace* ws;
+};
+using ArgsBF = ArgsT<__nv_bfloat16>;
+using ArgsH = ArgsT<__half>;
+using RunBF = void (*)(const ArgsBF&);
+using RunH = void (*)(const ArgsH&);
+
+struct Rung {
+  const char* name;
+  const char* summary;
+  int min_sm;     // major*10+minor
+  bool baseline;  // what users write today (ncclAllGather / ncclReduceScatter beside the best gemm)
+  RunBF allgather_gemm_bf16;
+  RunH allgather_gemm_f16;
+  RunBF gemm_reducescatter_bf16;
+  RunH gemm_reducescatter_f16;
+  // allgather_gemm's C is rungs::gemm's (variant auto) of the gathered A and B_r bit for bit (the
+  // same products summed in the same order); the tests compare within 16-bit tolerance otherwise.
+  bool allgather_bitwise = false;
+};
+
+// The ladder in order; index + 1 = rung number (file prefix).
+const std::vector<Rung>& ladder();
+// variants(op) for the two dist operations: the rungs with that operation's entries.
+std::vector<VariantInfo> variants(Op op);
+
+// The element type's NCCL type.
+template <typename T>
+ncclDataType_t nccl_type();
+template <>
+inline ncclDataType_t nccl_type<__nv_bfloat16>() { return ncclBfloat16; }
+template <>
+inline ncclDataType_t nccl_type<__half>() { return ncclFloat16; }
+
+// While alive, an NCCL group is open; the destructor closes it (ncclGroupEnd) when end() was not
+// reached, so a rung that throws between ncclGroupStart and ncclGroupEnd leaves no group open.
+class Group {
+ public:
+  Group();
+  ~Group();
+  void end();
+  Group(const Group&) = delete;
+  Group& operator=(const Group&) = delete;
+
+ private:
+  bool open_ = false;
+};
+
+// C (rows x cols, ldc) = alpha * P (fp32, ldp) + beta * C, rounded once to T; beta == 0: C not read.
+void scale_into(int64_t rows, int64_t cols, float alpha, const float* P, int64_t ldp, float beta, __nv_bfloat16* C,
+                int64_t ldc, cudaStream_t stream);
+void scale_into(int64_t rows, int64_t cols, float alpha, const float* P, int64_t ldp, float beta, __half* C,
+                int64_t ldc, cudaStream_t stream);
+
+// Rung 1, 01_nccl_then_gemm.cu.
+namespace nccl_then_gemm {
+void allgather_gemm_bf16(const ArgsBF&);
+void allgather_gemm_f16(const ArgsH&);
+void gemm_reducescatter_bf16(const ArgsBF&);
+void gemm_reducescatter_f16(const ArgsH&);
+}  // namespace nccl_then_gemm
+
+}  // namespace rungs::dist::detail
+
+#define RUNGS_NCCL(call)                                                                             \
+  do {                                                                                               \
+    ncclResult_t rungs_nccl_res_ = (call);                                                           \
+    if (rungs_nccl_res_ != ncclSuccess)                                                              \
+      ::rungs::dist::detail::throw_nccl(rungs_nccl_res_, #call, __FILE__, __LINE__);                 \
+  } while (0)

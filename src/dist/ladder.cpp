@@ -1,0 +1,36 @@
+// The dist ladder: the one list of rungs of allgather_gemm and gemm_reducescatter, in order. The
+// registry (variants), the dispatcher, the CLI and the tests read it; adding a rung is one line here
+// plus its file. A rung's number is its index + 1, and its file carries that number as prefix.
+#include "dist/dist_rung.hpp"
+
+namespace rungs::dist::detail {
+
+const std::vector<Rung>& ladder() {
+  static const std::vector<Rung> rungs = {
+      {"nccl_then_gemm",
+       "ncclAllGather of A into the workspace, then the best single-GPU gemm (auto); for reduce-scatter the local "
+       "product into fp32 partials, ncclReduceScatter in fp32, then alpha/beta and one rounding: the baseline, "
+       "what users write today",
+       80, true, nccl_then_gemm::allgather_gemm_bf16, nccl_then_gemm::allgather_gemm_f16,
+       nccl_then_gemm::gemm_reducescatter_bf16, nccl_then_gemm::gemm_reducescatter_f16, true},
+  };
+  return rungs;
+}
+
+std::vector<VariantInfo> variants(Op op) {
+  std::vector<VariantInfo> out;
+  const auto& l = ladder();
+  for (size_t i = 0; i < l.size(); ++i) {
+    const Rung& r = l[i];
+    const bool ag = op == Op::allgather_gemm, rs = op == Op::gemm_reducescatter;
+    const bool bf16 = (ag && r.allgather_gemm_bf16) || (rs && r.gemm_reducescatter_bf16);
+    const bool f16 = (ag && r.allgather_gemm_f16) || (rs && r.gemm_reducescatter_f16);
+    if (!bf16 && !f16) continue;
+    std::string types = f16 ? "f16" : "";
+    if (bf16) types += types.empty() ? "bf16" : " bf16";
+    out.push_back({r.name, r.summary, static_cast<int>(i) + 1, r.min_sm, r.baseline, types});
+  }
+  return out;
+}
+
+}  // namespace rungs::dist::detail
