@@ -170,6 +170,7 @@ def library(monkeypatch):
     calls = []
     monkeypatch.setattr(torch.Tensor, "get_device", lambda self: 0)
     monkeypatch.setattr(rungs._arrays, "_raw_stream", lambda device: 4242)
+    monkeypatch.setattr(rungs._core, "_current_torch_stream", lambda device: 4242)
     fake = types.SimpleNamespace(
         gemm=lambda *args: calls.append(("gemm",) + args),
         gemv=lambda *args: calls.append(("gemv",) + args),
@@ -242,6 +243,7 @@ def test_fast_path_numerically(monkeypatch):
 
     monkeypatch.setattr(torch.Tensor, "get_device", lambda self: 0)
     monkeypatch.setattr(rungs._arrays, "_raw_stream", lambda device: 0)
+    monkeypatch.setattr(rungs._core, "_current_torch_stream", lambda device: 0)
     monkeypatch.setattr(rungs._core, "_rungs", HostLibrary())
     for dtype, tol in [(torch.float32, 1e-5), (torch.float16, 2e-3)]:
         for a in _views(5, 7, dtype):
@@ -256,3 +258,4 @@ def test_fast_path_numerically(monkeypatch):
     a, x = torch.randn(6, 4), torch.randn(8)[::2]
     y = rungs.gemv(a.T, x, trans=True)  # (a.T).T @ x = a @ x
     assert y.shape == (6,) and (y.double() - a.double() @ x.double()).abs().max() < 1e-5
+
