@@ -279,7 +279,7 @@ if _arrays._torch is not None:
         if out is None:
             if beta != 0:
                 return None
-            c = a.new_empty((m, n))
+            c = a.new_empty(m, n)  # sizes as separate arguments: torch parses them faster than a tuple
             _rungs.gemm(code, la[0], lb[0], m, n, k, float(alpha), a.data_ptr(), la[1], b.data_ptr(), lb[1], 0.0,
                         c.data_ptr(), n if n > 1 else 1, variant, mcode, _current_torch_stream(device), device)
             return c
