@@ -56,9 +56,9 @@ if on gemm; then
   add memcheck_f "$edges" ':'
   add racecheck_f "$edges" ':'
   # The decode rungs' own cases (sized for the sanitizers): ragged k slices, split-K partials, the
-  # nn kernel's shared-memory sums. DecodeShapes' k are odd (rows TMA cannot address), so rung 26's
-  # kernel runs in DecodeShapesFewRows (aligned rows; its cases with m n k <= 2^22: n8, n16 and n32,
-  # split k, the captured split case).
+  # nn kernel's shared-memory sums. DecodeShapes' k are odd (rows TMA cannot address), so the kernels
+  # of rungs 26 and 27 run in DecodeShapesFewRows (aligned rows; its cases with m n k <= 2^22: n8, n16
+  # and n32, split k / tiles cut between blocks, the captured split case).
   add memcheck_f 'Ladder/GemmTc.DecodeShapes/decode_*:Ladder/GemmTc.DecodeShapesFewRows/decode_*' ':'
   add racecheck_f 'Ladder/GemmTc.DecodeShapes/decode_*:Ladder/GemmTc.DecodeShapesFewRows/decode_*' ':'
 fi

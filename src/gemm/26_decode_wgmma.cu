@@ -18,13 +18,10 @@
 // Bound now (not measured): reading W once from DRAM is the floor; the grid is whole tiles times
 // whole splits, so SMs can idle (n = 7168 at m <= 128: 112 blocks on 132 SMs); the split's partial
 // sums go through DRAM/L2 and a second launch; the A boxes are re-read by every block from L2.
+#include "gemm/26_decode_wgmma.cuh"
+
 #include "core/errors.hpp"
 #include "core/scratch.hpp"
-#include "detail/gemm_pipeline.cuh"
-#include "detail/gemm_tc.cuh"
-#include "detail/hopper.cuh"
-#include "gemm/gemm_rung.hpp"
-#include "gemm/pack.hpp"
 
 #include <algorithm>
 
@@ -34,27 +31,8 @@ namespace {
 
 using detail::ceil_div;
 
-constexpr int BM = 128;      // rows of W (columns of C) per block: two consumer warpgroups of 64
-constexpr int ROW = 128;     // bytes per shared-memory row: one swizzle row, 64 16-bit elements of k
-constexpr int BK = 64;       // k per stage
-constexpr int THREADS = 288; // warpgroups 0 and 1 consume, warp 8 produces (one thread issues TMA)
-constexpr int W_BYTES = BM * ROW;  // 16 KB
 constexpr int MIN_KT_PER_SPLIT = 4;
 constexpr int MAX_GROUPS_Y = 65535;  // gridDim.y
-
-template <int N>
-constexpr int stage_bytes() {
-  return W_BYTES + N * ROW;
-}
-template <int N>
-constexpr int stages() {  // as many as fit the 227 KB a Hopper block may have, at most 8
-  constexpr int fit = (227 * 1024 - 1024 - 2 * 8 * 8) / stage_bytes<N>();
-  return fit < 8 ? fit : 8;
-}
-template <int N>
-constexpr int smem_bytes() {
-  return stages<N>() * stage_bytes<N>() + 1024 /* alignment */ + 2 * stages<N>() * 8 /* barriers */;
-}
 
 // Block (x, y, z): W rows 128x .., A rows N (group0 + y) .., k tiles of split z. part == nullptr:
 // C = alpha * acc + beta * C; else the fp32 sums go to part[z][row of A][row of W] (ld n).
@@ -80,15 +58,8 @@ __global__ void __launch_bounds__(THREADS, 1)
     if (tid == 256) {
       detail::tma_prefetch(&map_w);
       detail::tma_prefetch(&map_a);
-      for (int i = 0; i < count; ++i) {
-        const int s = i % STAGES;
-        if (i >= STAGES) detail::mbar_wait(&empty[s], ((i / STAGES) + 1) & 1);  // use i / STAGES - 1 released
-        unsigned char* st = smem + s * STAGE_BYTES;
-        const int k0 = (kt0 + i) * BK;
-        detail::mbar_expect_tx(&full[s], STAGE_BYTES);  // out-of-range parts of a box count: zero-filled
-        detail::tma_load_2d(st, &map_w, k0, n0, &full[s]);
-        detail::tma_load_2d(st + W_BYTES, &map_a, k0, m0, &full[s]);
-      }
+      for (int i = 0; i < count; ++i)
+        produce_k_tile<N>(smem, full, empty, i, &map_w, &map_a, kt0 + i, n0, m0);
     }
     return;
   }
@@ -96,23 +67,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   float d[N / 2];
 #pragma unroll
   for (int i = 0; i < N / 2; ++i) d[i] = 0.0f;
-  for (int i = 0; i < count; ++i) {
-    const int s = i % STAGES;
-    detail::mbar_wait(&full[s], (i / STAGES) & 1);
-    const unsigned char* Ws = smem + s * STAGE_BYTES;
-    const unsigned char* As = Ws + W_BYTES;
-    detail::wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < BK / 16; ++kk) {
-      // Both operands K-major: W's 64 rows of this warpgroup, A's N rows; k16 steps inside the row.
-      const uint64_t dw = detail::smem_desc(Ws + wg * 64 * ROW + kk * 32, 16, 1024);
-      const uint64_t da = detail::smem_desc(As + kk * 32, 16, 1024);
-      detail::wgmma_narrow<T, 0, 0, N>(d, dw, da);
-    }
-    detail::wgmma_commit();
-    detail::wgmma_wait<1>();  // the MMAs of stage i - 1 have retired: its slot may be refilled
-    if (i > 0 && tid % 128 == 0) detail::mbar_arrive(&empty[(i - 1) % STAGES]);
-  }
+  for (int i = 0; i < count; ++i) consume_k_tile<T, N>(smem, full, empty, i, d, wg, tid);
   detail::wgmma_wait<0>();
 
   // d holds C^T's rows n0 + 64 wg .. (C's columns) and columns m0 .. (C's rows).
@@ -136,9 +91,8 @@ __global__ void __launch_bounds__(256) add_splits(const float* __restrict__ part
 
 template <typename T, int N>
 void launch(const ArgsT<T>& a) {
-  constexpr int E = int(sizeof(T)), SMEM = smem_bytes<N>();
-  const CUtensorMap mw = detail::make_tensor_map_2d(a.B, detail::tma_operand_type<T>(), E, a.n, a.k, a.ldb, BM, BK);
-  const CUtensorMap ma = detail::make_tensor_map_2d(a.A, detail::tma_operand_type<T>(), E, a.m, a.k, a.lda, N, BK);
+  constexpr int SMEM = smem_bytes<N>();
+  const Maps maps = make_maps<T, N>(a);
   const int64_t tiles_n = ceil_div(a.n, BM), groups = ceil_div(a.m, N), KT = ceil_div(a.k, BK);
   const int64_t tiles = tiles_n * groups, sms = detail::sm_count();
   int64_t splits = 1;
@@ -150,7 +104,7 @@ void launch(const ArgsT<T>& a) {
   for (int64_t g0 = 0; g0 < groups; g0 += MAX_GROUPS_Y) {
     const dim3 grid(static_cast<unsigned>(tiles_n), static_cast<unsigned>(std::min<int64_t>(MAX_GROUPS_Y, groups - g0)),
                     static_cast<unsigned>(splits));
-    kernel<<<grid, THREADS, SMEM, a.stream>>>(mw, ma, a, part.as<float>(), static_cast<int>(g0));
+    kernel<<<grid, THREADS, SMEM, a.stream>>>(maps.w, maps.a, a, part.as<float>(), static_cast<int>(g0));
     detail::check_launch("decode_wgmma");
   }
   if (splits > 1) {
@@ -163,14 +117,8 @@ void launch(const ArgsT<T>& a) {
 template <typename T>
 void run16(const ArgsT<T>& a, void (*fallback)(const ArgsT<T>&)) {
   detail::require_sm90a("decode_wgmma");
-  // W must be n x k (tb == T) and A m x k (ta == N): both k-contiguous, as the kernel reads them.
-  if (a.ta != Trans::N || a.tb != Trans::T || !pack::tma_ok(a.A, a.lda, 2) || !pack::tma_ok(a.B, a.ldb, 2))
-    return fallback(a);
-  if (a.m <= 8) launch<T, 8>(a);
-  else if (a.m <= 16) launch<T, 16>(a);
-  else if (a.m <= 32) launch<T, 32>(a);
-  else if (a.m <= 64) launch<T, 64>(a);
-  else launch<T, 128>(a);
+  if (!tma_path(a)) return fallback(a);
+  with_n(a.m, [&](auto n) { launch<T, decltype(n)::value>(a); });
 }
 
 }  // namespace

@@ -146,6 +146,10 @@ namespace decode_wgmma {                              // 26_decode_wgmma.cu (sm_
 void run_f16(const ArgsH&);
 void run_bf16(const ArgsBF&);
 }  // namespace decode_wgmma
+namespace decode_streamk {                            // 27_decode_streamk.cu (sm_90a)
+void run_f16(const ArgsH&);
+void run_bf16(const ArgsBF&);
+}  // namespace decode_streamk
 
 // C = beta * C over m x n (beta == 0 writes zeros without reading C). Used for k == 0 / alpha == 0.
 void scale_c(int64_t m, int64_t n, float beta, float* C, int64_t ldc, cudaStream_t stream);

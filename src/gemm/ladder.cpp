@@ -98,6 +98,12 @@ const std::vector<Rung>& ladder() {
        "W streamed by TMA through up to 8 stages, split-K with a deterministic second pass when the tiles do not "
        "fill the SMs (sm_90a); f16 bf16 (ta = T, tb = N or rows TMA cannot address: rung 14)",
        90, false, nullptr, nullptr, nullptr, decode_wgmma::run_f16, decode_wgmma::run_bf16},
+      {"decode_streamk",
+       "rung 26 with a stream-K schedule: one persistent block per SM, the (tile, k tile) units cut into equal "
+       "contiguous ranges that cross tiles, the TMA stages streaming across tile boundaries, cut tiles' fp32 "
+       "partial sums added in k order by a second kernel (deterministic) (sm_90a); f16 bf16 (ta = T, tb = N "
+       "or rows TMA cannot address: rung 14)",
+       90, false, nullptr, nullptr, nullptr, decode_streamk::run_f16, decode_streamk::run_bf16},
   };
   return rungs;
 }

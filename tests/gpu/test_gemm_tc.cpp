@@ -475,6 +475,10 @@ TEST_P(GemmTc, CapturedGraphReplaysOnFreshInputs) {
 // n = 17000 (133 tiles) fills the SMs unsplit, with k = 520 (9 k tiles) long enough for 2 splits,
 // so only the tile count keeps it unsplit; k = 8200 splits 32 ways. alpha / beta with C read and with
 // NaN in C (beta == 0). nn, tn and tight (unaligned) rows of the same shapes take the fallback.
+// Rung 27 (decode_streamk) cuts the (tile, k tile) units into one range per SM: at n = 300 a tile's
+// 17 k tiles go to 4-5 blocks, at n = 17000 tiles are cut in 2; n = 50000 and 30000 with k = 130
+// (3 k tiles, the last partial) give ranges of several whole tiles between two cut ones, with N = 16
+// and (m = 65) N = 128, beta != 0.
 // One split case is also captured into a graph (its workspace allocated inside it) and replayed.
 TEST_P(GemmTc, DecodeShapesFewRows) {
   const TcParam& p = GetParam();
@@ -483,6 +487,12 @@ TEST_P(GemmTc, DecodeShapesFewRows) {
     check_case(aligned_rows(shape(Trans::N, Trans::T, m, 300, 1030), p.kind), ++seed);
   check_case(aligned_rows(shape(Trans::N, Trans::T, 3, 17000, 520), p.kind), ++seed);
   check_case(aligned_rows(shape(Trans::N, Trans::T, 4, 300, 8200), p.kind), ++seed);
+  check_case(aligned_rows(shape(Trans::N, Trans::T, 9, 50000, 130), p.kind), 1790);
+  {
+    check::GemmShape s = aligned_rows(shape(Trans::N, Trans::T, 65, 30000, 130), p.kind);
+    s.alpha = 0.5f, s.beta = -1.0f;
+    check_case(s, 1791);
+  }
   const float ab[][2] = {{-1.5f, 0.75f}, {2.0f, 0.0f}, {1.0f, 1.0f}};
   for (const auto& v : ab)
     for (int64_t m : {5, 40, 130}) {
