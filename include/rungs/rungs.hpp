@@ -9,6 +9,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -85,8 +86,51 @@ void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, cons
 void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const __nv_bfloat16* A, int64_t lda,
           const __nv_bfloat16* B, int64_t ldb, float beta, __nv_bfloat16* C, int64_t ldc, const Options& opts = {});
 
-// The element type of a gemm call, for resolve_gemm_variant: f32 (float, with Options::math), f16, bf16.
-enum class GemmType { f32, f16, bf16 };
+// FP8 inputs (e4m3 or e5m2, either operand; sm_90 tensor cores), scaled, fp32 accumulation, bf16
+// or float output: C (m x n) = alpha * sum_k (sa * op(A))(i,k) (sb * op(B))(k,j) + beta * C.
+// The scales are device pointers of float:
+//   Scaling::tensor:   a[0], b[0]
+//   Scaling::outer:    a[m] (one per row of op(A)), b[n] (one per column of op(B))
+//   Scaling::block128: a: m x ceil(k/128) row-major (1 x 128 blocks along k of each row of op(A));
+//                      b: ceil(n/128) x ceil(k/128) row-major (128 x 128 blocks of op(B), n by k)
+// Same argument checks and semantics as the other overloads (beta == 0: C not read; k == 0 or
+// alpha == 0: C = beta * C); a null scale pointer, or a scale array shorter than the shape needs,
+// is a rungs::Error naming it. Options::math must be Math::fp32. A rung that cannot do a type
+// combination, a scaling or a transpose throws rungs::Unsupported.
+enum class Scaling { tensor, outer, block128 };
+struct Scales {
+  const float* a = nullptr;
+  const float* b = nullptr;
+  Scaling kind = Scaling::tensor;
+};
+void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const __nv_fp8_e4m3* A, int64_t lda,
+          const __nv_fp8_e4m3* B, int64_t ldb, const Scales& scales, float beta, __nv_bfloat16* C, int64_t ldc,
+          const Options& opts = {});
+void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const __nv_fp8_e4m3* A, int64_t lda,
+          const __nv_fp8_e4m3* B, int64_t ldb, const Scales& scales, float beta, float* C, int64_t ldc,
+          const Options& opts = {});
+void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const __nv_fp8_e4m3* A, int64_t lda,
+          const __nv_fp8_e5m2* B, int64_t ldb, const Scales& scales, float beta, __nv_bfloat16* C, int64_t ldc,
+          const Options& opts = {});
+void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const __nv_fp8_e4m3* A, int64_t lda,
+          const __nv_fp8_e5m2* B, int64_t ldb, const Scales& scales, float beta, float* C, int64_t ldc,
+          const Options& opts = {});
+void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const __nv_fp8_e5m2* A, int64_t lda,
+          const __nv_fp8_e4m3* B, int64_t ldb, const Scales& scales, float beta, __nv_bfloat16* C, int64_t ldc,
+          const Options& opts = {});
+void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const __nv_fp8_e5m2* A, int64_t lda,
+          const __nv_fp8_e4m3* B, int64_t ldb, const Scales& scales, float beta, float* C, int64_t ldc,
+          const Options& opts = {});
+void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const __nv_fp8_e5m2* A, int64_t lda,
+          const __nv_fp8_e5m2* B, int64_t ldb, const Scales& scales, float beta, __nv_bfloat16* C, int64_t ldc,
+          const Options& opts = {});
+void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const __nv_fp8_e5m2* A, int64_t lda,
+          const __nv_fp8_e5m2* B, int64_t ldb, const Scales& scales, float beta, float* C, int64_t ldc,
+          const Options& opts = {});
+
+// The element type of a gemm call, for resolve_gemm_variant: f32 (float, with Options::math), f16,
+// bf16, fp8 (any of the fp8 overloads above).
+enum class GemmType { f32, f16, bf16, fp8 };
 
 // The name `auto` resolves to for this problem on the current device (what gemm would run).
 // For float, opts.math picks among the fp32, tf32 and tf32x3 rungs. lda / ldb (0: the stored row

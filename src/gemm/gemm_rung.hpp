@@ -42,6 +42,31 @@ using RunFn = void (*)(const Args&);
 using RunFnH = void (*)(const ArgsH&);
 using RunFnBF = void (*)(const ArgsBF&);
 
+// FP8 problems: the eight public overloads (A and B each e4m3 or e5m2, C bf16 or float) arrive as
+// one ArgsF8 with the types as tags, so a rung has one fp8 entry and switches inside on what it does
+// (throwing rungs::Unsupported for the rest). The dispatcher guarantees what it does for ArgsT,
+// and that both scale pointers are non-null and their arrays long enough for `scales.kind`.
+enum class F8 : uint8_t { e4m3, e5m2 };
+enum class F8Out : uint8_t { bf16, f32 };
+struct ArgsF8 {
+  Trans ta, tb;
+  int64_t m, n, k;
+  float alpha;
+  const void* A;  // __nv_fp8_e4m3 or __nv_fp8_e5m2, as a_type says
+  F8 a_type;
+  int64_t lda;
+  const void* B;
+  F8 b_type;
+  int64_t ldb;
+  Scales scales;
+  float beta;
+  void* C;  // __nv_bfloat16 or float, as c_type says
+  F8Out c_type;
+  int64_t ldc;
+  cudaStream_t stream;
+};
+using RunFnF8 = void (*)(const ArgsF8&);
+
 // A rung says what it does by the entry points it fills: one per element type and math mode.
 // A null entry means "not this rung": the dispatcher throws rungs::Unsupported naming what was
 // asked. The CUDA-core rungs fill only `run`; the tensor-core rungs fill the others.
@@ -55,6 +80,7 @@ struct Rung {
   RunFn tf32x3 = nullptr;   // float inputs, Math::tf32x3 (big/small tf32 split, three products)
   RunFnH f16 = nullptr;     // __half inputs and output
   RunFnBF bf16 = nullptr;   // __nv_bfloat16 inputs and output
+  RunFnF8 fp8 = nullptr;    // fp8 inputs (ArgsF8), scaled, bf16 or float output
 };
 
 // The ladder in order; index = rung number (file prefix).
