@@ -13,6 +13,12 @@ struct Handles {
     for (auto& kv : by_device) cublasDestroy(kv.second);  // errors at exit are ignored
   }
 };
+struct LtHandles {
+  std::map<int, cublasLtHandle_t> by_device;
+  ~LtHandles() {
+    for (auto& kv : by_device) cublasLtDestroy(kv.second);  // errors at exit are ignored
+  }
+};
 }  // namespace
 
 cublasHandle_t cublas_handle(cudaStream_t stream) {
@@ -34,6 +40,19 @@ cublasHandle_t cublas_handle(cudaStream_t stream) {
   cudaStream_t cur = nullptr;
   RUNGS_CUBLAS(cublasGetStream(h, &cur));
   if (cur != stream) RUNGS_CUBLAS(cublasSetStream(h, stream));
+  return h;
+}
+
+cublasLtHandle_t cublaslt_handle() {
+  thread_local LtHandles handles;
+  int dev = 0;
+  RUNGS_CUDA(cudaGetDevice(&dev));
+  auto it = handles.by_device.find(dev);
+  if (it != handles.by_device.end()) return it->second;
+  const RelaxedCaptureMode relaxed;  // cublasLtCreate may allocate: allowed while a stream is captured
+  cublasLtHandle_t h = nullptr;
+  RUNGS_CUBLAS(cublasLtCreate(&h));
+  handles.by_device.emplace(dev, h);
   return h;
 }
 
