@@ -103,6 +103,10 @@ void run(const Args&);
 void run_tf32(const Args&);
 void run_f16(const ArgsH&);
 void run_bf16(const ArgsBF&);
+void run_fp8(const ArgsF8&);  // cublasLtMatmul
+// dst (cols x rows) = transpose of src (rows x cols), both row-major floats, on `stream`: the 1x128
+// block scales of A in cuBLASLt's order (11_cublas_scales.cu).
+void transpose_scales(int64_t rows, int64_t cols, const float* src, float* dst, cudaStream_t stream);
 }  // namespace cublas
 // The tensor-core rungs: one entry point per type / math mode they do.
 namespace wmma {                                      // 12_wmma.cu

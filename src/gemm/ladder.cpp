@@ -29,9 +29,9 @@ const std::vector<Rung>& ladder() {
       {"kahan", "Kahan-compensated accumulation: fp32 error well below plain fp32 at large k (article 003)", 80,
        false, kahan::run},
       {"cublas",
-       "cublasSgemm (true fp32); cublasGemmEx with fp32 accumulation for f16/bf16, FAST_TF32 for tf32: the vendor "
-       "baseline (article 004 v9)",
-       75, true, cublas::run, cublas::run_tf32, nullptr, cublas::run_f16, cublas::run_bf16},
+       "cublasSgemm (true fp32); cublasGemmEx with fp32 accumulation for f16/bf16, FAST_TF32 for tf32; "
+       "cublasLtMatmul for fp8 (ta = N, tb = T): the vendor baseline (article 004 v9)",
+       75, true, cublas::run, cublas::run_tf32, nullptr, cublas::run_f16, cublas::run_bf16, cublas::run_fp8},
       // The tensor-core ladder (f16, bf16, and float with Math::tf32 / Math::tf32x3).
       {"wmma", "tensor cores through the CUDA WMMA API, 64x64 shared-memory tiles (article 004 v10); f16 bf16 tf32 tf32x3",
        80, false, nullptr, wmma::run_tf32, wmma::run_tf32x3, wmma::run_f16, wmma::run_bf16},
