@@ -120,6 +120,8 @@ constexpr size_t kLtWorkspace = size_t(32) << 20;
 }  // namespace
 
 void run_fp8(const ArgsF8& a) {
+  // The rung's min_sm (75) is its fp32 path's; FP8 tensor cores start at sm_89 (Ada).
+  if (detail::current_sm() < 89) unsupported("cublas", "cuBLASLt's FP8 products need sm_89 or newer");
   if (a.a_type == F8::e5m2 && a.b_type == F8::e5m2)
     unsupported("cublas", "cuBLASLt has no e5m2 x e5m2 FP8 product (one operand must be e4m3)");
   if (a.ta != Trans::N || a.tb != Trans::T)
