@@ -94,6 +94,41 @@ double normwise_tolerance(int64_t k, GemmKind kind);
 double output_eta(GemmKind kind);
 GemmErrors compare_gemm(const GemmShape& s, const GemmReference& r, const float* C, GemmKind kind);
 
+// FP8 (the gemm overloads with __nv_fp8_e4m3 / __nv_fp8_e5m2 operands and Scales):
+// test data as fp8 bytes and scales, and its dequantized values as float GemmData so that
+// gemm_reference and the error metrics apply unchanged.
+enum class Fp8Format { e4m3, e5m2 };
+const char* fp8_format_name(Fp8Format f);
+// Floats in each scale array for a shape (rungs.hpp's Scaling): tensor 1 / 1, outer m / n,
+// block128 m * ceil(k/128) / ceil(n/128) * ceil(k/128).
+int64_t fp8_scales_a(Scaling kind, int64_t m, int64_t k);
+int64_t fp8_scales_b(Scaling kind, int64_t n, int64_t k);
+// A and B: fp8 bytes in their stored layout, each value x = fp8(8 * draw) (|x| <= 8, few are 0),
+// the ld padding 0x7F (NaN in both formats). sa, sb: scales 2^j (1 + i/16), j in [-3, 3],
+// i in [0, 15], laid out as Scaling says: an fp8 value (<= 4 significant bits) times a scale
+// (<= 5) is exact in float, and so is the product of two such (<= 18 bits), whatever order a rung
+// multiplies in. deq: A and B dequantized (value x its scale, NaN in the padding), C0 as
+// make_gemm_data's, rounded to bf16 when bf16_out (the GPU gets exactly those inputs).
+struct Fp8Data {
+  std::vector<uint8_t> A, B;
+  std::vector<float> sa, sb;
+  GemmData deq;
+};
+Fp8Data make_fp8_data(const GemmShape& s, Fp8Format fa, Fp8Format fb, Scaling kind, bool bf16_out, uint64_t seed);
+// Dequantizes d.A / d.B into d.deq with scale arrays as given (make_fp8_data calls it with
+// d.sa / d.sb; a test may pass a wrongly laid out copy to see what such a rung would compute).
+void fp8_dequantize(const GemmShape& s, Fp8Format fa, Fp8Format fb, Scaling kind, const std::vector<float>& sa,
+                    const std::vector<float>& sb, Fp8Data& d);
+// Host fp8 byte -> float (exact).
+float fp8_to_float(uint8_t byte, Fp8Format f);
+// Tolerances of fp8 (derived in gemm_check.cpp; ua = 2^-7 element-wise and 2^-10 normwise, the
+// tensor core's narrow accumulation promoted to fp32 at least every 128 products; uo = 2^-8 for a
+// bf16 C, 0 for a float C):
+//  * element-wise ((k+4) u + ua) (1+uo) + uo;  * normwise uo + 4 u sqrt(k+2) + 2^-10.
+double fp8_elementwise_gamma(int64_t k, bool bf16_out);
+double fp8_normwise_tolerance(int64_t k, bool bf16_out);
+GemmErrors compare_gemm_fp8(const GemmShape& s, const GemmReference& r, const float* C, bool bf16_out);
+
 // The element-by-element part of compare_gemm and compare_gemv: each computed value against its
 // fp64 reference and magnitude (sum |a||b| + |beta c0|), accumulated into e (bad, max_rel,
 // bound_ratio); finish() sets e.mean_rel and e.normwise and returns how many were beyond gamma * mag.
