@@ -96,16 +96,21 @@ const char* gemm_kind_name(GemmKind kind) {
     case GemmKind::tf32x3: return "tf32x3";
     case GemmKind::f16: return "f16";
     case GemmKind::bf16: return "bf16";
+    case GemmKind::fp8: return "fp8";
   }
   return "?";
 }
 GemmType gemm_type_of(GemmKind kind) {
-  return kind == GemmKind::f16 ? GemmType::f16 : kind == GemmKind::bf16 ? GemmType::bf16 : GemmType::f32;
+  return kind == GemmKind::f16    ? GemmType::f16
+         : kind == GemmKind::bf16 ? GemmType::bf16
+         : kind == GemmKind::fp8  ? GemmType::fp8
+                                  : GemmType::f32;
 }
 Math math_of(GemmKind kind) {
   return kind == GemmKind::tf32 ? Math::tf32 : kind == GemmKind::tf32x3 ? Math::tf32x3 : Math::fp32;
 }
 bool is_16bit(GemmKind kind) { return kind == GemmKind::f16 || kind == GemmKind::bf16; }
+GemmKind c_kind(GemmKind kind) { return kind == GemmKind::fp8 ? GemmKind::bf16 : kind; }
 
 std::vector<uint16_t> to_16bit(const std::vector<float>& v, GemmKind kind) {
   std::vector<uint16_t> out(v.size());
@@ -254,6 +259,7 @@ double elementwise_gamma(int64_t k, GemmKind kind) {
     case GemmKind::tf32x3: return static_cast<double>(k + 16) * kU;
     case GemmKind::f16: return base * (1 + std::ldexp(1.0, -11)) + std::ldexp(1.0, -11);
     case GemmKind::bf16: return base * (1 + std::ldexp(1.0, -8)) + std::ldexp(1.0, -8);
+    case GemmKind::fp8: return fp8_elementwise_gamma(k, true);
   }
   return base;
 }
@@ -266,7 +272,7 @@ double elementwise_gamma(int64_t k, GemmKind kind) {
 double output_eta(GemmKind kind) {
   switch (kind) {
     case GemmKind::f16: return std::ldexp(1.0, -25);
-    case GemmKind::bf16: return std::ldexp(1.0, -134);
+    case GemmKind::bf16: case GemmKind::fp8: return std::ldexp(1.0, -134);
     default: return 0.0;
   }
 }
@@ -277,6 +283,7 @@ double normwise_tolerance(int64_t k, GemmKind kind) {
     case GemmKind::tf32: return base + std::ldexp(1.0, -10);
     case GemmKind::f16: return base + std::ldexp(1.0, -11);
     case GemmKind::bf16: return base + std::ldexp(1.0, -8);
+    case GemmKind::fp8: return fp8_normwise_tolerance(k, true);
   }
   return base;
 }

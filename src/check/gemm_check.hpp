@@ -12,12 +12,15 @@ namespace rungs::check {
 
 // What a gemm computes in: the element type and, for float, the math mode. These are the
 // names of `rungs bench gemm --dtype`: f32 (float, Math::fp32), tf32, tf32x3 (float inputs),
-// f16 (__half), bf16 (__nv_bfloat16).
-enum class GemmKind { f32, tf32, tf32x3, f16, bf16 };
+// f16 (__half), bf16 (__nv_bfloat16), fp8 (e4m3 x e4m3 operands with Scales, a bf16 C: the
+// CLI's fp8; the tests call the fp8 functions below for the other formats and a float C).
+enum class GemmKind { f32, tf32, tf32x3, f16, bf16, fp8 };
 const char* gemm_kind_name(GemmKind kind);
 GemmType gemm_type_of(GemmKind kind);  // f32 for the three float kinds
-Math math_of(GemmKind kind);           // fp32 for f16 and bf16
-bool is_16bit(GemmKind kind);
+Math math_of(GemmKind kind);           // fp32 for f16, bf16 and fp8
+bool is_16bit(GemmKind kind);          // f16 and bf16: A, B and C in that format
+// The format of C: the kind itself, except fp8's bf16 C.
+GemmKind c_kind(GemmKind kind);
 
 struct GemmShape {
   Trans ta = Trans::N, tb = Trans::N;
@@ -87,7 +90,8 @@ GemmErrors compare_gemm(const GemmShape& s, const GemmReference& r, const float*
 //  * tf32 (each input rounded to tf32, unit roundoff ut = 2^-11, or truncated, 2^-10): element-wise
 //    (k+4) u + 2^-9 + 2^-20; normwise 2^-10 + 4 u sqrt(k+2) (observed ~3e-4 with rounding, ~7e-4 truncating);
 //  * tf32x3 (the dropped small*small product and the rounding of the small parts: <= 12 u per
-//    product): element-wise (k+16) u; normwise the fp32 tolerance, 4 u sqrt(k+2).
+//    product): element-wise (k+16) u; normwise the fp32 tolerance, 4 u sqrt(k+2);
+//  * fp8: fp8_elementwise_gamma / fp8_normwise_tolerance with a bf16 C (below).
 double elementwise_gamma(int64_t k, GemmKind kind);
 double normwise_tolerance(int64_t k, GemmKind kind);
 // Half the spacing of the output format's subnormals: the absolute part of its rounding error.
