@@ -33,13 +33,14 @@ PFN_cuMemGetAddressRange_v3020 range_fn() {
 MemRange device_range(const void* p, size_t bytes) {
   const RelaxedCaptureMode relaxed;  // pointer queries are not stream work; allowed while capturing
   // The runtime first: it makes the device's primary context current on this thread (the driver
-  // call needs one) and tells host memory (pinned or pageable) from device memory.
+  // call needs one) and tells pinned host memory apart. Pageable host memory is "unregistered" to
+  // it; so the driver decides for those (it knows every device allocation, VMM mappings included).
   cudaPointerAttributes attr{};
   if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
     cudaGetLastError();  // not sticky; clear it so that no later check reports it
     return MemRange::unknown;
   }
-  if (attr.type != cudaMemoryTypeDevice && attr.type != cudaMemoryTypeManaged) return MemRange::not_device;
+  if (attr.type == cudaMemoryTypeHost) return MemRange::not_device;
   const PFN_cuMemGetAddressRange_v3020 fn = range_fn();
   if (!fn) return MemRange::unknown;
   CUdeviceptr base = 0;
