@@ -15,7 +15,8 @@ enum class MemRange {
                // pointer): the caller skips its check rather than reject memory that may be valid
 };
 
-// Device memory from cudaMalloc, cudaMallocManaged, cudaMallocAsync pools and VMM mappings
+// The driver reports the allocation's size, which may be rounded up to its granularity: an array
+// that ends before that is not caught. Device memory from cudaMalloc, cudaMallocManaged, cudaMallocAsync pools and VMM mappings
 // (cuMemCreate + cuMemMap) is all found by cuMemGetAddressRange.
 MemRange device_range(const void* p, size_t bytes);
 

@@ -264,7 +264,11 @@ TEST_P(GemmFp8, WrongScaleLayoutIsCaught) {
 TEST_P(GemmFp8, ShortOrHostScalesAreErrors) {
   Tally tally;
   const int64_t m = 64, n = 200, k = 300;  // block128: a needs 64 * 3, b 2 * 3
-  Dev A(m * k), B(k * n), C(m * n * 2), small(4 * 4);
+  Dev A(m * k), B(k * n), C(m * n * 2);
+  // 2 MiB, a multiple of any allocation granularity, so the allocation ends where asked; the "short"
+  // array is its last 2 floats.
+  const size_t big = size_t{2} << 20;
+  Dev tail(big);
   Options opts;
   opts.variant = GetParam();
   for (Scaling kind : kScalings)
@@ -275,7 +279,7 @@ TEST_P(GemmFp8, ShortOrHostScalesAreErrors) {
       sc.kind = kind;
       sc.a = good_a.as<float>(), sc.b = good_b.as<float>();
       // tensor needs 1 float, which no allocation is shorter than: host memory only.
-      const float* shortp = kind == Scaling::tensor ? nullptr : small.as<float>();
+      const float* shortp = kind == Scaling::tensor ? nullptr : tail.as<float>() + big / 4 - 2;
       std::vector<const float*> bad{};
       if (shortp) bad.push_back(shortp);
       static float host_scale[4] = {1, 1, 1, 1};
