@@ -54,7 +54,7 @@ struct VariantInfo {
   int rung;
   int min_sm;
   bool baseline;
-  // gemm: the element types and math modes the rung does, of "f32 tf32 tf32x3 f16 bf16"
+  // gemm: the element types and math modes the rung does, of "f32 tf32 tf32x3 f16 bf16 fp8"
   // (f32 = float with Math::fp32); other ladders: empty.
   std::string types{};
 };

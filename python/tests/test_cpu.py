@@ -83,7 +83,7 @@ def test_variants_fields():
     gemm = rungs.variants("gemm")
     assert gemm[0].rung == 0 and gemm[0].min_sm == 0  # the CPU rung
     assert any(v.name == "cublas" and v.baseline for v in gemm)
-    assert all(set(v.types.split()) <= {"f32", "tf32", "tf32x3", "f16", "bf16"} for v in gemm)
+    assert all(set(v.types.split()) <= {"f32", "tf32", "tf32x3", "f16", "bf16", "fp8"} for v in gemm)
     assert rungs.variants("gemv")[0].rung == 1 and rungs.variants("reduce")[0].rung == 1
     assert "name='cpu_naive'" in repr(gemm[0])
 

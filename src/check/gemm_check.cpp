@@ -22,6 +22,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #include <algorithm>
 #include <cmath>
@@ -95,16 +96,21 @@ const char* gemm_kind_name(GemmKind kind) {
     case GemmKind::tf32x3: return "tf32x3";
     case GemmKind::f16: return "f16";
     case GemmKind::bf16: return "bf16";
+    case GemmKind::fp8: return "fp8";
   }
   return "?";
 }
 GemmType gemm_type_of(GemmKind kind) {
-  return kind == GemmKind::f16 ? GemmType::f16 : kind == GemmKind::bf16 ? GemmType::bf16 : GemmType::f32;
+  return kind == GemmKind::f16    ? GemmType::f16
+         : kind == GemmKind::bf16 ? GemmType::bf16
+         : kind == GemmKind::fp8  ? GemmType::fp8
+                                  : GemmType::f32;
 }
 Math math_of(GemmKind kind) {
   return kind == GemmKind::tf32 ? Math::tf32 : kind == GemmKind::tf32x3 ? Math::tf32x3 : Math::fp32;
 }
 bool is_16bit(GemmKind kind) { return kind == GemmKind::f16 || kind == GemmKind::bf16; }
+GemmKind c_kind(GemmKind kind) { return kind == GemmKind::fp8 ? GemmKind::bf16 : kind; }
 
 std::vector<uint16_t> to_16bit(const std::vector<float>& v, GemmKind kind) {
   std::vector<uint16_t> out(v.size());
@@ -253,6 +259,7 @@ double elementwise_gamma(int64_t k, GemmKind kind) {
     case GemmKind::tf32x3: return static_cast<double>(k + 16) * kU;
     case GemmKind::f16: return base * (1 + std::ldexp(1.0, -11)) + std::ldexp(1.0, -11);
     case GemmKind::bf16: return base * (1 + std::ldexp(1.0, -8)) + std::ldexp(1.0, -8);
+    case GemmKind::fp8: return fp8_elementwise_gamma(k, true);
   }
   return base;
 }
@@ -265,7 +272,7 @@ double elementwise_gamma(int64_t k, GemmKind kind) {
 double output_eta(GemmKind kind) {
   switch (kind) {
     case GemmKind::f16: return std::ldexp(1.0, -25);
-    case GemmKind::bf16: return std::ldexp(1.0, -134);
+    case GemmKind::bf16: case GemmKind::fp8: return std::ldexp(1.0, -134);
     default: return 0.0;
   }
 }
@@ -276,6 +283,7 @@ double normwise_tolerance(int64_t k, GemmKind kind) {
     case GemmKind::tf32: return base + std::ldexp(1.0, -10);
     case GemmKind::f16: return base + std::ldexp(1.0, -11);
     case GemmKind::bf16: return base + std::ldexp(1.0, -8);
+    case GemmKind::fp8: return fp8_normwise_tolerance(k, true);
   }
   return base;
 }
@@ -284,6 +292,135 @@ namespace {
 GemmErrors compare_with(const GemmShape& s0, const GemmReference& r, const float* C, double gamma, double tol,
                         double eta = 0);
 }  // namespace
+
+// FP8. The data: fp8 values x scales 2^j (1 + i/16) are exact in float, and so is any product of
+// two of them, so the fp64 reference of the dequantized operands is the exact answer and every
+// difference is the rung's accumulation and output rounding. Why these tolerances (u = 2^-24):
+//  * The products are exact in fp32 (fp8 x fp8 has at most 8 significant bits, a scale product 10).
+//    An fp32 accumulation meets (k+4) u mag as for fp32. The sm_90 tensor core does not accumulate
+//    fp8 products in full fp32: it keeps about 14 bits (the aligned addends are truncated), which
+//    over k = 4096 unpromoted reaches ~2e-2 relative; a rung promotes its partial sums into fp32
+//    registers at least every 128 products (one block of Scaling::block128). Each 128-product part
+//    is then off by at most about 128 truncations of 2^-14 of its largest term, <= 2^-7 of its
+//    sum |a||b|: ua = 2^-7 element-wise, added to the fp32 gamma (rigorous for promotion every 128,
+//    loose as element-wise bounds are). Normwise the truncations of a part are biased towards
+//    zero but average over its terms and over the parts: we allow 2^-10 (9.8e-4) on top of the
+//    fp32 tolerance, which an unpromoted k = 4096 accumulation (~2e-2) exceeds 20x over. Not yet
+//    measured on a rung of ours: to be revisited with the first fp8 rung's numbers.
+//  * The output: a float C adds nothing; a bf16 C is rounded once (uo = 2^-8) as in the bf16
+//    bound: element-wise (gamma32 + ua)(1 + uo) + uo, normwise + uo, eta as bf16's.
+//  * A rung that reads a scale in the wrong place multiplies a part of the sum by another scale
+//    (a factor between 2^-6 and 2^6.9 in this data): far outside both (GemmFp8.WrongScaleLayoutIsCaught).
+namespace {
+constexpr double kFp8AccumElementwise = 1.0 / 128.0;   // 2^-7
+constexpr double kFp8AccumNormwise = 1.0 / 1024.0;     // 2^-10
+constexpr double kBf16U = 1.0 / 256.0;                 // 2^-8
+constexpr uint8_t kFp8NaN = 0x7F;                      // NaN in e4m3 and in e5m2
+
+uint8_t float_to_fp8(float x, Fp8Format f) {
+  return static_cast<uint8_t>(
+      __nv_cvt_float_to_fp8(x, __NV_SATFINITE, f == Fp8Format::e4m3 ? __NV_E4M3 : __NV_E5M2));
+}
+
+// Scale i of stream `stream`: 2^j (1 + i/16), j in [-3, 3], i in [0, 15].
+float draw_scale(uint64_t seed, uint64_t stream, uint64_t i) {
+  const uint64_t r = util::bits_at(seed, stream, i);
+  const int j = static_cast<int>(r % 7) - 3;
+  const int frac = static_cast<int>((r >> 8) % 16);
+  return std::ldexp(1.0f + static_cast<float>(frac) / 16.0f, j);
+}
+
+// The scale of element (r, c) of op(X) (X = A: r a row of op(A), c along k; X = B: r along k, c a
+// column of op(B)) in the layout of `kind`.
+inline int64_t scale_index_a(Scaling kind, int64_t i, int64_t p, int64_t kb) {
+  return kind == Scaling::tensor ? 0 : kind == Scaling::outer ? i : i * kb + p / 128;
+}
+inline int64_t scale_index_b(Scaling kind, int64_t p, int64_t j, int64_t kb) {
+  return kind == Scaling::tensor ? 0 : kind == Scaling::outer ? j : (j / 128) * kb + p / 128;
+}
+}  // namespace
+
+const char* fp8_format_name(Fp8Format f) { return f == Fp8Format::e4m3 ? "e4m3" : "e5m2"; }
+
+int64_t fp8_scales_a(Scaling kind, int64_t m, int64_t k) {
+  return kind == Scaling::tensor ? 1 : kind == Scaling::outer ? m : m * ((k + 127) / 128);
+}
+int64_t fp8_scales_b(Scaling kind, int64_t n, int64_t k) {
+  return kind == Scaling::tensor ? 1 : kind == Scaling::outer ? n : ((n + 127) / 128) * ((k + 127) / 128);
+}
+
+float fp8_to_float(uint8_t byte, Fp8Format f) {
+  if (f == Fp8Format::e4m3) {
+    __nv_fp8_e4m3 v;
+    v.__x = byte;
+    return static_cast<float>(v);
+  }
+  __nv_fp8_e5m2 v;
+  v.__x = byte;
+  return static_cast<float>(v);
+}
+
+void fp8_dequantize(const GemmShape& s0, Fp8Format fa, Fp8Format fb, Scaling kind, const std::vector<float>& sa,
+                    const std::vector<float>& sb, Fp8Data& d) {
+  const GemmShape s = normalized(s0);
+  const int64_t kb = (s.k + 127) / 128;
+  const bool ta = s.ta == Trans::T, tb = s.tb == Trans::T;
+  const int64_t a_rows = ta ? s.k : s.m, a_cols = ta ? s.m : s.k;
+  const int64_t b_rows = tb ? s.n : s.k, b_cols = tb ? s.k : s.n;
+  d.deq.A.assign(d.A.size(), std::numeric_limits<float>::quiet_NaN());
+  d.deq.B.assign(d.B.size(), std::numeric_limits<float>::quiet_NaN());
+  parallel_for(a_rows, [&](int64_t lo, int64_t hi) {
+    for (int64_t r = lo; r < hi; ++r)
+      for (int64_t c = 0; c < a_cols; ++c) {
+        const int64_t i = ta ? c : r, p = ta ? r : c;  // element (i, p) of op(A)
+        d.deq.A[r * s.lda + c] = fp8_to_float(d.A[r * s.lda + c], fa) * sa[scale_index_a(kind, i, p, kb)];
+      }
+  });
+  parallel_for(b_rows, [&](int64_t lo, int64_t hi) {
+    for (int64_t r = lo; r < hi; ++r)
+      for (int64_t c = 0; c < b_cols; ++c) {
+        const int64_t p = tb ? c : r, j = tb ? r : c;  // element (p, j) of op(B)
+        d.deq.B[r * s.ldb + c] = fp8_to_float(d.B[r * s.ldb + c], fb) * sb[scale_index_b(kind, p, j, kb)];
+      }
+  });
+}
+
+Fp8Data make_fp8_data(const GemmShape& s0, Fp8Format fa, Fp8Format fb, Scaling kind, bool bf16_out, uint64_t seed) {
+  const GemmShape s = normalized(s0);
+  Fp8Data d;
+  const auto quantize = [&](std::vector<uint8_t>& out, int64_t rows, int64_t cols, int64_t ld, Fp8Format f,
+                            uint64_t stream) {
+    out.assign(static_cast<size_t>(rows * ld), kFp8NaN);
+    parallel_for(rows, [&](int64_t lo, int64_t hi) {
+      for (int64_t r = lo; r < hi; ++r)
+        for (int64_t c = 0; c < cols; ++c)
+          out[r * ld + c] = float_to_fp8(8.0f * draw(seed, stream, static_cast<uint64_t>(r * cols + c)), f);
+    });
+  };
+  quantize(d.A, s.ta == Trans::N ? s.m : s.k, s.ta == Trans::N ? s.k : s.m, s.lda, fa, 1);
+  quantize(d.B, s.tb == Trans::N ? s.k : s.n, s.tb == Trans::N ? s.n : s.k, s.ldb, fb, 2);
+  d.sa.resize(static_cast<size_t>(fp8_scales_a(kind, s.m, s.k)));
+  d.sb.resize(static_cast<size_t>(fp8_scales_b(kind, s.n, s.k)));
+  for (size_t i = 0; i < d.sa.size(); ++i) d.sa[i] = draw_scale(seed, 4, i);
+  for (size_t i = 0; i < d.sb.size(); ++i) d.sb[i] = draw_scale(seed, 5, i);
+  fill(d.deq.C0, s.m, s.n, s.ldc, seed, 3);
+  if (bf16_out) d.deq.C0 = from_16bit(to_16bit(d.deq.C0, GemmKind::bf16), GemmKind::bf16);
+  fp8_dequantize(s, fa, fb, kind, d.sa, d.sb, d);
+  return d;
+}
+
+double fp8_elementwise_gamma(int64_t k, bool bf16_out) {
+  const double g = elementwise_gamma(k) + kFp8AccumElementwise;
+  return bf16_out ? g * (1 + kBf16U) + kBf16U : g;
+}
+double fp8_normwise_tolerance(int64_t k, bool bf16_out) {
+  return normwise_tolerance(k) + kFp8AccumNormwise + (bf16_out ? kBf16U : 0.0);
+}
+GemmErrors compare_gemm_fp8(const GemmShape& s0, const GemmReference& r, const float* C, bool bf16_out) {
+  const GemmShape s = normalized(s0);
+  return compare_with(s, r, C, fp8_elementwise_gamma(s.k, bf16_out), fp8_normwise_tolerance(s.k, bf16_out),
+                      bf16_out ? output_eta(GemmKind::bf16) : 0.0);
+}
 
 GemmErrors compare_gemm(const GemmShape& s0, const GemmReference& r, const float* C, double looseness) {
   const GemmShape s = normalized(s0);

@@ -12,12 +12,15 @@ namespace rungs::check {
 
 // What a gemm computes in: the element type and, for float, the math mode. These are the
 // names of `rungs bench gemm --dtype`: f32 (float, Math::fp32), tf32, tf32x3 (float inputs),
-// f16 (__half), bf16 (__nv_bfloat16).
-enum class GemmKind { f32, tf32, tf32x3, f16, bf16 };
+// f16 (__half), bf16 (__nv_bfloat16), fp8 (e4m3 x e4m3 operands with Scales, a bf16 C: the
+// CLI's fp8; the tests call the fp8 functions below for the other formats and a float C).
+enum class GemmKind { f32, tf32, tf32x3, f16, bf16, fp8 };
 const char* gemm_kind_name(GemmKind kind);
 GemmType gemm_type_of(GemmKind kind);  // f32 for the three float kinds
-Math math_of(GemmKind kind);           // fp32 for f16 and bf16
-bool is_16bit(GemmKind kind);
+Math math_of(GemmKind kind);           // fp32 for f16, bf16 and fp8
+bool is_16bit(GemmKind kind);          // f16 and bf16: A, B and C in that format
+// The format of C: the kind itself, except fp8's bf16 C.
+GemmKind c_kind(GemmKind kind);
 
 struct GemmShape {
   Trans ta = Trans::N, tb = Trans::N;
@@ -87,12 +90,48 @@ GemmErrors compare_gemm(const GemmShape& s, const GemmReference& r, const float*
 //  * tf32 (each input rounded to tf32, unit roundoff ut = 2^-11, or truncated, 2^-10): element-wise
 //    (k+4) u + 2^-9 + 2^-20; normwise 2^-10 + 4 u sqrt(k+2) (observed ~3e-4 with rounding, ~7e-4 truncating);
 //  * tf32x3 (the dropped small*small product and the rounding of the small parts: <= 12 u per
-//    product): element-wise (k+16) u; normwise the fp32 tolerance, 4 u sqrt(k+2).
+//    product): element-wise (k+16) u; normwise the fp32 tolerance, 4 u sqrt(k+2);
+//  * fp8: fp8_elementwise_gamma / fp8_normwise_tolerance with a bf16 C (below).
 double elementwise_gamma(int64_t k, GemmKind kind);
 double normwise_tolerance(int64_t k, GemmKind kind);
 // Half the spacing of the output format's subnormals: the absolute part of its rounding error.
 double output_eta(GemmKind kind);
 GemmErrors compare_gemm(const GemmShape& s, const GemmReference& r, const float* C, GemmKind kind);
+
+// FP8 (the gemm overloads with __nv_fp8_e4m3 / __nv_fp8_e5m2 operands and Scales):
+// test data as fp8 bytes and scales, and its dequantized values as float GemmData so that
+// gemm_reference and the error metrics apply unchanged.
+enum class Fp8Format { e4m3, e5m2 };
+const char* fp8_format_name(Fp8Format f);
+// Floats in each scale array for a shape (rungs.hpp's Scaling): tensor 1 / 1, outer m / n,
+// block128 m * ceil(k/128) / ceil(n/128) * ceil(k/128).
+int64_t fp8_scales_a(Scaling kind, int64_t m, int64_t k);
+int64_t fp8_scales_b(Scaling kind, int64_t n, int64_t k);
+// A and B: fp8 bytes in their stored layout, each value x = fp8(8 * draw) (|x| <= 8, few are 0),
+// the ld padding 0x7F (NaN in both formats). sa, sb: scales 2^j (1 + i/16), j in [-3, 3],
+// i in [0, 15], laid out as Scaling says: an fp8 value (<= 4 significant bits) times a scale
+// (<= 5) is exact in float, and so is the product of two such (<= 18 bits), whatever order a rung
+// multiplies in. deq: A and B dequantized (value x its scale, NaN in the padding), C0 as
+// make_gemm_data's, rounded to bf16 when bf16_out (the GPU gets exactly those inputs).
+struct Fp8Data {
+  std::vector<uint8_t> A, B;
+  std::vector<float> sa, sb;
+  GemmData deq;
+};
+Fp8Data make_fp8_data(const GemmShape& s, Fp8Format fa, Fp8Format fb, Scaling kind, bool bf16_out, uint64_t seed);
+// Dequantizes d.A / d.B into d.deq with scale arrays as given (make_fp8_data calls it with
+// d.sa / d.sb; a test may pass a wrongly laid out copy to see what such a rung would compute).
+void fp8_dequantize(const GemmShape& s, Fp8Format fa, Fp8Format fb, Scaling kind, const std::vector<float>& sa,
+                    const std::vector<float>& sb, Fp8Data& d);
+// Host fp8 byte -> float (exact).
+float fp8_to_float(uint8_t byte, Fp8Format f);
+// Tolerances of fp8 (derived in gemm_check.cpp; ua = 2^-7 element-wise and 2^-10 normwise, the
+// tensor core's narrow accumulation promoted to fp32 at least every 128 products; uo = 2^-8 for a
+// bf16 C, 0 for a float C):
+//  * element-wise ((k+4) u + ua) (1+uo) + uo;  * normwise uo + 4 u sqrt(k+2) + 2^-10.
+double fp8_elementwise_gamma(int64_t k, bool bf16_out);
+double fp8_normwise_tolerance(int64_t k, bool bf16_out);
+GemmErrors compare_gemm_fp8(const GemmShape& s, const GemmReference& r, const float* C, bool bf16_out);
 
 // The element-by-element part of compare_gemm and compare_gemv: each computed value against its
 // fp64 reference and magnitude (sum |a||b| + |beta c0|), accumulated into e (bad, max_rel,

@@ -84,6 +84,10 @@ double case_bytes(const Args& a, const std::string& op, const Case& c) {
   }
   if (op == "reduce") return static_cast<double>(c.shape.n) * dtype_bytes(c.dtype) + 8.0;
   const check::GemmShape s = gemm_shape(a, c);
+  if (c.kind == check::GemmKind::fp8)  // 1-byte A and B, a bf16 C, the scales
+    return static_cast<double>(check::a_elems(s)) + static_cast<double>(check::b_elems(s)) +
+           2.0 * static_cast<double>(check::c_elems(s)) +
+           4.0 * static_cast<double>(check::fp8_scales_a(a.scaling, s.m, s.k) + check::fp8_scales_b(a.scaling, s.n, s.k));
   return (check::is_16bit(c.kind) ? 2.0 : 4.0) * (static_cast<double>(check::a_elems(s)) + static_cast<double>(check::b_elems(s)) +
                 static_cast<double>(check::c_elems(s)));
 }
@@ -130,7 +134,9 @@ std::string resolve_baseline(const Args& a, const std::string& op, const DeviceI
 }
 
 // gemm in any kind: f32/tf32/tf32x3 on float buffers, f16/bf16 on 16-bit buffers holding the
-// inputs rounded to the format (the reference is computed from the rounded values).
+// inputs rounded to the format (the reference is computed from the rounded values); fp8: e4m3
+// bytes, scales laid out as --scaling says and a bf16 C (the reference is computed from the
+// dequantized values, exact in float).
 class GemmWorkload : public Workload {
  public:
   GemmWorkload(Session& ses, const Case& c) : Workload(ses.args, "gemm", c) {
@@ -138,15 +144,30 @@ class GemmWorkload : public Workload {
     const int64_t rows = reference_rows(args_, c.shape);
     ses.progress("[gemm] " + case_name(op_, c) + ": random data, fp64 reference on " +
                  (rows == 0 ? std::string("all rows") : std::to_string(rows) + " sampled rows"));
-    data_ = check::make_gemm_data(s_, args_.seed);
-    check::round_inputs(data_, c.kind);
+    if (fp8()) {
+      check::Fp8Data f8 = check::make_fp8_data(s_, check::Fp8Format::e4m3, check::Fp8Format::e4m3, args_.scaling,
+                                               true, args_.seed);
+      data_ = std::move(f8.deq);
+      f8_a_ = std::move(f8.A), f8_b_ = std::move(f8.B), sa_ = std::move(f8.sa), sb_ = std::move(f8.sb);
+    } else {
+      data_ = check::make_gemm_data(s_, args_.seed);
+      check::round_inputs(data_, c.kind);
+    }
     ref_ = check::gemm_reference(s_, data_, rows, args_.seed);
     const std::string what = "gemm " + case_name(op_, c);
-    const size_t elem = h16() ? 2 : 4;
+    const size_t elem = fp8() ? 1 : h16() ? 2 : 4;
     A_ = std::make_unique<DeviceBuffer>(data_.A.size() * elem, "A of " + what);
     B_ = std::make_unique<DeviceBuffer>(data_.B.size() * elem, "B of " + what);
-    C_ = std::make_unique<DeviceBuffer>(data_.C0.size() * elem, "C of " + what);
-    if (h16()) {
+    C_ = std::make_unique<DeviceBuffer>(data_.C0.size() * (c16() ? 2 : 4), "C of " + what);
+    if (fp8()) {
+      SA_ = std::make_unique<DeviceBuffer>(sa_.size() * 4, "scales.a of " + what);
+      SB_ = std::make_unique<DeviceBuffer>(sb_.size() * 4, "scales.b of " + what);
+      C0_16_ = check::to_16bit(data_.C0, check::GemmKind::bf16);
+      A_->upload(f8_a_.data(), ses.stream.get());
+      B_->upload(f8_b_.data(), ses.stream.get());
+      SA_->upload(sa_.data(), ses.stream.get());
+      SB_->upload(sb_.data(), ses.stream.get());
+    } else if (h16()) {
       C0_16_ = check::to_16bit(data_.C0, c.kind);
       const std::vector<uint16_t> a16 = check::to_16bit(data_.A, c.kind), b16 = check::to_16bit(data_.B, c.kind);
       A_->upload(a16.data(), ses.stream.get());
@@ -168,7 +189,12 @@ class GemmWorkload : public Workload {
       // tf32x3's baseline is cuBLAS's true fp32 sgemm: the accuracy the mode must match, and the
       // speed it must beat (cuBLAS has no 3xTF32 mode).
       if (case_.kind == check::GemmKind::tf32x3 && variant == "cublas") o.math = Math::fp32;
-      if (case_.kind == check::GemmKind::f16)
+      if (fp8()) {
+        Scales sc;
+        sc.a = SA_->as<float>(), sc.b = SB_->as<float>(), sc.kind = args_.scaling;
+        gemm(s_.ta, s_.tb, s_.m, s_.n, s_.k, s_.alpha, A_->as<__nv_fp8_e4m3>(), s_.lda, B_->as<__nv_fp8_e4m3>(),
+             s_.ldb, sc, s_.beta, C_->as<__nv_bfloat16>(), s_.ldc, o);
+      } else if (case_.kind == check::GemmKind::f16)
         gemm(s_.ta, s_.tb, s_.m, s_.n, s_.k, s_.alpha, A_->as<__half>(), s_.lda, B_->as<__half>(), s_.ldb, s_.beta,
              C_->as<__half>(), s_.ldc, o);
       else if (case_.kind == check::GemmKind::bf16)
@@ -192,13 +218,13 @@ class GemmWorkload : public Workload {
     if (s_.beta == 0.0f)
       C_->poison(stream);
     else
-      C_->upload(h16() ? static_cast<const void*>(C0_16_.data()) : data_.C0.data(), stream);
+      C_->upload(c16() ? static_cast<const void*>(C0_16_.data()) : data_.C0.data(), stream);
     const double ms = time_once(f, stream);
-    if (h16()) {
+    if (c16()) {
       std::vector<uint16_t> raw(data_.C0.size());
       C_->download(raw.data(), stream);
       RUNGS_CUDA(cudaStreamSynchronize(stream));
-      hostC_ = check::from_16bit(raw, case_.kind);
+      hostC_ = check::from_16bit(raw, check::c_kind(case_.kind));
     } else {
       C_->download(hostC_.data(), stream);
       RUNGS_CUDA(cudaStreamSynchronize(stream));
@@ -222,17 +248,24 @@ class GemmWorkload : public Workload {
   // A and B once, C written (and read when beta != 0).
   double bytes() const override {
     const double c = static_cast<double>(check::c_elems(s_)) * (s_.beta == 0.0f ? 1.0 : 2.0);
+    if (fp8())  // 1-byte A and B, a bf16 C, the scales once
+      return static_cast<double>(check::a_elems(s_) + check::b_elems(s_)) + 2.0 * c +
+             4.0 * static_cast<double>(sa_.size() + sb_.size());
     return (h16() ? 2.0 : 4.0) * (static_cast<double>(check::a_elems(s_) + check::b_elems(s_)) + c);
   }
 
  private:
   bool h16() const { return check::is_16bit(case_.kind); }
+  bool fp8() const { return case_.kind == check::GemmKind::fp8; }
+  bool c16() const { return check::is_16bit(check::c_kind(case_.kind)); }  // C in 16 bits (fp8's is bf16)
   check::GemmShape s_;
   check::GemmData data_;
   check::GemmReference ref_;
-  std::unique_ptr<DeviceBuffer> A_, B_, C_;
+  std::unique_ptr<DeviceBuffer> A_, B_, C_, SA_, SB_;
   std::vector<uint16_t> C0_16_;
   std::vector<float> hostC_;
+  std::vector<uint8_t> f8_a_, f8_b_;  // fp8: A and B as uploaded
+  std::vector<float> sa_, sb_;        // fp8: the scales
 };
 
 class GemvWorkload : public Workload {
@@ -379,6 +412,7 @@ void probe_baseline(Session& ses, Workload& w) {
 double tensor_peak_factor(const Result& r) {
   if (r.op != "gemm") return 1.0;
   switch (r.kind) {
+    case check::GemmKind::fp8: return 32.0;  // H100 SXM: 1979 dense fp8 TFLOP/s, 2x bf16
     case check::GemmKind::f16: case check::GemmKind::bf16: return 16.0;
     case check::GemmKind::tf32: case check::GemmKind::tf32x3: return 8.0;
     case check::GemmKind::f32: return 1.0;

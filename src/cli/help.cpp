@@ -225,6 +225,11 @@ std::string bench_help() {
         "verify checks every bf16 rung. The same shapes as ordinary cases, with every bf16 rung:\n"
         "  rungs bench gemm --dtype bf16 --m 1,16,64,128 --n 7168 --k 8192 --trans nt\n"
         "\n"
+        "fp8 (--dtype fp8): e4m3 x e4m3 operands with float scales laid out as --scaling says (tensor,\n"
+        "outer or block128; docs/gemm_tc.md, FP8), a bf16 C. No rung of ours does fp8 yet: the cublas\n"
+        "rung's cuBLASLt is the baseline, and a rung without an fp8 entry reports unsupported.\n"
+        "  rungs bench gemm --size 4096,8192 --dtype fp8 --scaling block128\n"
+        "\n"
      << shape_section(Command::bench, "Shapes (they need the operation named; row-major, tight ld):")
      << flag_section(Command::bench, "Rungs:", {FlagGroup::rungs})
      << flag_section(Command::bench, "Method:", {FlagGroup::timing, FlagGroup::data})
@@ -343,6 +348,7 @@ std::string verify_help() {
         "  rungs verify\n"
         "  rungs verify gemm --m 1000 --n 777 --k 513 --trans all\n"
         "  rungs verify gemm --size 1:64:+1 --variant warptile --format csv\n"
+        "  rungs verify gemm --m 1000 --n 777 --k 513 --dtype fp8 --scaling block128 --variant cublas\n"
         "  rungs verify gemv --m 1:70:+1 --n 3,4097 --trans all\n"
         "  rungs verify reduce --n 1:100:+1,3000000000 --dtype all\n"
         "\n"

@@ -22,7 +22,7 @@ std::string types_of(const sgemm::Rung& r) {
   std::string t;
   const std::pair<bool, const char*> has[] = {{r.run != nullptr, "f32"},       {r.tf32 != nullptr, "tf32"},
                                               {r.tf32x3 != nullptr, "tf32x3"}, {r.f16 != nullptr, "f16"},
-                                              {r.bf16 != nullptr, "bf16"}};
+                                              {r.bf16 != nullptr, "bf16"},     {r.fp8 != nullptr, "fp8"}};
   for (const auto& h : has)
     if (h.first) t += (t.empty() ? "" : " ") + std::string(h.second);
   return t;

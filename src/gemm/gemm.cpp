@@ -3,6 +3,7 @@
 // One checking path for every element type: gemm_any<T> below; the type and math mode pick
 // which of a rung's entry points runs (a null one is rungs::Unsupported).
 #include "core/errors.hpp"
+#include "core/mem_range.hpp"
 #include "core/nvtx.hpp"
 #include "gemm/gemm_rung.hpp"
 #include "gemm/tuning.hpp"
@@ -33,7 +34,7 @@ void check_math(Math math, GemmType type) {
     detail::fail_arg("gemm", "opts.math", static_cast<int>(math), "Math::fp32, Math::tf32 or Math::tf32x3");
   if (type != GemmType::f32 && math != Math::fp32)
     throw Error(std::string("rungs::gemm: invalid argument opts.math = ") + math_name(math) + " for " +
-                (type == GemmType::f16 ? "__half" : "__nv_bfloat16") +
+                (type == GemmType::f16 ? "__half" : type == GemmType::bf16 ? "__nv_bfloat16" : "fp8") +
                 " inputs (must be Math::fp32: math modes apply to float inputs only)");
 }
 
@@ -95,12 +96,136 @@ void gemm_any(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, 
   run(args);
 }
 
+
+// FP8: the eight overloads share gemm_fp8, which takes them as one ArgsF8 (types as tags).
+const char* scaling_name(Scaling s) {
+  switch (s) {
+    case Scaling::tensor: return "tensor";
+    case Scaling::outer: return "outer";
+    case Scaling::block128: return "block128";
+  }
+  return "?";
+}
+
+// How many floats each scale array holds for this shape (Scaling in rungs.hpp); k == 0: none read.
+void scale_lengths(Scaling kind, int64_t m, int64_t n, int64_t k, int64_t& na, int64_t& nb) {
+  const int64_t kb = (k + 127) / 128;
+  switch (kind) {
+    case Scaling::tensor: na = 1, nb = 1; break;
+    case Scaling::outer: na = m, nb = n; break;
+    case Scaling::block128: na = m * kb, nb = ((n + 127) / 128) * kb; break;
+  }
+}
+
+// scales.a or scales.b holds `count` floats: device memory, one allocation long enough.
+void check_scale_length(const char* arg, const float* p, int64_t count, Scaling kind) {
+  const size_t bytes = static_cast<size_t>(count) * sizeof(float);
+  switch (detail::device_range(p, bytes)) {
+    case detail::MemRange::inside:
+    case detail::MemRange::unknown: return;  // the driver could not say: valid memory is not rejected
+    case detail::MemRange::not_device: {
+      std::ostringstream os;
+      os << "rungs::gemm: invalid argument " << arg << " = " << static_cast<const void*>(p)
+         << " (must be device memory: the driver knows no device allocation holding it)";
+      throw Error(os.str());
+    }
+    case detail::MemRange::too_short: {
+      std::ostringstream os;
+      os << "rungs::gemm: invalid argument " << arg << " = " << static_cast<const void*>(p) << " (must hold " << count
+         << " floats for Scaling::" << scaling_name(kind) << " at this shape; its allocation ends sooner)";
+      throw Error(os.str());
+    }
+  }
+}
+
+// The order of the checks: everything that needs no device first (math, shape, scale kind, null
+// pointers), so argument errors are reported on any machine; then the variant (auto asks the
+// device), the rung's fp8 entry, the m == 0 || n == 0 no-op, the sizes and the architecture; then
+// the scale arrays' lengths (a driver query), only where they are read.
+void gemm_fp8(sgemm::ArgsF8 a, const Options& opts) {
+  check_math(opts.math, GemmType::fp8);
+  detail::check_gemm_shape("gemm", a.ta, a.tb, a.m, a.n, a.k, a.lda, a.ldb, a.ldc);
+  const Scaling kind = a.scales.kind;
+  if (kind != Scaling::tensor && kind != Scaling::outer && kind != Scaling::block128)
+    detail::fail_arg("gemm", "scales.kind", static_cast<int>(kind),
+                     "Scaling::tensor, Scaling::outer or Scaling::block128");
+  // The scales are read exactly where A and B are (m*n > 0, k > 0, alpha != 0); elsewhere they may
+  // be null, as A and B may.
+  const bool reads_ab = a.m > 0 && a.n > 0 && a.k > 0 && a.alpha != 0.0f;
+  if (reads_ab && a.scales.a == nullptr)
+    detail::fail_arg("gemm", "scales.a", "nullptr", "a device pointer (k > 0, alpha != 0)");
+  if (reads_ab && a.scales.b == nullptr)
+    detail::fail_arg("gemm", "scales.b", "nullptr", "a device pointer (k > 0, alpha != 0)");
+  // Resolve the variant before the early returns so a bad name always throws.
+  const std::string name = opts.variant == "auto"
+                               ? resolve_gemm_variant(a.ta, a.tb, a.m, a.n, a.k, opts, GemmType::fp8, a.lda, a.ldb)
+                               : opts.variant;
+  const sgemm::Rung& rung = find_rung(name);
+  if (!rung.fp8) detail::unsupported(rung.name, "does not do fp8 inputs");
+  if (a.m == 0 || a.n == 0) return;
+  const detail::NvtxRange range("gemm", rung.name);
+  detail::check_gemm_pointers("gemm", "a device pointer", a.m, a.n, a.k, a.alpha, a.A, a.B, a.C);
+  const int64_t lim = INT_MAX;
+  if (a.m > lim || a.n > lim || a.k > lim) {
+    std::ostringstream os;
+    os << "m, n, k must each be <= 2^31-1 (got " << a.m << " x " << a.n << " x " << a.k << ")";
+    detail::unsupported(rung.name, os.str());
+  }
+  detail::require_sm("gemm", rung.name, rung.min_sm);
+  if (!reads_ab) {  // C = beta * C: BLAS semantics, A, B and the scales are not read
+    if (a.c_type == sgemm::F8Out::bf16)
+      sgemm::scale_c(a.m, a.n, a.beta, static_cast<__nv_bfloat16*>(a.C), a.ldc, opts.stream);
+    else
+      sgemm::scale_c(a.m, a.n, a.beta, static_cast<float*>(a.C), a.ldc, opts.stream);
+    return;
+  }
+  int64_t na = 0, nb = 0;
+  scale_lengths(kind, a.m, a.n, a.k, na, nb);
+  check_scale_length("scales.a", a.scales.a, na, kind);
+  check_scale_length("scales.b", a.scales.b, nb, kind);
+  a.stream = opts.stream;
+  rung.fp8(a);
+}
+
+template <typename T>
+struct F8Tag;
+template <>
+struct F8Tag<__nv_fp8_e4m3> {
+  static constexpr sgemm::F8 value = sgemm::F8::e4m3;
+};
+template <>
+struct F8Tag<__nv_fp8_e5m2> {
+  static constexpr sgemm::F8 value = sgemm::F8::e5m2;
+};
+template <typename T>
+struct F8OutTag;
+template <>
+struct F8OutTag<__nv_bfloat16> {
+  static constexpr sgemm::F8Out value = sgemm::F8Out::bf16;
+};
+template <>
+struct F8OutTag<float> {
+  static constexpr sgemm::F8Out value = sgemm::F8Out::f32;
+};
+
+template <typename TA, typename TB, typename TC>
+void gemm_f8(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const TA* A, int64_t lda, const TB* B,
+             int64_t ldb, const Scales& scales, float beta, TC* C, int64_t ldc, const Options& opts) {
+  sgemm::ArgsF8 a{};
+  a.ta = ta, a.tb = tb, a.m = m, a.n = n, a.k = k, a.alpha = alpha;
+  a.A = A, a.a_type = F8Tag<TA>::value, a.lda = lda;
+  a.B = B, a.b_type = F8Tag<TB>::value, a.ldb = ldb;
+  a.scales = scales, a.beta = beta;
+  a.C = C, a.c_type = F8OutTag<TC>::value, a.ldc = ldc;
+  gemm_fp8(a, opts);
+}
+
 }  // namespace
 
 std::string resolve_gemm_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, const Options& opts,
                                  GemmType type, int64_t lda, int64_t ldb) {
   if (opts.variant != "auto") return find_rung(opts.variant).name;
-  const int64_t elem = type == GemmType::f32 ? 4 : 2;
+  const int64_t elem = type == GemmType::f32 ? 4 : type == GemmType::fp8 ? 1 : 2;
   if (lda == 0) lda = ta == Trans::N ? k : m;
   if (ldb == 0) ldb = tb == Trans::N ? n : k;
   const bool rows_aligned = (lda * elem) % 16 == 0 && (ldb * elem) % 16 == 0;
@@ -120,6 +245,54 @@ void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, cons
 void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const __nv_bfloat16* A, int64_t lda,
           const __nv_bfloat16* B, int64_t ldb, float beta, __nv_bfloat16* C, int64_t ldc, const Options& opts) {
   gemm_any(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, opts);
+}
+
+void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const __nv_fp8_e4m3* A, int64_t lda,
+          const __nv_fp8_e4m3* B, int64_t ldb, const Scales& scales, float beta, __nv_bfloat16* C, int64_t ldc,
+          const Options& opts) {
+  gemm_f8(ta, tb, m, n, k, alpha, A, lda, B, ldb, scales, beta, C, ldc, opts);
+}
+
+void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const __nv_fp8_e4m3* A, int64_t lda,
+          const __nv_fp8_e4m3* B, int64_t ldb, const Scales& scales, float beta, float* C, int64_t ldc,
+          const Options& opts) {
+  gemm_f8(ta, tb, m, n, k, alpha, A, lda, B, ldb, scales, beta, C, ldc, opts);
+}
+
+void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const __nv_fp8_e4m3* A, int64_t lda,
+          const __nv_fp8_e5m2* B, int64_t ldb, const Scales& scales, float beta, __nv_bfloat16* C, int64_t ldc,
+          const Options& opts) {
+  gemm_f8(ta, tb, m, n, k, alpha, A, lda, B, ldb, scales, beta, C, ldc, opts);
+}
+
+void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const __nv_fp8_e4m3* A, int64_t lda,
+          const __nv_fp8_e5m2* B, int64_t ldb, const Scales& scales, float beta, float* C, int64_t ldc,
+          const Options& opts) {
+  gemm_f8(ta, tb, m, n, k, alpha, A, lda, B, ldb, scales, beta, C, ldc, opts);
+}
+
+void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const __nv_fp8_e5m2* A, int64_t lda,
+          const __nv_fp8_e4m3* B, int64_t ldb, const Scales& scales, float beta, __nv_bfloat16* C, int64_t ldc,
+          const Options& opts) {
+  gemm_f8(ta, tb, m, n, k, alpha, A, lda, B, ldb, scales, beta, C, ldc, opts);
+}
+
+void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const __nv_fp8_e5m2* A, int64_t lda,
+          const __nv_fp8_e4m3* B, int64_t ldb, const Scales& scales, float beta, float* C, int64_t ldc,
+          const Options& opts) {
+  gemm_f8(ta, tb, m, n, k, alpha, A, lda, B, ldb, scales, beta, C, ldc, opts);
+}
+
+void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const __nv_fp8_e5m2* A, int64_t lda,
+          const __nv_fp8_e5m2* B, int64_t ldb, const Scales& scales, float beta, __nv_bfloat16* C, int64_t ldc,
+          const Options& opts) {
+  gemm_f8(ta, tb, m, n, k, alpha, A, lda, B, ldb, scales, beta, C, ldc, opts);
+}
+
+void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const __nv_fp8_e5m2* A, int64_t lda,
+          const __nv_fp8_e5m2* B, int64_t ldb, const Scales& scales, float beta, float* C, int64_t ldc,
+          const Options& opts) {
+  gemm_f8(ta, tb, m, n, k, alpha, A, lda, B, ldb, scales, beta, C, ldc, opts);
 }
 
 }  // namespace rungs

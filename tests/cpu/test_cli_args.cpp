@@ -249,6 +249,25 @@ TEST(CliArgs, GemmDtypes) {
   EXPECT_NE(parse_error({"bench", "gemv", "--dtype", "bf16"}).find("--dtype"), std::string::npos);
 }
 
+// --dtype fp8 (e4m3 x e4m3 -> bf16) is named, never part of all; --scaling picks the scales' layout
+// and needs fp8.
+TEST(CliArgs, GemmFp8AndScaling) {
+  using check::GemmKind;
+  const Args a = parse_args({"verify", "gemm", "--size", "256", "--dtype", "fp8,bf16", "--scaling", "block128"});
+  EXPECT_EQ(a.gemm_kinds, (std::vector<GemmKind>{GemmKind::fp8, GemmKind::bf16}));
+  EXPECT_EQ(a.scaling, Scaling::block128);
+  EXPECT_EQ(cases_for(a, "gemm")[0].kind, GemmKind::fp8);
+  EXPECT_EQ(parse_args({"bench", "gemm", "--size", "256", "--dtype", "fp8"}).scaling, Scaling::tensor);
+  EXPECT_EQ(parse_args({"bench", "gemm", "--dtype", "fp8", "--scaling", "outer"}).scaling, Scaling::outer);
+  for (GemmKind k : parse_args({"bench", "gemm", "--dtype", "all"}).gemm_kinds) EXPECT_NE(k, GemmKind::fp8);
+  const std::string bad = parse_error({"bench", "gemm", "--dtype", "fp8", "--scaling", "rows"});
+  EXPECT_NE(bad.find("--scaling: 'rows' is not tensor, outer or block128"), std::string::npos) << bad;
+  const std::string no8 = parse_error({"bench", "gemm", "--dtype", "bf16", "--scaling", "outer"});
+  EXPECT_NE(no8.find("--scaling applies to --dtype fp8 only"), std::string::npos) << no8;
+  const std::string gemv = parse_error({"bench", "gemv", "--scaling", "outer"});
+  EXPECT_NE(gemv.find("--scaling"), std::string::npos) << gemv;
+}
+
 TEST(CliArgs, ErrorsNameTheFlag) {
   struct Case {
     std::vector<std::string> argv;

@@ -1,0 +1,58 @@
+// core/mem_range.hpp: cuMemGetAddressRange through cudaGetDriverEntryPointByVersion.
+#include "core/mem_range.hpp"
+
+#include "core/errors.hpp"
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <mutex>
+
+namespace rungs::detail {
+
+namespace {
+PFN_cuMemGetAddressRange_v3020 range_fn() {
+  static PFN_cuMemGetAddressRange_v3020 fn = nullptr;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const RelaxedCaptureMode relaxed;  // the first call may come while its stream is captured
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    if (cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &p, 3020, cudaEnableDefault, &q) == cudaSuccess &&
+        q == cudaDriverEntryPointSuccess)
+      fn = reinterpret_cast<PFN_cuMemGetAddressRange_v3020>(p);
+    else
+      cudaGetLastError();  // a failed lookup must not surface as a later call's error
+  });
+  return fn;
+}
+}  // namespace
+
+MemRange device_range(const void* p, size_t bytes) {
+  const RelaxedCaptureMode relaxed;  // pointer queries are not stream work; allowed while capturing
+  // The runtime first: it makes the device's primary context current on this thread (the driver
+  // call needs one) and tells pinned host memory apart. Pageable host memory is "unregistered" to
+  // it; so the driver decides for those (it knows every device allocation, VMM mappings included).
+  cudaPointerAttributes attr{};
+  if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+    cudaGetLastError();  // not sticky; clear it so that no later check reports it
+    return MemRange::unknown;
+  }
+  if (attr.type == cudaMemoryTypeHost) return MemRange::not_device;
+  const PFN_cuMemGetAddressRange_v3020 fn = range_fn();
+  if (!fn) return MemRange::unknown;
+  CUdeviceptr base = 0;
+  size_t size = 0;
+  const CUresult r = fn(&base, &size, static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p)));
+  if (r == CUDA_ERROR_NOT_FOUND || r == CUDA_ERROR_INVALID_VALUE) return MemRange::not_device;
+  // Any other failure (a context problem, a kind of allocation this driver's query does not cover):
+  // no answer, and the caller skips the length check rather than reject memory that may be valid.
+  if (r != CUDA_SUCCESS) return MemRange::unknown;
+  const uintptr_t at = reinterpret_cast<uintptr_t>(p);
+  const uintptr_t end = static_cast<uintptr_t>(base) + size;
+  return at >= static_cast<uintptr_t>(base) && bytes <= end - at ? MemRange::inside : MemRange::too_short;
+}
+
+}  // namespace rungs::detail

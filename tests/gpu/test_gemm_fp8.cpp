@@ -1,0 +1,313 @@
+// The fp8 gemm (e4m3 / e5m2 operands, Scales, bf16 or float C) through the public API, against the
+// fp64 reference of the dequantized operands with check::compare_gemm_fp8's tolerances. The cases
+// are `auto` and every rung whose variants(Op::gemm) types say "fp8": a rung that gains an fp8
+// entry is tested without editing this file. Where no rung does fp8 (auto names the cublas rung,
+// which throws Unsupported without its fp8 entry), every test reports skipped with the reason.
+#include <rungs/rungs.hpp>
+
+#include "check/gemm_check.hpp"
+#include "gpu_env.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace rungs::test {
+namespace {
+
+using check::Fp8Format;
+
+const Fp8Format kFormats[2] = {Fp8Format::e4m3, Fp8Format::e5m2};
+const Scaling kScalings[3] = {Scaling::tensor, Scaling::outer, Scaling::block128};
+const Trans kT[2] = {Trans::N, Trans::T};
+
+const char* scaling_name(Scaling s) {
+  return s == Scaling::tensor ? "tensor" : s == Scaling::outer ? "outer" : "block128";
+}
+
+std::vector<std::string> fp8_params() {
+  std::vector<std::string> out{"auto"};
+  for (const auto& v : variants(Op::gemm))
+    if ((" " + v.types + " ").find(" fp8 ") != std::string::npos) out.push_back(v.name);
+  return out;
+}
+
+// Device memory of n bytes (cudaMalloc), freed with it.
+class Dev {
+ public:
+  explicit Dev(size_t bytes) : bytes_(bytes) { EXPECT_EQ(cudaSuccess, cudaMalloc(&p_, bytes ? bytes : 1)); }
+  ~Dev() { cudaFree(p_); }
+  Dev(const Dev&) = delete;
+  Dev& operator=(const Dev&) = delete;
+  template <typename T>
+  T* as() const {
+    return static_cast<T*>(p_);
+  }
+  void upload(const void* h) {
+    if (bytes_) {
+      EXPECT_EQ(cudaSuccess, cudaMemcpy(p_, h, bytes_, cudaMemcpyHostToDevice));
+    }
+  }
+  void download(void* h) const {
+    if (bytes_) {
+      EXPECT_EQ(cudaSuccess, cudaMemcpy(h, p_, bytes_, cudaMemcpyDeviceToHost));
+    }
+  }
+  void poison() {  // all bits set: NaN as float and as __nv_bfloat16
+    if (bytes_) {
+      EXPECT_EQ(cudaSuccess, cudaMemset(p_, 0xFF, bytes_));
+    }
+  }
+
+ private:
+  void* p_ = nullptr;
+  size_t bytes_;
+};
+
+struct Fp8Case {
+  check::GemmShape s;
+  Fp8Format fa = Fp8Format::e4m3, fb = Fp8Format::e4m3;
+  Scaling kind = Scaling::tensor;
+  bool bf16_out = true;
+};
+std::string describe(const Fp8Case& c) {
+  std::ostringstream os;
+  os << check::fp8_format_name(c.fa) << " x " << check::fp8_format_name(c.fb) << " -> "
+     << (c.bf16_out ? "bf16" : "f32") << " Scaling::" << scaling_name(c.kind) << " " << check::describe(c.s);
+  return os.str();
+}
+
+// The overload for the formats and C type of `c`.
+template <typename TA, typename TB>
+void call_typed(const Fp8Case& c, const Dev& A, const Dev& B, const Scales& sc, Dev& C, const Options& o) {
+  const check::GemmShape& s = c.s;
+  if (c.bf16_out)
+    gemm(s.ta, s.tb, s.m, s.n, s.k, s.alpha, A.as<TA>(), s.lda, B.as<TB>(), s.ldb, sc, s.beta, C.as<__nv_bfloat16>(),
+         s.ldc, o);
+  else
+    gemm(s.ta, s.tb, s.m, s.n, s.k, s.alpha, A.as<TA>(), s.lda, B.as<TB>(), s.ldb, sc, s.beta, C.as<float>(), s.ldc,
+         o);
+}
+void call_fp8(const Fp8Case& c, const Dev& A, const Dev& B, const Scales& sc, Dev& C, const Options& o) {
+  const bool a4 = c.fa == Fp8Format::e4m3, b4 = c.fb == Fp8Format::e4m3;
+  if (a4 && b4) call_typed<__nv_fp8_e4m3, __nv_fp8_e4m3>(c, A, B, sc, C, o);
+  if (a4 && !b4) call_typed<__nv_fp8_e4m3, __nv_fp8_e5m2>(c, A, B, sc, C, o);
+  if (!a4 && b4) call_typed<__nv_fp8_e5m2, __nv_fp8_e4m3>(c, A, B, sc, C, o);
+  if (!a4 && !b4) call_typed<__nv_fp8_e5m2, __nv_fp8_e5m2>(c, A, B, sc, C, o);
+}
+
+struct Outcome {
+  bool filtered = false, skipped = false;
+  std::string skip_reason;
+  check::GemmErrors err;
+};
+
+// One case: fresh data, the scales uploaded as given (sa / sb: d's own unless a test passes a
+// wrong layout), C poisoned (beta == 0) or C0; the result against the reference of d (the right
+// scales), C's ld padding checked to still hold NaN.
+Outcome run_fp8(const std::string& variant, Fp8Case c, uint64_t seed, const std::vector<float>* sa = nullptr,
+                const std::vector<float>* sb = nullptr) {
+  Outcome o;
+  c.s = check::normalized(c.s);
+  const check::GemmShape& s = c.s;
+  if (exceeds_test_limit(static_cast<double>(s.m) * s.n * s.k)) return o.filtered = true, o;
+  const check::Fp8Data d = check::make_fp8_data(s, c.fa, c.fb, c.kind, c.bf16_out, seed);
+  const std::vector<float>& ua = sa ? *sa : d.sa;
+  const std::vector<float>& ub = sb ? *sb : d.sb;
+  Dev A(d.A.size()), B(d.B.size()), SA(ua.size() * 4), SB(ub.size() * 4);
+  const size_t c_elem = c.bf16_out ? 2 : 4;
+  Dev C(d.deq.C0.size() * c_elem);
+  A.upload(d.A.data()), B.upload(d.B.data()), SA.upload(ua.data()), SB.upload(ub.data());
+  C.poison();  // the ld padding must stay NaN; with beta == 0 the whole of C starts NaN
+  if (s.beta != 0.0f) {
+    if (c.bf16_out) {
+      // Row by row, the padding left NaN.
+      const std::vector<uint16_t> c0 = check::to_16bit(d.deq.C0, check::GemmKind::bf16);
+      for (int64_t i = 0; i < s.m; ++i)
+        EXPECT_EQ(cudaSuccess, cudaMemcpy(C.as<uint16_t>() + i * s.ldc, c0.data() + i * s.ldc, s.n * 2,
+                                          cudaMemcpyHostToDevice));
+    } else {
+      for (int64_t i = 0; i < s.m; ++i)
+        EXPECT_EQ(cudaSuccess, cudaMemcpy(C.as<float>() + i * s.ldc, d.deq.C0.data() + i * s.ldc, s.n * 4,
+                                          cudaMemcpyHostToDevice));
+    }
+  }
+  Scales sc;
+  sc.a = SA.as<float>(), sc.b = SB.as<float>(), sc.kind = c.kind;
+  Options opts;
+  opts.variant = variant;
+  try {
+    call_fp8(c, A, B, sc, C, opts);
+  } catch (const Unsupported& e) {
+    o.skipped = true, o.skip_reason = e.what();
+    return o;
+  }
+  EXPECT_EQ(cudaSuccess, cudaDeviceSynchronize());
+  EXPECT_EQ(cudaSuccess, cudaGetLastError());
+  std::vector<float> got(d.deq.C0.size());
+  if (c.bf16_out) {
+    std::vector<uint16_t> raw(got.size());
+    C.download(raw.data());
+    got = check::from_16bit(raw, check::GemmKind::bf16);
+  } else {
+    C.download(got.data());
+  }
+  o.err = check::compare_gemm_fp8(s, check::gemm_reference(s, d.deq), got.data(), c.bf16_out);
+  EXPECT_EQ(check::padding_written(s, got.data()), 0) << describe(c) << ": wrote into the ld padding of C";
+  if (s.m > 0 && s.n > 0 && s.k > 0 && s.alpha != 0.0f) record_ran("gemm", variant);
+  return o;
+}
+
+check::GemmShape shape(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float beta = 0.0f) {
+  check::GemmShape s;
+  s.ta = ta, s.tb = tb, s.m = m, s.n = n, s.k = k, s.beta = beta;
+  return s;
+}
+
+class GemmFp8 : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override { RUNGS_REQUIRE_GPU(); }
+  void check_case(const Fp8Case& c, uint64_t seed) {
+    const Outcome o = run_fp8(GetParam(), c, seed);
+    if (!tally_.count(o)) return;
+    EXPECT_TRUE(o.err.pass) << GetParam() << " " << describe(c) << ": " << o.err.reason << " (normwise "
+                            << o.err.normwise << ", max_rel " << o.err.max_rel << ")";
+  }
+  Tally tally_;
+};
+
+// Every format pair, scaling and transpose on odd shapes (m, n, k multiples of nothing; k not a
+// multiple of 128, so block128's last block is partial), C bf16 and float, beta 0 on a NaN C.
+TEST_P(GemmFp8, FormatsScalingsTransposesOddShapes) {
+  const int64_t shapes[][3] = {{1, 1, 1}, {5, 7, 3}, {127, 129, 65}, {33, 77, 300}, {131, 263, 257}};
+  uint64_t seed = 3600;
+  for (Fp8Format fa : kFormats)
+    for (Fp8Format fb : kFormats)
+      for (Scaling kind : kScalings)
+        for (Trans ta : kT)
+          for (Trans tb : kT)
+            for (const auto& sh : shapes) {
+              Fp8Case c;
+              c.s = shape(ta, tb, sh[0], sh[1], sh[2]);
+              c.fa = fa, c.fb = fb, c.kind = kind, c.bf16_out = (++seed % 2) == 0;
+              check_case(c, seed);
+            }
+  RUNGS_FINISH(tally_);
+}
+
+// beta != 0 (C read, scaled and added), alpha != 1, padded ld's, both C types.
+TEST_P(GemmFp8, BetaAlphaAndPaddedRows) {
+  uint64_t seed = 3700;
+  for (Scaling kind : kScalings)
+    for (bool bf16_out : {true, false})
+      for (Trans ta : kT) {
+        Fp8Case c;
+        c.s = shape(ta, Trans::N, 100, 300, 200, 0.75f);
+        c.s.alpha = -1.5f;
+        c.s.lda = (ta == Trans::N ? 200 : 100) + 24, c.s.ldb = 300 + 40, c.s.ldc = 300 + 8;
+        c.kind = kind, c.bf16_out = bf16_out;
+        check_case(c, ++seed);
+      }
+  RUNGS_FINISH(tally_);
+}
+
+// k == 0 and alpha == 0: C = beta * C, neither A, B nor the scales read (null scales allowed).
+TEST_P(GemmFp8, EmptyProductScalesC) {
+  uint64_t seed = 3800;
+  for (bool bf16_out : {true, false})
+    for (float beta : {0.0f, 2.0f}) {
+      for (int64_t k : {int64_t{0}, int64_t{64}}) {
+        Fp8Case c;
+        c.s = shape(Trans::N, Trans::N, 37, 45, k, beta);
+        if (k > 0) c.s.alpha = 0.0f;
+        c.bf16_out = bf16_out;
+        check_case(c, ++seed);
+      }
+    }
+  RUNGS_FINISH(tally_);
+}
+
+// Block scales laid out transposed (k-major: ceil(k/128) x ceil(n/128) for B, ceil(k/128) x m
+// for A) where each block's scale differs: a rung reading them computes something else, and the
+// comparison must say so. Proves the check would notice a rung that reads scales in the wrong
+// layout (the same data with the right layout passes in the tests above).
+TEST_P(GemmFp8, WrongScaleLayoutIsCaught) {
+  uint64_t seed = 3900;
+  for (bool wrong_a : {true, false})
+    for (bool bf16_out : {true, false}) {
+      Fp8Case c;
+      c.s = check::normalized(shape(Trans::N, Trans::N, 70, 300, 300));  // 3 x 3 blocks of B, 3 per row of A
+      c.kind = Scaling::block128, c.bf16_out = bf16_out;
+      const check::Fp8Data d = check::make_fp8_data(c.s, c.fa, c.fb, c.kind, c.bf16_out, ++seed);
+      const int64_t kb = 3, nb = 3, m = c.s.m;
+      std::vector<float> sa = d.sa, sb = d.sb;
+      if (wrong_a) {
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t p = 0; p < kb; ++p) sa[p * m + i] = d.sa[i * kb + p];
+      } else {
+        for (int64_t j = 0; j < nb; ++j)
+          for (int64_t p = 0; p < kb; ++p) sb[p * nb + j] = d.sb[j * kb + p];
+      }
+      const Outcome o = run_fp8(GetParam(), c, seed, &sa, &sb);
+      if (!tally_.count(o)) continue;
+      EXPECT_FALSE(o.err.pass) << GetParam() << " " << describe(c) << " with " << (wrong_a ? "A" : "B")
+                               << "'s block scales transposed passed the comparison (normwise " << o.err.normwise
+                               << ")";
+    }
+  RUNGS_FINISH(tally_);
+}
+
+// Scale arrays shorter than the shape needs, and scales in host memory: rungs::Error naming the
+// argument (the driver's cuMemGetAddressRange sees the allocation's end), before any rung runs.
+TEST_P(GemmFp8, ShortOrHostScalesAreErrors) {
+  Tally tally;
+  const int64_t m = 64, n = 200, k = 300;  // block128: a needs 64 * 3, b 2 * 3
+  Dev A(m * k), B(k * n), C(m * n * 2);
+  // 2 MiB, a multiple of any allocation granularity, so the allocation ends where asked; the "short"
+  // array is its last 2 floats.
+  const size_t big = size_t{2} << 20;
+  Dev tail(big);
+  Options opts;
+  opts.variant = GetParam();
+  for (Scaling kind : kScalings)
+    for (bool on_a : {true, false}) {
+      const int64_t need_a = check::fp8_scales_a(kind, m, k), need_b = check::fp8_scales_b(kind, n, k);
+      Dev good_a(need_a * 4), good_b(need_b * 4);
+      Scales sc;
+      sc.kind = kind;
+      sc.a = good_a.as<float>(), sc.b = good_b.as<float>();
+      // tensor needs 1 float, which no allocation is shorter than: host memory only.
+      const float* shortp = kind == Scaling::tensor ? nullptr : tail.as<float>() + big / 4 - 2;
+      std::vector<const float*> bad{};
+      if (shortp) bad.push_back(shortp);
+      static float host_scale[4] = {1, 1, 1, 1};
+      bad.push_back(host_scale);
+      for (const float* p : bad) {
+        (on_a ? sc.a : sc.b) = p;
+        std::string msg;
+        bool unsupported = false;
+        try {
+          gemm(Trans::N, Trans::N, m, n, k, 1.0f, A.as<__nv_fp8_e4m3>(), k, B.as<__nv_fp8_e4m3>(), n, sc, 0.0f,
+               C.as<__nv_bfloat16>(), n, opts);
+        } catch (const Unsupported& e) {
+          unsupported = true, tally.skip(e.what());
+        } catch (const Error& e) {
+          msg = e.what();
+        }
+        if (unsupported) continue;
+        ++tally.ran;
+        EXPECT_NE(msg.find(on_a ? "scales.a" : "scales.b"), std::string::npos)
+            << scaling_name(kind) << " " << (p == host_scale ? "host" : "short") << " scale: got \"" << msg << "\"";
+      }
+    }
+  EXPECT_EQ(cudaSuccess, cudaDeviceSynchronize());
+  RUNGS_FINISH(tally);
+}
+
+INSTANTIATE_TEST_SUITE_P(Rungs, GemmFp8, ::testing::ValuesIn(fp8_params()),
+                         [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
+
+}  // namespace
+}  // namespace rungs::test
