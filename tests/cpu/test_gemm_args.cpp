@@ -141,7 +141,7 @@ TEST(Ladder, TypesFollowTheEntryPoints) {
   for (const auto& v : variants(Op::gemm)) {
     EXPECT_FALSE(v.types.empty()) << v.name;
     if (v.name == "cublas") {
-      EXPECT_EQ(v.types, "f32 tf32 f16 bf16");
+      EXPECT_EQ(v.types, "f32 tf32 f16 bf16 fp8");
     } else if (v.name == "wmma") {
       EXPECT_EQ(v.types, "tf32 tf32x3 f16 bf16");
     } else if (v.name == "mma_sync") {
