@@ -60,6 +60,17 @@ void refuse_capture(cudaStream_t stream, const char* variant, const char* why) {
   if (st != cudaStreamCaptureStatusNone) unsupported(variant, std::string("cannot be captured into a CUDA graph: ") + why);
 }
 
+void* driver_entry_point(const char* name, unsigned version) {
+  const RelaxedCaptureMode relaxed;  // the first call may come while its stream is captured
+  void* p = nullptr;
+  cudaDriverEntryPointQueryResult q{};
+  if (cudaGetDriverEntryPointByVersion(name, &p, version, cudaEnableDefault, &q) == cudaSuccess &&
+      q == cudaDriverEntryPointSuccess)
+    return p;
+  cudaGetLastError();  // a failed lookup must not surface as a later call's error
+  return nullptr;
+}
+
 int current_sm() {
   static std::array<std::atomic<int>, 64> cache{};  // 0 = not yet known
   int dev = 0;

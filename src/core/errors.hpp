@@ -55,6 +55,11 @@ class RelaxedCaptureMode {
   cudaStreamCaptureMode mode_ = cudaStreamCaptureModeRelaxed;
 };
 
+// A CUDA driver function through the runtime (cudaGetDriverEntryPointByVersion, so the library
+// links no libcuda): its address, or nullptr where this driver lacks it (the lookup's error
+// cleared). Callers keep the result (std::call_once); the lookup runs in relaxed capture mode.
+void* driver_entry_point(const char* name, unsigned version);
+
 // Compute capability of the current device as major*10+minor (cached per device).
 int current_sm();
 

@@ -17,14 +17,7 @@ PFN_cuMemGetAddressRange_v3020 range_fn() {
   static PFN_cuMemGetAddressRange_v3020 fn = nullptr;
   static std::once_flag once;
   std::call_once(once, [] {
-    const RelaxedCaptureMode relaxed;  // the first call may come while its stream is captured
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult q{};
-    if (cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &p, 3020, cudaEnableDefault, &q) == cudaSuccess &&
-        q == cudaDriverEntryPointSuccess)
-      fn = reinterpret_cast<PFN_cuMemGetAddressRange_v3020>(p);
-    else
-      cudaGetLastError();  // a failed lookup must not surface as a later call's error
+    fn = reinterpret_cast<PFN_cuMemGetAddressRange_v3020>(driver_entry_point("cuMemGetAddressRange", 3020));
   });
   return fn;
 }
