@@ -201,6 +201,27 @@ class GemmTc : public ::testing::TestWithParam<TcParam> {
                             << check::describe(s) << " misalign " << misalign << ": " << o.err.reason
                             << " (normwise " << o.err.normwise << ", max_rel " << o.err.max_rel << ")";
   }
+  // Captures the call into a CUDA graph and replays it on fresh inputs (the seed advanced for each),
+  // each replay checked against the fp64 reference; counted in tally_ like check_case.
+  void captured_case(const check::GemmShape& s, uint64_t& seed) {
+    const TcParam& p = GetParam();
+    const size_t elem = check::is_16bit(p.kind) ? 2 : 4;
+    check::GemmData d = check::make_gemm_data(s, seed);
+    DeviceBytes A(d.A.size(), elem), B(d.B.size(), elem), C(d.C0.size(), elem);
+    capture_and_replay(
+        tally_, [&](cudaStream_t st) { call_gemm(p.variant, p.kind, s, A, B, C, st); },
+        [&](int) {
+          d = check::make_gemm_data(s, ++seed);
+          check::round_inputs(d, p.kind);
+          upload_inputs(p.kind, s, d, A, B, C);
+        },
+        [&](int rep) {
+          const std::vector<float> out = download_c(p.kind, C, d.C0.size());
+          const auto err = check::compare_gemm(s, check::gemm_reference(s, d), out.data(), p.kind);
+          EXPECT_TRUE(err.pass) << p.variant << " " << check::gemm_kind_name(p.kind) << " " << check::describe(s)
+                                << " replay " << rep << ": " << err.reason;
+        });
+  }
   Tally tally_;
 };
 
@@ -438,8 +459,6 @@ TEST_P(GemmTc, NaNInAPropagatesToItsRowOnly) {
 // splits in k (its partial sums in scratch allocated inside the graph). A rung that cannot be
 // captured throws Unsupported.
 TEST_P(GemmTc, CapturedGraphReplaysOnFreshInputs) {
-  const TcParam& p = GetParam();
-  const size_t elem = check::is_16bit(p.kind) ? 2 : 4;
   uint64_t seed = 1900;
   for (const check::GemmShape& s0 : {shape(Trans::N, Trans::N, 129, 130, 67), shape(Trans::T, Trans::N, 256, 512, 320),
                                      shape(Trans::N, Trans::T, 8, 130, 2100)}) {
@@ -449,21 +468,7 @@ TEST_P(GemmTc, CapturedGraphReplaysOnFreshInputs) {
       ++tally_.filtered;
       continue;
     }
-    check::GemmData d = check::make_gemm_data(s, seed);
-    DeviceBytes A(d.A.size(), elem), B(d.B.size(), elem), C(d.C0.size(), elem);
-    capture_and_replay(
-        tally_, [&](cudaStream_t st) { call_gemm(p.variant, p.kind, s, A, B, C, st); },
-        [&](int) {
-          d = check::make_gemm_data(s, ++seed);
-          check::round_inputs(d, p.kind);
-          upload_inputs(p.kind, s, d, A, B, C);
-        },
-        [&](int rep) {
-          const std::vector<float> out = download_c(p.kind, C, d.C0.size());
-          const auto err = check::compare_gemm(s, check::gemm_reference(s, d), out.data(), p.kind);
-          EXPECT_TRUE(err.pass) << p.variant << " " << check::gemm_kind_name(p.kind) << " " << check::describe(s)
-                                << " replay " << rep << ": " << err.reason;
-        });
+    captured_case(s, seed);
   }
   RUNGS_FINISH(tally_);
 }
@@ -507,27 +512,12 @@ TEST_P(GemmTc, DecodeShapesFewRows) {
     }
   check_case(aligned_rows(shape(Trans::N, Trans::T, 12, 300, 1030), p.kind), ++seed, 1);  // misaligned pointers
 
-  const size_t elem = check::is_16bit(p.kind) ? 2 : 4;
   check::GemmShape s = aligned_rows(shape(Trans::N, Trans::T, 5, 300, 1030), p.kind);
   s.beta = 0.5f;
   if (exceeds_test_limit(static_cast<double>(s.m) * s.n * s.k)) {
     ++tally_.filtered;
   } else {
-    check::GemmData d = check::make_gemm_data(s, ++seed);
-    DeviceBytes A(d.A.size(), elem), B(d.B.size(), elem), C(d.C0.size(), elem);
-    capture_and_replay(
-        tally_, [&](cudaStream_t st) { call_gemm(p.variant, p.kind, s, A, B, C, st); },
-        [&](int) {
-          d = check::make_gemm_data(s, ++seed);
-          check::round_inputs(d, p.kind);
-          upload_inputs(p.kind, s, d, A, B, C);
-        },
-        [&](int rep) {
-          const std::vector<float> out = download_c(p.kind, C, d.C0.size());
-          const auto err = check::compare_gemm(s, check::gemm_reference(s, d), out.data(), p.kind);
-          EXPECT_TRUE(err.pass) << p.variant << " " << check::gemm_kind_name(p.kind) << " " << check::describe(s)
-                                << " replay " << rep << ": " << err.reason;
-        });
+    captured_case(s, ++seed);
   }
   RUNGS_FINISH(tally_);
 }
