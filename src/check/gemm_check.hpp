@@ -136,6 +136,9 @@ GemmErrors compare_gemm_fp8(const GemmShape& s, const GemmReference& r, const fl
 // The element-by-element part of compare_gemm and compare_gemv: each computed value against its
 // fp64 reference and magnitude (sum |a||b| + |beta c0|), accumulated into e (bad, max_rel,
 // bound_ratio); finish() sets e.mean_rel and e.normwise and returns how many were beyond gamma * mag.
+// The normwise check applies to results of at least this many elements (gemm_check.cpp says why).
+inline constexpr int64_t kNormwiseMinElements = 32;
+
 class ErrorTally {
  public:
   // An element passes when |got - ref| <= gamma * mag + eta (eta only where mag > 0: a result whose
@@ -145,6 +148,7 @@ class ErrorTally {
   int64_t finish() const;
   // What eta adds to a normwise tolerance: eta sqrt(elements) / ||ref||.
   double normwise_eta() const;
+  int64_t elements() const { return count_; }  // the finite elements added
 
  private:
   GemmErrors& e_;

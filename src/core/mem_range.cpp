@@ -1,4 +1,4 @@
-// core/mem_range.hpp: cuMemGetAddressRange through cudaGetDriverEntryPointByVersion.
+// core/mem_range.hpp: cuPointerGetAttributes through cudaGetDriverEntryPointByVersion.
 #include "core/mem_range.hpp"
 
 #include "core/errors.hpp"
@@ -13,11 +13,14 @@
 namespace rungs::detail {
 
 namespace {
-PFN_cuMemGetAddressRange_v3020 range_fn() {
-  static PFN_cuMemGetAddressRange_v3020 fn = nullptr;
+// cuPointerGetAttributes, not cuMemGetAddressRange: for an address the driver does not know it
+// succeeds with empty attributes where the other fails (CUDA_ERROR_NOT_FOUND), which
+// compute-sanitizer reports as an API error on every check of a host pointer.
+PFN_cuPointerGetAttributes_v7000 attributes_fn() {
+  static PFN_cuPointerGetAttributes_v7000 fn = nullptr;
   static std::once_flag once;
   std::call_once(once, [] {
-    fn = reinterpret_cast<PFN_cuMemGetAddressRange_v3020>(driver_entry_point("cuMemGetAddressRange", 3020));
+    fn = reinterpret_cast<PFN_cuPointerGetAttributes_v7000>(driver_entry_point("cuPointerGetAttributes", 7000));
   });
   return fn;
 }
@@ -34,15 +37,21 @@ MemRange device_range(const void* p, size_t bytes) {
     return MemRange::unknown;
   }
   if (attr.type == cudaMemoryTypeHost) return MemRange::not_device;
-  const PFN_cuMemGetAddressRange_v3020 fn = range_fn();
+  const PFN_cuPointerGetAttributes_v7000 fn = attributes_fn();
   if (!fn) return MemRange::unknown;
+  CUpointer_attribute what[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                                CU_POINTER_ATTRIBUTE_RANGE_SIZE};
+  unsigned int type = 0;
   CUdeviceptr base = 0;
   size_t size = 0;
-  const CUresult r = fn(&base, &size, static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p)));
+  void* data[] = {&type, &base, &size};
+  const CUresult r = fn(3, what, data, static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p)));
   if (r == CUDA_ERROR_NOT_FOUND || r == CUDA_ERROR_INVALID_VALUE) return MemRange::not_device;
   // Any other failure (a context problem, a kind of allocation this driver's query does not cover):
   // no answer, and the caller skips the length check rather than reject memory that may be valid.
   if (r != CUDA_SUCCESS) return MemRange::unknown;
+  if (type == 0) return MemRange::not_device;  // no allocation, mapping or registration of CUDA's
+  if (size == 0) return MemRange::unknown;
   const uintptr_t at = reinterpret_cast<uintptr_t>(p);
   const uintptr_t end = static_cast<uintptr_t>(base) + size;
   return at >= static_cast<uintptr_t>(base) && bytes <= end - at ? MemRange::inside : MemRange::too_short;

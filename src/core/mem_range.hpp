@@ -1,5 +1,5 @@
 // Whether a device pointer's allocation holds a given number of bytes from it: the driver's
-// cuMemGetAddressRange (the base and size of the allocation holding an address), reached through
+// cuPointerGetAttributes (the base and size of the range holding an address), reached through
 // the runtime's driver entry point as cuTensorMapEncodeTiled is (core/tensor_map.cpp).
 #pragma once
 
@@ -16,8 +16,9 @@ enum class MemRange {
 };
 
 // The driver reports the allocation's size, which may be rounded up to its granularity: an array
-// that ends before that is not caught. Device memory from cudaMalloc, cudaMallocManaged, cudaMallocAsync pools and VMM mappings
-// (cuMemCreate + cuMemMap) is all found by cuMemGetAddressRange.
+// that ends before that is not caught. Device memory from cudaMalloc, cudaMallocManaged,
+// cudaMallocAsync pools and VMM mappings (cuMemCreate + cuMemMap) is all found
+// (tests/gpu/test_gemm_fp8.cpp, PoolManagedAndVmmScalesAreAccepted).
 MemRange device_range(const void* p, size_t bytes);
 
 }  // namespace rungs::detail

@@ -10,6 +10,8 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <string>
+#include <vector>
 
 namespace rungs::test {
 namespace {
@@ -140,6 +142,40 @@ TEST(GemmTcCheck, Tf32InputsPassTf32NotF32) {
       }
     }
   }
+}
+
+// A result too small for the normwise check's averaging (kNormwiseMinElements): one element whose
+// terms cancel. a = 1 + 3 * 2^-13 rounds to 1 in tf32, so -1.25 ab + 0.5 * 2.5 is 0 on a tf32
+// kernel against -3.75 * 2^-13 exactly: off by all of itself, but by 4.6e-4 against the tf32
+// element-wise bound's (5u + 2^-9 + 2^-20) * 2.5 = 4.9e-3, so tf32 passes; fp32's 5u * 2.5 = 7.5e-7
+// still catches it.
+TEST(GemmTcCheck, OneCancellingElementIsJudgedElementWise) {
+  check::GemmShape s;
+  s.m = 1, s.n = 1, s.k = 1, s.alpha = -1.25f, s.beta = 0.5f;
+  s = check::normalized(s);
+  check::GemmData d = check::make_gemm_data(s, 1);
+  d.A[0] = 1.0f + std::ldexp(3.0f, -13), d.B[0] = 1.0f, d.C0[0] = 2.5f;
+  const check::GemmReference r = check::gemm_reference(s, d);
+  ASSERT_DOUBLE_EQ(r.ref[0], -3.75 * std::ldexp(1.0, -13));
+  const float c = s.alpha * tf32_round(d.A[0]) * tf32_round(d.B[0]) + s.beta * d.C0[0];
+  ASSERT_EQ(c, 0.0f);
+  const auto tf = check::compare_gemm(s, r, &c, GemmKind::tf32);
+  EXPECT_TRUE(tf.pass) << tf.reason;
+  EXPECT_DOUBLE_EQ(tf.normwise, 1.0);
+  const auto f = check::compare_gemm(s, r, &c, GemmKind::f32);
+  EXPECT_FALSE(f.pass);
+  // The same element 32 times over (a 1 x 32 result) is judged normwise too, and fails it.
+  check::GemmShape w = s;
+  w.n = check::kNormwiseMinElements, w.lda = w.ldb = w.ldc = 0;
+  w = check::normalized(w);
+  check::GemmData dw = check::make_gemm_data(w, 1);
+  for (int64_t j = 0; j < w.n; ++j) dw.B[j] = 1.0f, dw.C0[j] = 2.5f;
+  dw.A[0] = d.A[0];
+  const check::GemmReference rw = check::gemm_reference(w, dw);
+  const std::vector<float> cw(static_cast<size_t>(w.ldc), 0.0f);
+  const auto tw = check::compare_gemm(w, rw, cw.data(), GemmKind::tf32);
+  EXPECT_FALSE(tw.pass);
+  EXPECT_NE(tw.reason.find("normwise"), std::string::npos) << tw.reason;
 }
 
 // 3xTF32: x = big + small, products big*big + big*small + small*big exact (as on a tensor core).

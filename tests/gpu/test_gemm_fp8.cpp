@@ -8,7 +8,12 @@
 #include "check/gemm_check.hpp"
 #include "gpu_env.hpp"
 
+#include <cuda.h>
+
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <utility>
 #include <cstring>
 #include <sstream>
 #include <string>
@@ -260,7 +265,7 @@ TEST_P(GemmFp8, WrongScaleLayoutIsCaught) {
 }
 
 // Scale arrays shorter than the shape needs, and scales in host memory: rungs::Error naming the
-// argument (the driver's cuMemGetAddressRange sees the allocation's end), before any rung runs.
+// argument (the driver's cuPointerGetAttributes sees the allocation's end), before any rung runs.
 TEST_P(GemmFp8, ShortOrHostScalesAreErrors) {
   Tally tally;
   const int64_t m = 64, n = 200, k = 300;  // block128: a needs 64 * 3, b 2 * 3
@@ -302,6 +307,85 @@ TEST_P(GemmFp8, ShortOrHostScalesAreErrors) {
             << scaling_name(kind) << " " << (p == host_scale ? "host" : "short") << " scale: got \"" << msg << "\"";
       }
     }
+  EXPECT_EQ(cudaSuccess, cudaDeviceSynchronize());
+  RUNGS_FINISH(tally);
+}
+
+// Scales in the other kinds of device memory a framework hands over pass the length check: a
+// cudaMallocAsync pool (PyTorch's and JAX's allocators can use one), managed memory, and a VMM
+// mapping (cuMemCreate + cuMemMap, PyTorch's expandable segments), each exactly as long as the
+// shape needs. The check runs before the rung: a rung that then throws Unsupported still shows the
+// check passed; a rungs::Error naming scales.a or scales.b fails.
+TEST_P(GemmFp8, PoolManagedAndVmmScalesAreAccepted) {
+  const int64_t m = 64, n = 200, k = 300;
+  Dev A(m * k), B(k * n), C(m * n * 2);
+  const size_t need = static_cast<size_t>(std::max(check::fp8_scales_a(Scaling::block128, m, k),
+                                                   check::fp8_scales_b(Scaling::block128, n, k))) * 4;
+  auto entry = [](const char* name) {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    EXPECT_EQ(cudaSuccess, cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &q)) << name;
+    return fn;
+  };
+  using Granularity = CUresult (*)(size_t*, const CUmemAllocationProp*, CUmemAllocationGranularity_flags);
+  using Create = CUresult (*)(CUmemGenericAllocationHandle*, size_t, const CUmemAllocationProp*, unsigned long long);
+  using Reserve = CUresult (*)(CUdeviceptr*, size_t, size_t, CUdeviceptr, unsigned long long);
+  using Map = CUresult (*)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long);
+  using Access = CUresult (*)(CUdeviceptr, size_t, const CUmemAccessDesc*, size_t);
+  using Unmap = CUresult (*)(CUdeviceptr, size_t);
+  using Release = CUresult (*)(CUmemGenericAllocationHandle);
+  using Free = CUresult (*)(CUdeviceptr, size_t);
+  int dev = 0;
+  ASSERT_EQ(cudaSuccess, cudaGetDevice(&dev));
+  CUmemAllocationProp prop{};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = dev;
+  size_t gran = 0;
+  ASSERT_EQ(CUDA_SUCCESS, reinterpret_cast<Granularity>(entry("cuMemGetAllocationGranularity"))(
+                              &gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+  const size_t vmm_bytes = (need + gran - 1) / gran * gran;
+  CUmemGenericAllocationHandle handle{};
+  CUdeviceptr vmm = 0;
+  ASSERT_EQ(CUDA_SUCCESS, reinterpret_cast<Create>(entry("cuMemCreate"))(&handle, vmm_bytes, &prop, 0));
+  ASSERT_EQ(CUDA_SUCCESS, reinterpret_cast<Reserve>(entry("cuMemAddressReserve"))(&vmm, vmm_bytes, 0, 0, 0));
+  ASSERT_EQ(CUDA_SUCCESS, reinterpret_cast<Map>(entry("cuMemMap"))(vmm, vmm_bytes, 0, handle, 0));
+  CUmemAccessDesc access{};
+  access.location = prop.location;
+  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  ASSERT_EQ(CUDA_SUCCESS, reinterpret_cast<Access>(entry("cuMemSetAccess"))(vmm, vmm_bytes, &access, 1));
+  void* pool = nullptr;
+  void* managed = nullptr;
+  ASSERT_EQ(cudaSuccess, cudaMallocAsync(&pool, need, nullptr));
+  ASSERT_EQ(cudaSuccess, cudaMallocManaged(&managed, need));
+  // The last `need` bytes of the mapping: the array ends where the mapping does.
+  const void* vmm_scales = reinterpret_cast<const char*>(static_cast<uintptr_t>(vmm)) + vmm_bytes - need;
+  Tally tally;
+  Options opts;
+  opts.variant = GetParam();
+  for (const auto& [what, mem] : {std::pair<const char*, const void*>{"cudaMallocAsync", pool},
+                                  {"managed", managed}, {"VMM", vmm_scales}})
+    for (Scaling kind : kScalings) {
+      ASSERT_EQ(cudaSuccess, cudaMemset(const_cast<void*>(mem), 0, need));
+      Scales sc;
+      sc.kind = kind;
+      sc.a = sc.b = static_cast<const float*>(mem);
+      try {
+        gemm(Trans::N, Trans::T, m, n, k, 1.0f, A.as<__nv_fp8_e4m3>(), k, B.as<__nv_fp8_e4m3>(), k, sc, 0.0f,
+             C.as<__nv_bfloat16>(), n, opts);
+        ++tally.ran;
+      } catch (const Unsupported& e) {
+        tally.skip(e.what());
+      } catch (const Error& e) {
+        ADD_FAILURE() << what << " scales, Scaling::" << scaling_name(kind) << ": " << e.what();
+      }
+    }
+  EXPECT_EQ(cudaSuccess, cudaDeviceSynchronize());
+  cudaFreeAsync(pool, nullptr);
+  cudaFree(managed);
+  reinterpret_cast<Unmap>(entry("cuMemUnmap"))(vmm, vmm_bytes);
+  reinterpret_cast<Release>(entry("cuMemRelease"))(handle);
+  reinterpret_cast<Free>(entry("cuMemAddressFree"))(vmm, vmm_bytes);
   EXPECT_EQ(cudaSuccess, cudaDeviceSynchronize());
   RUNGS_FINISH(tally);
 }
