@@ -317,10 +317,12 @@ TEST_P(GemmFp8, ShortOrHostScalesAreErrors) {
 // shape needs. The check runs before the rung: a rung that then throws Unsupported still shows the
 // check passed; a rungs::Error naming scales.a or scales.b fails.
 TEST_P(GemmFp8, PoolManagedAndVmmScalesAreAccepted) {
-  const int64_t m = 64, n = 200, k = 300;
+  const int64_t m = 64, n = 200, k = 320;  // k-major rows of 320 bytes: cuBLASLt's alignment
   Dev A(m * k), B(k * n), C(m * n * 2);
-  const size_t need = static_cast<size_t>(std::max(check::fp8_scales_a(Scaling::block128, m, k),
-                                                   check::fp8_scales_b(Scaling::block128, n, k))) * 4;
+  int64_t most = 0;  // the longest scale array of any scaling and operand at this shape
+  for (Scaling kind : kScalings)
+    most = std::max({most, check::fp8_scales_a(kind, m, k), check::fp8_scales_b(kind, n, k)});
+  const size_t need = static_cast<size_t>(most) * 4;
   auto entry = [](const char* name) {
     void* fn = nullptr;
     cudaDriverEntryPointQueryResult q{};
