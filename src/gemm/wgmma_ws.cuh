@@ -1,4 +1,4 @@
-// The warp-specialized family's frame (rungs 15, 17, 19, 20, 21 and 23) and rung 15's parts: a
+// The warp-specialized family's frame (rungs 15, 17, 19, 20, 21, 23, 28 and 29) and rung 15's parts: a
 // persistent, clustered wgmma GEMM (sm_90a) in which warpgroup 0 produces (one thread issues every
 // TMA load) and warpgroups 1 and 2 consume (wgmma from shared memory, or tf32 with A through
 // registers). A rung is the frame composed from three parts, `Parts<Schedule, Width, Epilogue>`:
@@ -8,7 +8,11 @@
 //      (20_wgmma_ragged.cuh: the narrowest wgmma width that holds the tile's columns);
 //  - Epilogue: how a consumer's 64 x 256 accumulator reaches C: DirectStore (here: from registers),
 //      TmaStore (17_wgmma_tma_store.cuh), Overlap (21_wgmma_overlap.cu), Staged<TmaStore>
-//      (20_wgmma_ragged.cuh: C that TMA cannot store written by the producer's idle warps).
+//      (20_wgmma_ragged.cuh: C that TMA cannot store written by the producer's idle warps);
+//  - and a fourth, defaulted, Accumulation: where the k loop's sums live: InTensorCore (here: the
+//      wgmma accumulator over all of k), Promote (29_wgmma_fp8_promote.cu: fp8 partial sums added
+//      into fp32 registers every k tile, block128 scales applied there).
+// fp8 problems (rungs 28, 29) run the same frame with the element type Fp8<TA8, TB8, TC> (below).
 // Each rung file names its parts; the part a rung adds lives in that rung's file, or in a header
 // beside it when a later rung reuses it. The frame holds what every rung shares: the stage ring
 // and its barriers, the producer's loads, the consumers' k loop, and the launch. One feature of
@@ -92,11 +96,19 @@ constexpr int bk() {  // k per stage: one 128-byte row (128 fp8 elements)
   return ROW / int(sizeof(typename Problem<T>::A));
 }
 
-template <class S, class W, class E>
+// Accumulation: where a tile's sums live during its k loop. InTensorCore (every rung but 29): the
+// wgmma accumulator, over the tile's whole k. Promote (29_wgmma_fp8_promote.cu): fp32 registers
+// the tensor core's partial sums are added into, every k tile (fp8 only).
+struct InTensorCore {
+  static constexpr bool promote = false;
+};
+
+template <class S, class W, class E, class A = InTensorCore>
 struct Parts {
   using Schedule = S;
   using Width = W;
   using Epilogue = E;
+  using Accumulation = A;
 };
 
 // The tiles of cluster-tile t: the cluster's pair of tile rows (2 * cm, 2 * cm + 1) and column tn.
@@ -233,11 +245,13 @@ __device__ __forceinline__ void mma_stage(float (&d)[128], const unsigned char* 
 // fp8: the scales that do not depend on k, applied to a consumer's 64 x 256 accumulator (C's rows
 // row0 .., columns col0 ..; layout as in detail::store_acc_64xn) before the epilogue stores it:
 // tensor: acc * a[0] * b[0]; outer: acc(i, j) * a[i] * b[j]. Rows past m and columns past n read no
-// scale (their products are not stored). block128 scales depend on k: the rung refuses them.
+// scale (their products are not stored). block128 scales depend on k: applied where the partial
+// sums are promoted (rung 29), nothing to do here (rung 28 refuses them).
 template <class Args>
 __device__ __forceinline__ void scale_acc_fp8(float (&d)[128], const Args& a, int row0, int col0) {
   const float* __restrict__ sa = a.scales.a;
   const float* __restrict__ sb = a.scales.b;
+  if (a.scales.kind == Scaling::block128) return;
   if (a.scales.kind == Scaling::tensor) {
     const float s = __ldg(sa) * __ldg(sb);
 #pragma unroll
@@ -290,11 +304,13 @@ __global__ void __launch_bounds__(THREADS, 1)
   using S = typename P::Schedule;
   using Wd = typename P::Width;
   using E = typename P::Epilogue;
+  using Ac = typename P::Accumulation;
   constexpr bool TF32 = std::is_same_v<T, float>, RS = TF32 && A_MN, FP8 = Problem<T>::fp8;
   using TC = typename Problem<T>::C;  // C's element type (T but for fp8)
   static_assert(!(TF32 && B_MN) && (!C_T || TF32), "tf32: B K-major; C_T for tf32 only");
   static_assert(!FP8 || (!A_MN && !B_MN && !E::storers && !S::pairs && !Wd::ragged),
                 "fp8: K-major operands, whole tiles, the consumers store C");
+  static_assert(!Ac::promote || FP8, "promotion: fp8 only");
   static_assert(!E::storers || S::whole_tiles, "the storer warps walk whole tiles only");
   static_assert(!S::pairs || Wd::ragged, "stages of two k tiles are for narrow tiles");
   constexpr int BK = bk<T>();
@@ -413,7 +429,15 @@ __global__ void __launch_bounds__(THREADS, 1)
       // The k loop, multiplying the first N columns of B (two: stages of two k tiles, S::pairs).
       auto mainloop = [&](auto width, bool two) {
         constexpr int N = decltype(width)::value;
-        if constexpr (RS) {
+        if constexpr (Ac::promote) {
+          // The k loop with its partial sums promoted into d (the part's own loop, rung 29).
+          static_assert(N == BN, "whole tiles");
+          (void)two;
+          int m0, n0;
+          bool solo;
+          walk.tile(p, t, m0, n0, solo);
+          Ac::template k_loop<T>(d, a, smem, full, it, kb, ke, m0 + 64 * cw, n0, cw, release);
+        } else if constexpr (RS) {
           // A's fragments through registers, double-buffered: while stage it's MMAs run (reading
           // one fragment set), the fragments of stage it + 1 are loaded into the other, after
           // wait<1> has retired the group that read it (stage it - 1). Two sets by name (fa, fb),
@@ -604,9 +628,10 @@ void run_fp8(const ArgsF8& user, const char* name) {
     using TA8 = decltype(a8);
     using TB8 = decltype(b8);
     using TC = decltype(c);
-    const ArgsFp8<TA8, TB8, TC> k{a.ta,   a.tb,  a.m, a.n, a.k, a.alpha, static_cast<const TA8*>(a.A), a.lda,
-                                  static_cast<const TB8*>(a.B), a.ldb, a.beta, static_cast<TC*>(a.C), a.ldc,
-                                  a.stream, a.scales};
+    const ArgsFp8<TA8, TB8, TC> k{a.ta, a.tb, a.m, a.n, a.k, a.alpha,
+                                  static_cast<const TA8*>(a.A), a.lda,
+                                  static_cast<const TB8*>(a.B), a.ldb,
+                                  a.beta, static_cast<TC*>(a.C), a.ldc, a.stream, a.scales};
     launch<Fp8<TA8, TB8, TC>, false, false, false, P>(k, name);
   };
   auto with_c = [&](auto a8, auto b8) {
