@@ -110,6 +110,11 @@ const std::vector<Rung>& ladder() {
        "tensor core's accumulator over all of k (not promoted), tensor and outer scales applied to it in the "
        "epilogue (sm_90a); any transpose (m/n-major or unaligned operands copied k-major first); not block128",
        90, false, nullptr, nullptr, nullptr, nullptr, nullptr, wgmma_fp8::run_fp8},
+      {"wgmma_fp8_promote",
+       "rung 28 with two-level accumulation: each k tile (128 k) multiplied in two 128-column halves "
+       "(wgmma.m64n128k32 from a zeroed partial sum) whose sums are added into fp32 registers, block128 scales "
+       "applied there, tensor and outer in the epilogue (sm_90a); fp8 any pair, every scaling",
+       90, false, nullptr, nullptr, nullptr, nullptr, nullptr, wgmma_fp8_promote::run_fp8},
   };
   return rungs;
 }
