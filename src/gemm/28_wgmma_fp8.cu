@@ -2,22 +2,23 @@
 // (warp-specialized, persistent, clusters of 2 multicasting B, TMA-store epilogue; sm_90a), bf16 or
 // float C, Scaling::tensor and Scaling::outer.
 // Adds over 17 wgmma_tma_store: the fp8 instruction, wgmma.mma_async.m64n256k32.f32.{e4m3,e5m2}.
-// {e4m3,e5m2} (detail::wgmma_256_fp8, chosen per stage by ws::mma_stage), fp32 accumulation on the
-// tensor core. The frame is unchanged otherwise: a stage is still one 128-byte row of k per row of
-// A and B, now 128 fp8 elements (4 MMAs of k32 per consumer where bf16 issues 4 of k16), so the
-// 128 x 256 tile, 4 stages of 48 KB and the 128-byte swizzle are rung 17's, and each stage carries
-// twice the k. The scales that do not depend on k are applied to the accumulator in the epilogue,
-// before rung 17's stores (ws::scale_acc_fp8): tensor C = alpha a[0] b[0] acc + beta C, outer
-// C(i, j) = alpha a[i] b[j] acc(i, j) + beta C (a thread reads the scales of its 2 rows and 64
-// columns, once per tile). wgmma reads 8-bit operands K-major only: A stored k x m (ta = T), B
+// {e4m3,e5m2} (detail::wgmma_256_fp8, chosen per stage by ws::mma_stage), summed in the wgmma's fp32
+// accumulator over all of k (not promoted: see below). The frame is unchanged otherwise: a stage
+// is still one 128-byte row of k per row of A and B, now 128 fp8 elements (4 MMAs of k32 per
+// consumer where bf16 issues 4 of k16), so the 128 x 256 tile, 4 stages of 48 KB and the 128-byte
+// swizzle are rung 17's, and each stage carries twice the k. The scales that do not depend on k
+// are applied to the accumulator in the epilogue, before rung 17's stores (ws::scale_acc_fp8):
+// tensor C = alpha a[0] b[0] acc + beta C, outer C(i, j) = alpha a[i] b[j] acc(i, j) + beta C (a
+// thread reads the scales of its 2 rows and 64 columns, once per tile). wgmma reads 8-bit operands K-major only: A stored k x m (ta = T), B
 // stored k x n (tb = N), and operands TMA cannot address (base or ld not a multiple of 16 bytes)
 // are copied once per call into aligned k-major scratch (pack::operands_fp8, a byte transpose):
 // nt (ta = N, tb = T), cuBLASLt's only fp8 form, runs in place.
 // block128 scales change every 128 k: they need the partial sums taken out of the tensor core's
-// accumulator per k block (promotion, the next rung) and are refused here with rungs::Unsupported.
+// accumulator per k block (promotion, rung 29) and are refused here with rungs::Unsupported.
 // The accumulation is the tensor core's own over the whole k: the H100's fp8 wgmma adds its
 // products with fewer mantissa bits than fp32 (DeepGEMM measures ~14), so the error grows with k
-// faster than cuBLASLt's (which promotes); the next rung measures it.
+// faster than cuBLASLt's (which promotes); GemmFp8.ErrorAtLargeKBesideCublas prints it at k = 8192
+// and 32768 beside cuBLASLt's and rung 29's.
 // Bounded by: the same per-stage data rate as rung 17 (48 KB per 1024 tensor-core cycles: four
 // m64n256k32 per consumer take as long as bf16's four m64n256k16 at twice the FLOP rate), so the
 // mainloop of a tile takes half of bf16's time at the same k while the epilogue costs what it did
