@@ -71,7 +71,7 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   //    0577b80). Rungs 18 (0.80x) and 19 (0.88x at 4096^3, level at 8192^3) are not chosen.
   //    sm_90 without sm_90a runs cuBLAS; other sm_80+ GPUs (not measured) mma_sync (f16, bf16) or
   //    wmma (tf32).
-  //  - fp8: cuBLAS (cublasLt, in the cublas rung) on every device: no rung of ours does fp8 yet.
+  //  - fp8: cuBLAS (cublasLt, in the cublas rung) on every device: no fp8 rung of ours is measured yet.
   //    Where cuBLASLt has no fp8 (before sm_89) the cublas rung throws Unsupported.
   const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   const bool hopper = sm == 90 && detail::built_for_sm90a();
