@@ -205,6 +205,14 @@ void gemm_reducescatter_bf16(const ArgsBF&);
 void gemm_reducescatter_f16(const ArgsH&);
 }  // namespace nccl_then_gemm
 
+// Rung 2, 02_chunked_overlap.cu.
+namespace chunked_overlap {
+void allgather_gemm_bf16(const ArgsBF&);
+void allgather_gemm_f16(const ArgsH&);
+void gemm_reducescatter_bf16(const ArgsBF&);
+void gemm_reducescatter_f16(const ArgsH&);
+}  // namespace chunked_overlap
+
 }  // namespace rungs::dist::detail
 
 #define RUNGS_NCCL(call)                                                                             \

@@ -13,6 +13,13 @@ const std::vector<Rung>& ladder() {
        "what users write today",
        80, true, nccl_then_gemm::allgather_gemm_bf16, nccl_then_gemm::allgather_gemm_f16,
        nccl_then_gemm::gemm_reducescatter_bf16, nccl_then_gemm::gemm_reducescatter_f16, true},
+      {"chunked_overlap",
+       "the transfer cut into chunks on a communication stream, each chunk's product started on a compute stream "
+       "as soon as it lands (events, no host wait): allgather_gemm multiplies its own rows first while pairwise "
+       "ncclSend/ncclRecv bring the others'; gemm_reducescatter reduce-scatters each stripe of fp32 partials while "
+       "the next stripe is multiplied",
+       80, false, chunked_overlap::allgather_gemm_bf16, chunked_overlap::allgather_gemm_f16,
+       chunked_overlap::gemm_reducescatter_bf16, chunked_overlap::gemm_reducescatter_f16, false},
   };
   return rungs;
 }
