@@ -213,6 +213,14 @@ void gemm_reducescatter_bf16(const ArgsBF&);
 void gemm_reducescatter_f16(const ArgsH&);
 }  // namespace chunked_overlap
 
+// Rung 3, 03_ring.cu.
+namespace ring {
+void allgather_gemm_bf16(const ArgsBF&);
+void allgather_gemm_f16(const ArgsH&);
+void gemm_reducescatter_bf16(const ArgsBF&);
+void gemm_reducescatter_f16(const ArgsH&);
+}  // namespace ring
+
 }  // namespace rungs::dist::detail
 
 #define RUNGS_NCCL(call)                                                                             \

@@ -20,6 +20,12 @@ const std::vector<Rung>& ladder() {
        "the next stripe is multiplied",
        80, false, chunked_overlap::allgather_gemm_bf16, chunked_overlap::allgather_gemm_f16,
        chunked_overlap::gemm_reducescatter_bf16, chunked_overlap::gemm_reducescatter_f16, false},
+      {"ring",
+       "collective matmul over a ring of ncclSend/ncclRecv to the neighbours, world-1 steps: the chunk in hand is "
+       "multiplied while the next one moves (two slots); gemm_reducescatter adds each block's fp32 partial into the "
+       "running sum received (the gemm's beta = 1) and sends it on, piece by piece",
+       80, false, ring::allgather_gemm_bf16, ring::allgather_gemm_f16, ring::gemm_reducescatter_bf16,
+       ring::gemm_reducescatter_f16, false},
   };
   return rungs;
 }
