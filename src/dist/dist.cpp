@@ -39,6 +39,7 @@ Workspace::~Workspace() {
   }
   for (cudaEvent_t e : events_) (void)cudaEventDestroy(e);
   events_.clear();
+  rung_states_.clear();  // each waits for its own last use
 }
 
 cudaStream_t Workspace::side_stream(int i) {

@@ -16,6 +16,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,13 @@ namespace rungs::dist::detail {
 // transfers (NCCL's kernels; the device's greatest stream priority, so they take SMs as soon as a
 // product's blocks retire) and the epilogues (alpha/beta and the rounding of the rows that landed).
 enum SideStream : int { kCompute = 0, kComm = 1, kEpilogue = 2, kSideStreams = 3 };
+
+// What a rung keeps per communicator beside memory (rung 4: a communicator split from the caller's
+// and its registered buffer), made by the rung on its first call, destroyed with the workspace
+// after the workspace's memory is freed and its side streams destroyed.
+struct RungState {
+  virtual ~RungState() = default;
+};
 
 // The workspace of one communicator (dist.cpp keeps one per ncclComm_t): one device allocation on
 // the communicator's device, grown as needed, reused by the next calls. A rung asks for the bytes
@@ -55,6 +64,8 @@ class Workspace {
   // Event i of a pool kept with the workspace (timing off), created on first use. Reusing one in
   // the next call is safe: a wait takes the event's state when it is enqueued.
   cudaEvent_t event(size_t i);
+  // The state rung `rung` keeps for this communicator (null until the rung makes it).
+  std::unique_ptr<RungState>& rung_state(int rung) { return rung_states_[rung]; }
 
  private:
   int device_;
@@ -63,6 +74,7 @@ class Workspace {
   cudaEvent_t last_use_ = nullptr;
   cudaStream_t side_[kSideStreams] = {};
   std::vector<cudaEvent_t> events_;
+  std::map<int, std::unique_ptr<RungState>> rung_states_;
 };
 
 // The side streams of one call, forked from the caller's stream: they start after the work
@@ -220,6 +232,12 @@ void allgather_gemm_f16(const ArgsH&);
 void gemm_reducescatter_bf16(const ArgsBF&);
 void gemm_reducescatter_f16(const ArgsH&);
 }  // namespace ring
+
+// Rung 4, 04_copy_engine.cu (allgather_gemm only).
+namespace copy_engine {
+void allgather_gemm_bf16(const ArgsBF&);
+void allgather_gemm_f16(const ArgsH&);
+}  // namespace copy_engine
 
 }  // namespace rungs::dist::detail
 

@@ -26,6 +26,11 @@ const std::vector<Rung>& ladder() {
        "running sum received (the gemm's beta = 1) and sends it on, piece by piece",
        80, false, ring::allgather_gemm_bf16, ring::allgather_gemm_f16, ring::gemm_reducescatter_bf16,
        ring::gemm_reducescatter_f16, false},
+      {"copy_engine",
+       "allgather_gemm with the transfer on the copy engines: an ncclAllGather per piece on a communicator split "
+       "with CTAPolicy = NCCL_CTA_POLICY_ZERO into an ncclMemAlloc buffer registered as a symmetric window, so the "
+       "product keeps every SM; the own rows' product first, each piece's others' as it lands",
+       80, false, copy_engine::allgather_gemm_bf16, copy_engine::allgather_gemm_f16, nullptr, nullptr, false},
   };
   return rungs;
 }
