@@ -211,7 +211,13 @@ int run(int argc, char** argv) {
     ok = ok && (bitwise ? d == 0.0 : d <= 1.0 / 128);
     for (T* p : {A_local, B, C, A_full, C_ref}) CHECK_CUDA(cudaFree(p));
   }
-  {  // gemm_reducescatter: A_r is W*m x k, B_r is k x n; this rank gets rows [rank*m, (rank+1)*m) of the sum.
+  // A rung may do allgather_gemm only (rung 4, copy_engine): then gemm_reducescatter is skipped.
+  bool reducescatter = variant == "auto";
+  for (const rungs::VariantInfo& v : rungs::variants(rungs::Op::gemm_reducescatter))
+    reducescatter = reducescatter || v.name == variant;
+  if (!reducescatter) std::printf("rank %d: gemm_reducescatter has no rung %s: skipped\n", rank, variant.c_str());
+  if (reducescatter) {
+    // gemm_reducescatter: A_r is W*m x k, B_r is k x n; this rank gets rows [rank*m, (rank+1)*m) of the sum.
     const int64_t M = world * m;
     T* A = upload(seed, 2, rank, M, k, k);
     T* B = upload(seed, 3, rank, k, n, n);

@@ -113,7 +113,8 @@ TEST(DistLadder, ListsAreWellFormed) {
   }
 }
 
-// Rungs 2 and 3 do both operations in both types, after the baseline, in ladder order.
+// Rungs 2 and 3 do both operations in both types, after the baseline, in ladder order; rung 4
+// allgather_gemm only.
 TEST(DistLadder, OverlapRungsFollowTheBaseline) {
   for (Op op : {Op::allgather_gemm, Op::gemm_reducescatter}) {
     const auto v = variants(op);
@@ -127,6 +128,13 @@ TEST(DistLadder, OverlapRungsFollowTheBaseline) {
       EXPECT_FALSE(v[i].baseline) << v[i].name;
     }
   }
+  // Rung 4 moves bytes on the copy engines, which do not add: allgather_gemm only.
+  const auto ag = variants(Op::allgather_gemm);
+  ASSERT_GE(ag.size(), 4u);
+  EXPECT_EQ(ag[3].name, "copy_engine");
+  EXPECT_EQ(ag[3].rung, 4);
+  EXPECT_EQ(ag[3].types, "f16 bf16");
+  for (const auto& v : variants(Op::gemm_reducescatter)) EXPECT_NE(v.name, "copy_engine");
 }
 
 // The pipelines' pieces: >= kMinPieceBytes each, at most kMaxPieces, at most one per row, at least
