@@ -252,6 +252,30 @@ TEST(DistThreads, GemmReduceScatterEveryRung) {
   }
 }
 
+// The pipelines of rungs 2 and 3 on small shapes: the pieces forced (the rule gives one piece
+// below 8 MiB of fp32), uneven ones included (37 rows in 3 or 8 pieces), padded rows, beta != 0,
+// k = 0; every rung and auto, both operations and types.
+TEST(DistThreads, ForcedPiecesEveryRung) {
+  RUNGS_REQUIRE_TWO_GPUS();
+  Comms c;
+  struct Reset {
+    ~Reset() { dist::detail::set_pieces_for_testing(0); }
+  } reset;
+  const Shape shapes[] = {{37, 29, 53, 3, 1.0f, 0.0f}, {37, 29, 53, 0, 0.5f, -1.5f}, {5, 7, 0, 1, 2.0f, 0.5f},
+                          {200, 264, 520, 8, 1.0f, 1.0f}};
+  for (int pieces : {3, 8}) {
+    dist::detail::set_pieces_for_testing(pieces);
+    uint64_t seed = 500 + 100 * pieces;
+    for (const std::string& v : variant_names_with_auto(Op::gemm_reducescatter))
+      for (const Shape& s : shapes) {
+        reducescatter_case<__nv_bfloat16>(c, v, s, seed++);
+        reducescatter_case<__half>(c, v, s, seed++);
+      }
+    for (const std::string& v : variant_names_with_auto(Op::allgather_gemm))
+      for (const Shape& s : shapes) allgather_case<__nv_bfloat16>(c, v, allgather_bitwise(v), s, seed++);
+  }
+}
+
 // Repeated calls on one communicator: the workspace grows, is reused, is released and comes back.
 TEST(DistThreads, RepeatedCallsAndRelease) {
   RUNGS_REQUIRE_TWO_GPUS();
@@ -334,35 +358,39 @@ TEST(DistThreads, WrongDeviceIsRefused) {
 }
 
 // Two processes, one per GPU, the unique id through a file: examples/dist_two_process checks its
-// own results (exit status 0).
+// own results (exit status 0), for every rung and auto.
 TEST(DistProcesses, TwoProcessesThroughAnIdFile) {
   RUNGS_REQUIRE_TWO_GPUS();
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("rungs_dist_" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  const std::string id = (dir / "nccl_id").string();
-  std::vector<pid_t> pids;
   setenv("NCCL_NVLS_ENABLE", "0", 1);  // the children inherit it
   const std::string world = std::to_string(kWorld);
-  for (int r = 0; r < kWorld; ++r) {
-    // Everything the child needs is made before fork(): between fork and exec a child of a threaded
-    // process may call only async-signal-safe functions (no allocation).
-    const std::string rank = std::to_string(r);
-    const pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      execl(RUNGS_DIST_EXAMPLE, RUNGS_DIST_EXAMPLE, "--rank", rank.c_str(), "--world", world.c_str(), "--device",
-            rank.c_str(), "--id", id.c_str(), "--m", "67", "--n", "45", "--k", "129", static_cast<char*>(nullptr));
-      _exit(127);
+  for (const std::string& variant : variant_names_with_auto(Op::allgather_gemm)) {
+    const fs::path dir = fs::temp_directory_path() / ("rungs_dist_" + std::to_string(getpid()) + "_" + variant);
+    fs::create_directories(dir);
+    const std::string id = (dir / "nccl_id").string();
+    std::vector<pid_t> pids;
+    for (int r = 0; r < kWorld; ++r) {
+      // Everything the child needs is made before fork(): between fork and exec a child of a threaded
+      // process may call only async-signal-safe functions (no allocation).
+      const std::string rank = std::to_string(r);
+      const pid_t pid = fork();
+      ASSERT_GE(pid, 0);
+      if (pid == 0) {
+        execl(RUNGS_DIST_EXAMPLE, RUNGS_DIST_EXAMPLE, "--rank", rank.c_str(), "--world", world.c_str(), "--device",
+              rank.c_str(), "--id", id.c_str(), "--m", "67", "--n", "45", "--k", "129", "--variant", variant.c_str(),
+              static_cast<char*>(nullptr));
+        _exit(127);
+      }
+      pids.push_back(pid);
     }
-    pids.push_back(pid);
+    for (int r = 0; r < kWorld; ++r) {
+      int status = 0;
+      ASSERT_EQ(waitpid(pids[r], &status, 0), pids[r]);
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+          << variant << ": rank " << r << " status " << status;
+    }
+    fs::remove_all(dir);
   }
-  for (int r = 0; r < kWorld; ++r) {
-    int status = 0;
-    ASSERT_EQ(waitpid(pids[r], &status, 0), pids[r]);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "rank " << r << " status " << status;
-  }
-  fs::remove_all(dir);
 }
 
 #else
