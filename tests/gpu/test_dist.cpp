@@ -127,21 +127,42 @@ struct Dev {
   }
 };
 
-// got against ref over rows x cols (ld apart): bit for bit, or within 2 units in the last place of
-// the type plus fp32 accumulation's error over k terms of magnitude <= 1.
+// |alpha| |A||B| + |beta| |C0| per element of C (rows x cols, ld apart): what the rounding errors
+// of a correct product scale with. A is rows x k (tight rows), B k x cols (ldb), C0 as C.
 template <typename T>
-std::string compare(const std::vector<T>& got, const std::vector<T>& ref, int64_t rows, int64_t cols, int64_t ld,
-                    bool bitwise, int64_t k) {
+std::vector<double> magnitudes(const std::vector<T>& A, const std::vector<T>& B, int64_t ldb,
+                               const std::vector<T>& C0, int64_t rows, int64_t cols, int64_t k, int64_t ld,
+                               float alpha, float beta) {
+  std::vector<double> mag(static_cast<size_t>(rows * ld), 0.0);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t p = 0; p < k; ++p) {
+      const double a = std::fabs(static_cast<double>(alpha) * to_f(A[i * k + p]));
+      for (int64_t j = 0; j < cols; ++j) mag[i * ld + j] += a * std::fabs(to_f(B[p * ldb + j]));
+    }
+  if (beta != 0.0f)
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j) mag[i * ld + j] += std::fabs(beta * to_f(C0[i * ld + j]));
+  return mag;
+}
+
+// got against ref over rows x cols (ld apart): bit for bit, or within what two correct products may
+// differ by: each rounds once to the type (half a unit in the last place of the result, relative
+// to its magnitude mag) after fp32 sums whose order differs (k u mag each), so
+// |got - ref| <= (2 ulp + 2 k u) mag.
+template <typename T>
+std::string compare(const std::vector<T>& got, const std::vector<T>& ref, const std::vector<double>& mag, int64_t rows,
+                    int64_t cols, int64_t ld, bool bitwise, int64_t k) {
   const double ulp = std::is_same_v<T, __half> ? std::ldexp(1.0, -10) : std::ldexp(1.0, -7);
+  const double gamma = 2 * ulp + 2 * static_cast<double>(k) * std::ldexp(1.0, -24);
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j) {
       const size_t at = static_cast<size_t>(i * ld + j);
       const float g = to_f(got[at]), r = to_f(ref[at]);
       const bool same = std::memcmp(&got[at], &ref[at], sizeof(T)) == 0;
-      const bool close = std::fabs(g - r) <= 2 * ulp * std::fabs(r) + 1e-6 * static_cast<double>(k);
+      const bool close = std::fabs(g - r) <= gamma * mag[at];
       if (bitwise ? !same : !close)
         return "C[" + std::to_string(i) + "][" + std::to_string(j) + "] = " + std::to_string(g) + ", expected " +
-               std::to_string(r) + (bitwise ? " (bit for bit)" : " (within tolerance)");
+               std::to_string(r) + (bitwise ? " (bit for bit)" : " (beyond (2 ulp + 2 k u) |alpha||A||B| + |beta||C0|)");
     }
   return "";
 }
@@ -172,11 +193,15 @@ void allgather_case(const Comms& c, const std::string& variant, bool bitwise, co
     o.variant = variant;
     if (cudaStreamCreateWithFlags(&o.stream, cudaStreamNonBlocking) != cudaSuccess) throw std::runtime_error("stream");
     dist::allgather_gemm(s.m, s.n, s.k, s.alpha, A.p, lda, B.p, ldb, s.beta, C.p, ldc, c.comm[r], o);
+    Options single;  // the reference: the single-GPU gemm's own auto choice, on the same stream
+    single.stream = o.stream;
     gemm(Trans::N, Trans::N, M, s.n, s.k, s.alpha, A_full.p, std::max<int64_t>(s.k, 1), B.p, ldb, s.beta, C_ref.p,
-         ldc, o);
+         ldc, single);
     cudaStreamSynchronize(o.stream);
     cudaStreamDestroy(o.stream);
-    const std::string diff = compare(C.get(), C_ref.get(), M, s.n, ldc, bitwise, s.k);
+    const std::vector<double> mag =
+        magnitudes(full, host_matrix<T>(seed, 20 + r, s.k, s.n, ldb), ldb, c0, M, s.n, s.k, ldc, s.alpha, s.beta);
+    const std::string diff = compare(C.get(), C_ref.get(), mag, M, s.n, ldc, bitwise, s.k);
     EXPECT_EQ(diff, "") << "allgather_gemm " << variant << " " << type_name<T>() << " rank " << r << " m_local=" << s.m
                         << " n_local=" << s.n << " k=" << s.k << " beta=" << s.beta;
   });
@@ -205,11 +230,14 @@ void reducescatter_case(const Comms& c, const std::string& variant, const Shape&
     o.variant = variant;
     if (cudaStreamCreateWithFlags(&o.stream, cudaStreamNonBlocking) != cudaSuccess) throw std::runtime_error("stream");
     dist::gemm_reducescatter(M, s.n, s.k, s.alpha, A.p, lda, B.p, ldb, s.beta, C.p, ldc, c.comm[r], o);
+    Options single;  // the reference: the single-GPU gemm's own auto choice, on the same stream
+    single.stream = o.stream;
     gemm(Trans::N, Trans::N, s.m, s.n, K, s.alpha, A_cat.p, std::max<int64_t>(K, 1), B_cat.p, ldb, s.beta, C_ref.p,
-         ldc, o);
+         ldc, single);
     cudaStreamSynchronize(o.stream);
     cudaStreamDestroy(o.stream);
-    const std::string diff = compare(C.get(), C_ref.get(), s.m, s.n, ldc, false, K);
+    const std::vector<double> mag = magnitudes(a_cat, b_cat, ldb, c0, s.m, s.n, K, ldc, s.alpha, s.beta);
+    const std::string diff = compare(C.get(), C_ref.get(), mag, s.m, s.n, ldc, false, K);
     EXPECT_EQ(diff, "") << "gemm_reducescatter " << variant << " " << type_name<T>() << " rank " << r
                         << " m=" << M << " n=" << s.n << " k_local=" << s.k << " beta=" << s.beta;
   });
