@@ -71,8 +71,12 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   //    0577b80). Rungs 18 (0.80x) and 19 (0.88x at 4096^3, level at 8192^3) are not chosen.
   //    sm_90 without sm_90a runs cuBLAS; other sm_80+ GPUs (not measured) mma_sync (f16, bf16) or
   //    wmma (tf32).
-  //  - fp8: cuBLAS (cublasLt, in the cublas rung) on every device: no fp8 rung of ours is measured yet.
-  //    Where cuBLASLt has no fp8 (before sm_89) the cublas rung throws Unsupported.
+  //  - fp8: cuBLAS (cublasLt, in the cublas rung) on every device. Rung 28 (wgmma_fp8) is faster
+  //    (1.00 / 1.05 / 1.04x per-tensor at 2048 / 4096 / 8192^3 nt, H100, 6b05a1d) but does not
+  //    promote: its error is 18x cuBLASLt's at k = 8192 and 43x at 32768; rung 29 (promoted, the same
+  //    error as cuBLASLt's) runs at 0.83-0.93x, and at 0.86-0.89x cuBLASLt's own block128 at 4096 and
+  //    8192^3 (1.09x at 2048^3, one shape: not taken). Where cuBLASLt has no fp8 (before sm_89) the
+  //    cublas rung throws Unsupported.
   const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   const bool hopper = sm == 90 && detail::built_for_sm90a();
   if (type == GemmType::fp8) return "cublas";
