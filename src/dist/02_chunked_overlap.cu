@@ -33,7 +33,14 @@
 // gemm_reducescatter at m = 16384, k_local = 4096, n = 8192: product about 1,430 us (same flops),
 // the fp32 reduce-scatter about 1,100 us (256 MiB each way at the all-gather's 240 GB/s: an
 // estimate), rung 1 about 2,600 us; this rung about 1,650-1,800 us (the longer of the two plus one
-// eighth of the reduce-scatter). Not yet measured.
+// eighth of the reduce-scatter).
+// Measured on 2 H200 joined by NVLink (dd3d148, `rungs bench allgather_gemm --world 2 --m 8192 --n
+// 4096 --k 8192`, `rungs bench gemm_reducescatter --world 2 --m 16384 --n 8192 --k 4096`, medians
+// of 20, the slowest rank's): allgather_gemm 1.389 ms against rung 1's 1.820 (1.31x), the
+// all-gather alone 0.565 and the product alone 1.216 ms: 1.14x of the longer, overlap efficiency
+// 0.88; gemm_reducescatter 2.094 ms against 2.642 (1.26x), the fp32 reduce-scatter alone 1.065 and
+// the product 1.240 ms: efficiency 0.59, the reduce-scatter's kernels and the stripes' products
+// sharing the SMs. A second run: 1.330 and 2.085 ms.
 #include "dist/dist_rung.hpp"
 
 namespace rungs::dist::detail::chunked_overlap {

@@ -36,7 +36,10 @@
 // where pairwise exchanges cross slower links. gemm_reducescatter at m = 16384, k_local = 4096,
 // n = 8192: the peer's block (715 us of product) streamed in 8 pieces, its 256 MiB fp32 transfer
 // (about 1,100 us at 240 GB/s, an estimate) under that product and the own block's, which adds into
-// the pieces as they land: about 1,500-1,650 us (rung 1: about 2,600 us). Not yet measured.
+// the pieces as they land: about 1,500-1,650 us (rung 1: about 2,600 us).
+// Measured on 2 H200 (dd3d148, as rung 2): allgather_gemm 1.401 ms (1.30x rung 1, level with rung
+// 2); gemm_reducescatter 2.381 ms (1.11x rung 1, slower than rung 2's 2.094: the running sums'
+// fp32 pieces move one neighbour at a time). A second run: 1.363 and 2.358 ms.
 #include "dist/dist_rung.hpp"
 
 namespace rungs::dist::detail::ring {
