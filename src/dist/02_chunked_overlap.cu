@@ -49,19 +49,11 @@ namespace {
 
 constexpr const char* kName = "chunked_overlap";
 
-// C (rows x n) = alpha * A (rows x k, lda) * B_r + beta * C through the library's gemm.
-template <typename T>
-void product(const ArgsT<T>& a, int64_t rows, const T* A, int64_t lda, T* C, cudaStream_t stream) {
-  Options o;
-  o.stream = stream;
-  gemm(Trans::N, Trans::N, rows, a.n, a.k, a.alpha, A, lda, a.B, a.ldb, a.beta, C, a.ldc, o);
-}
-
 template <typename T>
 void allgather_gemm(const ArgsT<T>& a) {
   if (a.world == 1 || a.k == 0) {
     // Nothing to move: one rank's own rows, or k == 0 (C = beta * C, A not read).
-    product(a, a.world * a.m, a.A, a.lda, a.C, a.stream);
+    rank_product(a, a.world * a.m, a.A, a.lda, a.C, a.stream);
     return;
   }
   const int64_t slot = a.m * a.k;  // elements of one rank's rows, tight
@@ -85,11 +77,11 @@ void allgather_gemm(const ArgsT<T>& a) {
     g.end();
     f.record(static_cast<size_t>(j), comm);
   }
-  product(a, a.m, a.A, a.lda, a.C + a.rank * a.m * a.ldc, comp);
+  rank_product(a, a.m, a.A, a.lda, a.C + a.rank * a.m * a.ldc, comp);
   for (int j = 1; j < a.world; ++j) {
     const int from = (a.rank - j + a.world) % a.world;
     f.wait(static_cast<size_t>(j), comp);
-    product(a, a.m, gathered + from * slot, a.k, a.C + from * a.m * a.ldc, comp);
+    rank_product(a, a.m, gathered + from * slot, a.k, a.C + from * a.m * a.ldc, comp);
   }
   f.join();
 }

@@ -48,19 +48,11 @@ namespace {
 
 constexpr const char* kName = "ring";
 
-// C (rows x n) = alpha * A (rows x k, lda) * B_r + beta * C through the library's gemm.
-template <typename T>
-void product(const ArgsT<T>& a, int64_t rows, const T* A, int64_t lda, T* C, cudaStream_t stream) {
-  Options o;
-  o.stream = stream;
-  gemm(Trans::N, Trans::N, rows, a.n, a.k, a.alpha, A, lda, a.B, a.ldb, a.beta, C, a.ldc, o);
-}
-
 template <typename T>
 void allgather_gemm(const ArgsT<T>& a) {
   if (a.world == 1 || a.k == 0) {
     // Nothing to move: one rank's own rows, or k == 0 (C = beta * C, A not read).
-    product(a, a.world * a.m, a.A, a.lda, a.C, a.stream);
+    rank_product(a, a.world * a.m, a.A, a.lda, a.C, a.stream);
     return;
   }
   const int64_t chunk = a.m * a.k;  // elements of one rank's rows, tight
@@ -95,7 +87,7 @@ void allgather_gemm(const ArgsT<T>& a) {
       f.record(landed(j), comm);
     }
     if (j >= 1) f.wait(landed(j - 1), comp);
-    product(a, a.m, hand, j == 0 ? a.lda : a.k, a.C + owner * a.m * a.ldc, comp);
+    rank_product(a, a.m, hand, j == 0 ? a.lda : a.k, a.C + owner * a.m * a.ldc, comp);
     f.record(computed(j), comp);
   }
   f.join();

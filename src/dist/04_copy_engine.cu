@@ -41,14 +41,6 @@ namespace {
 
 constexpr int kRung = 4;  // its state's key in the workspace
 
-// C (rows x n) = alpha * A (rows x k, lda) * B_r + beta * C through the library's gemm.
-template <typename T>
-void product(const ArgsT<T>& a, int64_t rows, const T* A, int64_t lda, T* C, cudaStream_t stream) {
-  Options o;
-  o.stream = stream;
-  gemm(Trans::N, Trans::N, rows, a.n, a.k, a.alpha, A, lda, a.B, a.ldb, a.beta, C, a.ldc, o);
-}
-
 // Per communicator: the split communicator and its window. The window grows like the workspace
 // (after the last call's work, an event recorded on the caller's stream); every rank grows it in the
 // same call (the sizes agree), as registration is collective.
@@ -102,7 +94,7 @@ template <typename T>
 void allgather_gemm(const ArgsT<T>& a) {
   if (a.world == 1 || a.k == 0) {
     // Nothing to move: one rank's own rows, or k == 0 (C = beta * C, A not read).
-    product(a, a.world * a.m, a.A, a.lda, a.C, a.stream);
+    rank_product(a, a.world * a.m, a.A, a.lda, a.C, a.stream);
     return;
   }
   std::unique_ptr<RungState>& held = a.ws->rung_state(kRung);
@@ -124,14 +116,14 @@ void allgather_gemm(const ArgsT<T>& a) {
     RUNGS_NCCL(ncclAllGather(mine, stripe, static_cast<size_t>(rows * a.k), nccl_type<T>(), st.comm, comm));
     f.record(static_cast<size_t>(p), comm);
   }
-  product(a, a.m, a.A, a.lda, a.C + a.rank * a.m * a.ldc, comp);
+  rank_product(a, a.m, a.A, a.lda, a.C + a.rank * a.m * a.ldc, comp);
   for (int p = 0; p < pieces; ++p) {
     const int64_t lo = piece_begin(a.m, pieces, p), rows = piece_begin(a.m, pieces, p + 1) - lo;
     const T* stripe = gathered + a.world * lo * a.k;
     f.wait(static_cast<size_t>(p), comp);
     for (int q = 0; q < a.world; ++q) {
       if (q == a.rank) continue;
-      product(a, rows, stripe + q * rows * a.k, a.k, a.C + (q * a.m + lo) * a.ldc, comp);
+      rank_product(a, rows, stripe + q * rows * a.k, a.k, a.C + (q * a.m + lo) * a.ldc, comp);
     }
   }
   f.join();

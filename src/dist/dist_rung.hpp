@@ -150,6 +150,15 @@ using ArgsH = ArgsT<__half>;
 using RunBF = void (*)(const ArgsBF&);
 using RunH = void (*)(const ArgsH&);
 
+// allgather_gemm's product of `rows` rows of A (lda apart) with this rank's B into C (rows x n, the
+// call's ldc): C = alpha A B_r + beta C through the library's gemm (auto), on `stream`.
+template <typename T>
+void rank_product(const ArgsT<T>& a, int64_t rows, const T* A, int64_t lda, T* C, cudaStream_t stream) {
+  Options o;
+  o.stream = stream;
+  gemm(Trans::N, Trans::N, rows, a.n, a.k, a.alpha, A, lda, a.B, a.ldb, a.beta, C, a.ldc, o);
+}
+
 struct Rung {
   const char* name;
   const char* summary;
