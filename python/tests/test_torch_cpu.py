@@ -190,7 +190,6 @@ def library(monkeypatch, torch_path):
 
     calls = []
     monkeypatch.setattr(rungs._arrays, "_raw_stream", lambda device: 4242)
-    monkeypatch.setattr(rungs._core, "_current_torch_stream", lambda device: 4242)
     fake = types.SimpleNamespace(
         gemm=lambda *args: calls.append(("gemm",) + args),
         gemv=lambda *args: calls.append(("gemv",) + args),
@@ -283,7 +282,6 @@ def test_fast_path_numerically(monkeypatch, torch_path):
 
     monkeypatch.setattr(torch.Tensor, "get_device", lambda self: 0)
     monkeypatch.setattr(rungs._arrays, "_raw_stream", lambda device: 0)
-    monkeypatch.setattr(rungs._core, "_current_torch_stream", lambda device: 0)
     host = HostLibrary()
     monkeypatch.setattr(rungs._core, "_rungs", host)
     monkeypatch.setattr(rungs._core, "gemm_torch", _planned(host))
