@@ -11,13 +11,21 @@
 // alpha / beta per element, C unread when beta == 0. Fewer tile blocks than SMs (n = 7168: 56):
 // k is split over gridDim.z (as many splits as whole multiples of the tiles fit the SMs, each at
 // least 4 k tiles), fp32 partial sums go to a workspace and a second kernel adds them in split
-// order (deterministic) and applies alpha / beta.
+// order (deterministic) and applies alpha / beta. The second kernel is a programmatic dependent
+// launch: scheduled while the first runs (griddepcontrol.launch_dependents at its start), it
+// waits in griddepcontrol.wait for the first grid's partial sums, so its launch latency overlaps
+// the first kernel.
 // Fallback inside the rung (slower, same answer): ta == T, tb == N, or rows TMA cannot address
 // (16-byte aligned base and ld * 2 % 16 == 0) run rung 14 (which itself falls back to rung 13 for
 // unaligned rows).
 // Bound now (not measured): reading W once from DRAM is the floor; the grid is whole tiles times
 // whole splits, so SMs can idle (n = 7168 at m <= 128: 112 blocks on 132 SMs); the split's partial
-// sums go through DRAM/L2 and a second launch; the A boxes are re-read by every block from L2.
+// sums go through L2 and the second pass runs after the first grid; the A boxes are re-read by
+// every block from L2.
+// Prediction (H100, against the same rung with an ordinary second launch): split shapes lose the
+// launch gap of the second kernel, 1-2 us (7168 x 8192 nt: 48-57 us -> ~46-55 us); unsplit shapes
+// (28672 x 8192) unchanged.
+// Measured: not yet.
 #include "gemm/26_decode_wgmma.cuh"
 
 #include "core/errors.hpp"
@@ -35,7 +43,8 @@ constexpr int MIN_KT_PER_SPLIT = 4;
 constexpr int MAX_GROUPS_Y = 65535;  // gridDim.y
 
 // Block (x, y, z): W rows 128x .., A rows N (group0 + y) .., k tiles of split z. part == nullptr:
-// C = alpha * acc + beta * C; else the fp32 sums go to part[z][row of A][row of W] (ld n).
+// C = alpha * acc + beta * C; else the fp32 sums go to part[z][row of A][row of W] (ld n), and the
+// second pass, launched programmatically, may be scheduled at once.
 template <typename T, int N>
 __global__ void __launch_bounds__(THREADS, 1)
     decode_kernel(const __grid_constant__ CUtensorMap map_w, const __grid_constant__ CUtensorMap map_a, ArgsT<T> a,
@@ -44,6 +53,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   static_assert(smem_bytes<N>() <= 227 * 1024, "fits the 227 KB a Hopper block may have");
   static_assert(STAGES >= 2, "a pipeline");
   extern __shared__ unsigned char smem_raw[];
+  if (part != nullptr) griddep_launch_dependents();
   unsigned char* smem = detail::smem_align_1024(smem_raw);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + STAGES * STAGE_BYTES);
   uint64_t* empty = full + STAGES;
@@ -79,8 +89,10 @@ __global__ void __launch_bounds__(THREADS, 1)
 }
 
 // C = alpha * (sum over the splits of part, in split order) + beta * C (beta == 0: C unread).
+// Launched as a programmatic dependent of decode_kernel: it waits for that grid's partial sums.
 template <typename T>
 __global__ void __launch_bounds__(256) add_splits(const float* __restrict__ part, int splits, ArgsT<T> a) {
+  griddep_wait();
   const int64_t mn = a.m * a.n;
   for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < mn; e += int64_t(gridDim.x) * blockDim.x) {
     float acc = 0.0f;
@@ -109,7 +121,8 @@ void launch(const ArgsT<T>& a) {
   }
   if (splits > 1) {
     const int64_t blocks = std::min<int64_t>(ceil_div(a.m * a.n, 256), 8 * sms);
-    add_splits<T><<<static_cast<unsigned>(blocks), 256, 0, a.stream>>>(part.as<float>(), static_cast<int>(splits), a);
+    launch_dependent(&add_splits<T>, static_cast<unsigned>(blocks), 256, a.stream, part.as<float>(),
+                     static_cast<int>(splits), a);
     detail::check_launch("decode_wgmma");
   }
 }

@@ -1,7 +1,7 @@
 // Rung 26's parts (used by rungs 26 and 27; what they add and why: 26_decode_wgmma.cu): the block
 // shape (128 rows of W, two consumer warpgroups and a producer warp), the TMA stages of W and A,
-// the producer's and the consumers' step for one k tile, the tensor maps, and the choice of
-// wgmma's N from m.
+// the producer's and the consumers' step for one k tile, the tensor maps, the choice of wgmma's N
+// from m, and the second pass's programmatic launch.
 #pragma once
 
 #include "detail/gemm_pipeline.cuh"
@@ -84,6 +84,41 @@ Maps make_maps(const ArgsT<T>& a) {
   constexpr int E = int(sizeof(T));
   return {detail::make_tensor_map_2d(a.B, detail::tma_operand_type<T>(), E, a.n, a.k, a.ldb, BM, BK),
           detail::make_tensor_map_2d(a.A, detail::tma_operand_type<T>(), E, a.m, a.k, a.lda, N, BK)};
+}
+
+// Every thread of a kernel whose results a programmatically launched kernel reads (the second
+// pass): that kernel may be scheduled now; it waits (griddep_wait) until this grid has finished
+// and its writes are visible.
+__device__ __forceinline__ void griddep_launch_dependents() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#else
+  __trap();
+#endif
+}
+__device__ __forceinline__ void griddep_wait() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#else
+  __trap();
+#endif
+}
+
+// Launches kernel<<<grid, block, 0, stream>>>(args...) as a programmatic dependent of the kernel
+// launched before it on the stream: scheduled while that one runs (where SMs have room), its
+// griddep_wait returns once that one has finished.
+template <typename... P, typename... Q>
+void launch_dependent(void (*kernel)(P...), unsigned grid, unsigned block, cudaStream_t stream, Q... args) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(grid);
+  cfg.blockDim = dim3(block);
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  RUNGS_CUDA(cudaLaunchKernelEx(&cfg, kernel, static_cast<P>(args)...));
 }
 
 // W must be n x k (tb == T) and A m x k (ta == N): both k-contiguous, as the kernels read them,

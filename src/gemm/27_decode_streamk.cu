@@ -13,12 +13,17 @@
 // stores it (alpha, beta, C unread when beta == 0). A cut segment stores its fp32 sums in the
 // block's workspace slot (two per block: its first and its last segment, the only ones that can be
 // cut), and a second kernel adds each cut tile's segments in k order (deterministic, no atomics,
-// no waiting between blocks) and applies alpha / beta. Workspace: 2 P slots of 128 x N floats
+// no waiting between blocks) and applies alpha / beta; it is a programmatic dependent launch, as in
+// rung 26. Workspace: 2 P slots of 128 x N floats
 // (17 MB at N = 128 on 132 SMs, 1 MB at N = 8), none when no tile is cut.
 // Fallbacks as rung 26: ta == T, tb == N, or rows TMA cannot address run rung 14.
 // Bound now (not measured): reading W once from DRAM, now with every SM streaming until the end;
 // the cut tiles' partial sums (at most P - 1 tiles, 2 x 128 x N floats each way per cut) and the
-// second launch; the A boxes re-read by every block from L2, now also at 132 different k offsets.
+// second pass after the grid; the A boxes re-read by every block from L2, now also at 132
+// different k offsets.
+// Prediction (H100, against the same rung with an ordinary second launch): 1-2 us less wherever
+// a tile is cut (7168 and 28672 x 8192 nt at every m).
+// Measured: not yet.
 #include "gemm/26_decode_wgmma.cuh"
 
 #include "core/errors.hpp"
@@ -46,7 +51,8 @@ __host__ __device__ __forceinline__ int64_t range_start(int64_t b, int64_t units
 
 // Block b walks units [start(b), start(b + 1)). A whole tile: C = alpha * acc + beta * C; a cut
 // segment: its fp32 sums go to slot 2 b (the block's first segment) or 2 b + 1 (its last), laid
-// out [row of A - m0][row of W - n0] (128 x N floats).
+// out [row of A - m0][row of W - n0] (128 x N floats). With a cut tile, the second pass (launched
+// programmatically) may be scheduled at once.
 template <typename T, int N>
 __global__ void __launch_bounds__(THREADS, 1)
     decode_kernel(const __grid_constant__ CUtensorMap map_w, const __grid_constant__ CUtensorMap map_a, ArgsT<T> a,
@@ -55,6 +61,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   static_assert(smem_bytes<N>() <= 227 * 1024, "fits the 227 KB a Hopper block may have");
   static_assert(STAGES >= 2, "a pipeline");
   extern __shared__ unsigned char smem_raw[];
+  if (part != nullptr) griddep_launch_dependents();
   unsigned char* smem = detail::smem_align_1024(smem_raw);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + STAGES * STAGE_BYTES);
   uint64_t* empty = full + STAGES;
@@ -103,10 +110,12 @@ __global__ void __launch_bounds__(THREADS, 1)
 
 // Block j: the tile holding the start of range j + 1, if that start cuts it and range j is the
 // tile's first (so each cut tile is done once): C = alpha * (its segments' sums, in k order, i.e.
-// in block order) + beta * C (beta == 0: C unread).
+// in block order) + beta * C (beta == 0: C unread). Launched as a programmatic dependent of
+// decode_kernel: it waits for that grid's partial sums.
 template <typename T, int N>
 __global__ void __launch_bounds__(256)
     add_segments(const float* __restrict__ part, ArgsT<T> a, int64_t units, int64_t P, int tiles_n, int64_t KT) {
+  griddep_wait();
   const int64_t j = blockIdx.x, cut = range_start(j + 1, units, P), tile = cut / KT;
   if (cut % KT == 0 || owner(tile * KT, units, P) != j) return;
   const int64_t b1 = owner((tile + 1) * KT - 1, units, P);
@@ -139,8 +148,8 @@ void launch(const ArgsT<T>& a) {
                                                                  static_cast<int>(tiles_n), KT);
   detail::check_launch("decode_streamk");
   if (cut) {
-    add_segments<T, N><<<static_cast<unsigned>(P - 1), 256, 0, a.stream>>>(part.as<float>(), a, units, P,
-                                                                            static_cast<int>(tiles_n), KT);
+    launch_dependent(&add_segments<T, N>, static_cast<unsigned>(P - 1), 256, a.stream, part.as<float>(), a, units, P,
+                     static_cast<int>(tiles_n), KT);
     detail::check_launch("decode_streamk");
   }
 }
