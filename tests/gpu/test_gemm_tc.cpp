@@ -479,12 +479,14 @@ TEST_P(GemmTc, CapturedGraphReplaysOnFreshInputs) {
 // (17 k tiles, the last partial) is split 4 ways and the partial sums go through the second pass;
 // n = 17000 (133 tiles) fills the SMs unsplit, with k = 520 (9 k tiles) long enough for 2 splits,
 // so only the tile count keeps it unsplit; k = 8200 splits 32 ways. alpha / beta with C read and with
-// NaN in C (beta == 0). nn, tn and tight (unaligned) rows of the same shapes take the fallback.
+// NaN in C (beta == 0). tn and tight (unaligned) rows of the same shapes take the fallback.
 // Rung 27 (decode_streamk) cuts the (tile, k tile) units into one range per SM: at n = 300 a tile's
 // 17 k tiles go to 4-5 blocks, at n = 17000 tiles are cut in 2; n = 50000 and 30000 with k = 130
 // (3 k tiles, the last partial) give ranges of several whole tiles between two cut ones, with N = 16
 // and (m = 65) N = 128, beta != 0.
 // One split case is also captured into a graph (its workspace allocated inside it) and replayed.
+// Then W stored k x n (nn) at each N, read in place by rungs 26 and 27, and the 256-row tiles
+// they take at N = 64 and 128 for long n, nt and nn.
 TEST_P(GemmTc, DecodeShapesFewRows) {
   const TcParam& p = GetParam();
   uint64_t seed = 1700;
@@ -518,6 +520,26 @@ TEST_P(GemmTc, DecodeShapesFewRows) {
     ++tally_.filtered;
   } else {
     captured_case(s, ++seed);
+  }
+
+  // W stored k x n (nn), rows aligned: rungs 26 and 27 read W in place through wgmma's transpose
+  // bit; n = 300 leaves the last 64-column box of W partly out of range, k = 1030 is split (26)
+  // and cut (27), one N per m.
+  uint64_t seed_nn = 1800;
+  for (int64_t m : {1, 9, 17, 33, 65, 128}) {
+    check::GemmShape t = aligned_rows(shape(Trans::N, Trans::N, m, 300, 1030), p.kind);
+    if (m == 33) t.alpha = -1.5f, t.beta = 0.75f;
+    check_case(t, ++seed_nn);
+  }
+  // 256-row tiles (rungs 26 and 27 at N = 64 and 128 when n gives half the SMs a whole tile:
+  // 2 ceil(n / 256) groups >= 132 here), nt and nn: k = 3 (one partial k tile) under the
+  // sanitizers' size, k = 1030 (the stages wrap, rung 27 cuts tiles) above it.
+  for (Trans tb : kT) {
+    check_case(aligned_rows(shape(Trans::N, tb, 40, 16900, 3), p.kind), ++seed_nn);
+    check_case(aligned_rows(shape(Trans::N, tb, 129, 8200, 3), p.kind), ++seed_nn);
+    check::GemmShape t = aligned_rows(shape(Trans::N, tb, 100, 17000, 1030), p.kind);
+    t.alpha = 0.5f, t.beta = -1.0f;
+    check_case(t, ++seed_nn);
   }
   RUNGS_FINISH(tally_);
 }
