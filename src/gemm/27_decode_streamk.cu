@@ -16,7 +16,8 @@
 // when beta == 0). A cut segment stores its fp32 sums in the block's workspace slot (two per
 // block: its first and its last segment, the only ones that can be cut), and a second kernel adds
 // each cut tile's segments in k order (deterministic, no atomics, no waiting between blocks) and
-// applies alpha / beta; it is a programmatic dependent launch, as in rung 26. Workspace: 2 P slots
+// applies alpha / beta; it is a programmatic dependent launch (scheduled while the first grid
+// runs, it waits in griddepcontrol.wait for the sums). Workspace: 2 P slots
 // of BM x N floats (17 MB at BM x N = 128 x 128 on 132 SMs, 1 MB at N = 8), none when no tile is
 // cut.
 // Fallbacks as rung 26: ta == T, or rows TMA cannot address run rung 14.
