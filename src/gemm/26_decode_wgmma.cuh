@@ -137,9 +137,9 @@ __device__ __forceinline__ void griddep_wait() {
 // launched before it on the stream: scheduled while that one runs (where SMs have room), its
 // griddep_wait returns once that one has finished.
 template <typename... P, typename... Q>
-void launch_dependent(void (*kernel)(P...), unsigned grid, unsigned block, cudaStream_t stream, Q... args) {
+void launch_dependent(void (*kernel)(P...), dim3 grid, unsigned block, cudaStream_t stream, Q... args) {
   cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(grid);
+  cfg.gridDim = grid;
   cfg.blockDim = dim3(block);
   cfg.stream = stream;
   cudaLaunchAttribute attr[1];

@@ -16,8 +16,9 @@
 // when beta == 0). A cut segment stores its fp32 sums in the block's workspace slot (two per
 // block: its first and its last segment, the only ones that can be cut), and a second kernel adds
 // each cut tile's segments in k order (deterministic, no atomics, no waiting between blocks) and
-// applies alpha / beta; it is a programmatic dependent launch (scheduled while the first grid
-// runs, it waits in griddepcontrol.wait for the sums). Workspace: 2 P slots
+// applies alpha / beta, BM N / 1024 blocks per cut tile, one 16-byte load per thread and segment;
+// it is a programmatic dependent launch (scheduled while the first grid runs, it waits in
+// griddepcontrol.wait for the sums). Workspace: 2 P slots
 // of BM x N floats (17 MB at BM x N = 128 x 128 on 132 SMs, 1 MB at N = 8), none when no tile is
 // cut.
 // Fallbacks as rung 26: ta == T, or rows TMA cannot address run rung 14.
@@ -26,9 +27,14 @@
 // 26's extra blocks go to whichever SM is free); the cut tiles' partial sums (at most P - 1 tiles,
 // 2 x BM x N floats each way per cut) and the second pass after the grid; the A boxes re-read by
 // every block from L2, now also at 132 different k offsets.
-// Prediction (H100, against the previous commit): nn runs at nt's speed (7168 x 8192 nn falls back
-// to rung 14 today); 28672 x 8192 nt at m = 64 / 128 (256-row tiles, A's L2 reads halved) several
-// per cent faster than with 128-row tiles; other shapes unchanged.
+// Prediction (H100, bench nt, against the form measured before: one 256-thread block per cut
+// tile walking its 128 x N sums one float per thread and iteration, an L2 round trip each, and
+// an ordinary second launch): the second pass drops from ~N / 2 serial L2 latencies (~64 at
+// N = 128, which fits rung 27's excess over rung 26 growing with m: +2 / +12 / +22 / +44 us at
+// m = 1 / 32 / 64 / 128 at 7168 x 8192) to about one, plus the launch gap it no longer waits
+// for: 7168 x 8192 at m = 32..128 within ~2-4 us of rung 26 (0.0744 -> ~0.051-0.053 ms at
+// m = 64, 0.1007 -> ~0.053-0.057 at m = 128); m = 1 / 8 ~1-2 us faster. nn at nt's speed.
+// 28672 x 8192 m = 64 / 128 (256-row tiles): 0.193 / 0.216 ms -> ~0.165-0.170.
 // Measured: not yet.
 #include "gemm/26_decode_wgmma.cuh"
 
@@ -120,7 +126,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   }
 }
 
-// Block j: the tile holding the start of range j + 1, if that start cuts it and range j is the
+// Blocks (j, ..): the tile holding the start of range j + 1, if that start cuts it and range j is the
 // tile's first (so each cut tile is done once): C = alpha * (its segments' sums, in k order, i.e.
 // in block order) + beta * C (beta == 0: C unread). Launched as a programmatic dependent of
 // decode_kernel: it waits for that grid's partial sums.
@@ -136,13 +142,22 @@ __global__ void __launch_bounds__(256)
   // Block j's segment is its last (slot 2j + 1) unless its range starts at the tile's start; the
   // later blocks' segments are their first (slot 2b).
   const int64_t first_slot = 2 * j + (range_start(j, units, P) < tile * KT ? 1 : 0);
-  for (int e = static_cast<int>(threadIdx.x); e < BM * N; e += 256) {
-    const int row = m0 + e / BM, col = n0 + e % BM;
-    if (row >= a.m || col >= a.n) continue;
-    float acc = part[first_slot * (BM * N) + e];
-    for (int64_t b = j + 1; b <= b1; ++b) acc += part[2 * b * (BM * N) + e];
-    detail::store_c(a.C, a.ldc, row, col, acc, a.alpha, a.beta);
+  // Block (j, y) adds quad y * 256 + t of the tile: 4 consecutive rows of W (columns of C), one
+  // 16-byte load per segment; every quad's loads are independent of the others', spread over
+  // BM N / 1024 blocks per cut tile (a loop over the tile in one block would wait out an L2
+  // latency per iteration: 64 at N = 128).
+  const int e = (static_cast<int>(blockIdx.y) * 256 + static_cast<int>(threadIdx.x)) * 4;
+  const int row = m0 + e / BM, col = n0 + e % BM;
+  if (row >= a.m || col >= a.n) return;
+  float4 acc = __ldcg(reinterpret_cast<const float4*>(part + first_slot * (BM * N) + e));
+  for (int64_t b = j + 1; b <= b1; ++b) {
+    const float4 v = __ldcg(reinterpret_cast<const float4*>(part + 2 * b * (BM * N) + e));
+    acc.x += v.x, acc.y += v.y, acc.z += v.z, acc.w += v.w;
   }
+  const float v[4] = {acc.x, acc.y, acc.z, acc.w};
+#pragma unroll
+  for (int i = 0; i < 4; ++i)
+    if (col + i < a.n) detail::store_c(a.C, a.ldc, row, col + i, v[i], a.alpha, a.beta);
 }
 
 template <typename T, int N, int H, bool W_MN>
@@ -161,8 +176,9 @@ void launch(const ArgsT<T>& a) {
                                                                  static_cast<int>(tiles_n), KT);
   detail::check_launch("decode_streamk");
   if (cut) {
-    launch_dependent(&add_segments<T, N, H>, static_cast<unsigned>(P - 1), 256, a.stream, part.as<float>(), a, units, P,
-                     static_cast<int>(tiles_n), KT);
+    static_assert(BM * N % 1024 == 0, "whole blocks of 256 quads");
+    launch_dependent(&add_segments<T, N, H>, dim3(static_cast<unsigned>(P - 1), BM * N / 1024), 256, a.stream,
+                     part.as<float>(), a, units, P, static_cast<int>(tiles_n), KT);
     detail::check_launch("decode_streamk");
   }
 }
