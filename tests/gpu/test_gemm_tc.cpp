@@ -534,14 +534,19 @@ TEST_P(GemmTc, DecodeShapesFewRows) {
   }
   // 256-row tiles (rungs 26 and 27 at N = 64 and 128 when n gives half the SMs a whole tile:
   // 2 ceil(n / 256) groups >= 132 here), nt and nn: k = 3 (one partial k tile) under the
-  // sanitizers' size, k = 1030 (the stages wrap, rung 27 cuts tiles) above it.
+  // sanitizers' size; above it k = 400 at N = 64 and 330 at N = 128 (7 and 6 k tiles, past the
+  // 5 and 4 stages: the pipeline wraps; rung 27 cuts tiles), alpha / beta on the second.
   for (Trans tb : kT) {
     check_case(aligned_rows(shape(Trans::N, tb, 40, 16900, 3), p.kind), ++seed_nn);
     check_case(aligned_rows(shape(Trans::N, tb, 129, 8200, 3), p.kind), ++seed_nn);
-    check::GemmShape t = aligned_rows(shape(Trans::N, tb, 100, 17000, 1030), p.kind);
+    check_case(aligned_rows(shape(Trans::N, tb, 40, 16900, 400), p.kind), ++seed_nn);
+    check::GemmShape t = aligned_rows(shape(Trans::N, tb, 65, 16900, 330), p.kind);
     t.alpha = 0.5f, t.beta = -1.0f;
     check_case(t, ++seed_nn);
   }
+  // n = 16800: 66 256-row tiles, so on 132 SMs rung 26 splits k = 520 in 2 (a cluster of two
+  // 256 x 64 blocks whose sums meet in shared memory).
+  check_case(aligned_rows(shape(Trans::N, Trans::T, 40, 16800, 520), p.kind), ++seed_nn);
   RUNGS_FINISH(tally_);
 }
 
