@@ -109,10 +109,10 @@ struct Maps {
 template <typename T, int N, int H, bool W_MN>
 Maps make_maps(const ArgsT<T>& a) {
   constexpr int E = int(sizeof(T));
-  const CUtensorMap w = W_MN ? detail::make_tensor_map_2d(a.B, detail::tma_operand_type<T>(), E, a.k, a.n, a.ldb, BK, 64)
-                             : detail::make_tensor_map_2d(a.B, detail::tma_operand_type<T>(), E, a.n, a.k, a.ldb,
-                                                          bm<H>(), BK);
-  return {w, detail::make_tensor_map_2d(a.A, detail::tma_operand_type<T>(), E, a.m, a.k, a.lda, N, BK)};
+  const CUtensorMapDataType type = detail::tma_operand_type<T>();
+  const CUtensorMap w = W_MN ? detail::make_tensor_map_2d(a.B, type, E, a.k, a.n, a.ldb, BK, 64)
+                             : detail::make_tensor_map_2d(a.B, type, E, a.n, a.k, a.ldb, bm<H>(), BK);
+  return {w, detail::make_tensor_map_2d(a.A, type, E, a.m, a.k, a.lda, N, BK)};
 }
 
 // Every thread of a kernel whose results a programmatically launched kernel reads (the second
@@ -178,7 +178,8 @@ void with_shape(const ArgsT<T>& a, Wide&& wide, F&& f) {
       else f(n, h, std::false_type{});
     };
     if constexpr (N >= 64) {
-      if (wide(detail::ceil_div(a.n, int64_t(256)) * detail::ceil_div(a.m, int64_t(N)))) return layout(std::integral_constant<int, 2>{});
+      const int64_t wide_tiles = detail::ceil_div(a.n, int64_t(256)) * detail::ceil_div(a.m, int64_t(N));
+      if (wide(wide_tiles)) return layout(std::integral_constant<int, 2>{});
     }
     layout(std::integral_constant<int, 1>{});
   });

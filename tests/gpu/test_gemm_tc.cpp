@@ -473,21 +473,20 @@ TEST_P(GemmTc, CapturedGraphReplaysOnFreshInputs) {
   RUNGS_FINISH(tally_);
 }
 
-// Decode shapes (rung 26, decode_wgmma, and every rung beside it): few rows of A against a wide
-// W stored n x k (nt), rows aligned so the TMA path runs. m covers each narrow wgmma N (8, 16, 32,
-// 64, 128), its neighbours and groups past 128; n = 300 is 3 tiles of 128 W rows, so k = 1030
-// (17 k tiles, the last partial) is split 4 ways and the splits' sums meet in a cluster of 4;
-// n = 17000 (133 tiles) fills the SMs unsplit, with k = 520 (9 k tiles) long enough for 2 splits,
-// so only the tile count keeps it unsplit; k = 8200 splits 8 ways (the largest cluster). alpha / beta with C read and with
-// NaN in C (beta == 0). tn and tight (unaligned) rows of the same shapes take the fallback.
-// Rung 27 (decode_streamk) cuts the (tile, k tile) units into one range per SM: at n = 300 a tile's
-// 17 k tiles go to 4-5 blocks, at n = 17000 tiles are cut in 2; n = 50000 and 30000 with k = 130
-// (3 k tiles, the last partial) give ranges of several whole tiles between two cut ones, with N = 16
-// and (m = 65) N = 128, beta != 0.
-// One split case is also captured into a graph (rung 26's cluster launch, rung 27's workspace
-// allocated inside it and its programmatic second launch) and replayed.
-// Then W stored k x n (nn) at each N, read in place by rungs 26 and 27, and the 256-row tiles
-// they take at N = 64 and 128 for long n, nt and nn.
+// Decode shapes (rung 26, decode_wgmma, and every rung beside it): few rows of A against a wide W
+// stored n x k (nt), rows aligned so the TMA path runs. m covers each narrow wgmma N (8, 16, 32,
+// 64, 128), its neighbours and groups past 128; n = 300 is 3 tiles of 128 W rows, so k = 1030 (17 k
+// tiles, the last partial) is split 4 ways and the splits' sums meet in a cluster of 4; n = 17000
+// (133 tiles) fills the SMs unsplit, with k = 520 (9 k tiles) long enough for 2 splits, so only the
+// tile count keeps it unsplit; k = 8200 splits 8 ways (the largest cluster). alpha / beta with C
+// read and with NaN in C (beta == 0). tn and tight (unaligned) rows of the same shapes take the
+// fallback. Rung 27 (decode_streamk) cuts the (tile, k tile) units into one range per SM: at n =
+// 300 a tile's 17 k tiles go to 4-5 blocks, at n = 17000 tiles are cut in 2; n = 50000 and 30000
+// with k = 130 (3 k tiles, the last partial) give ranges of several whole tiles between two cut
+// ones, with N = 16 and (m = 65) N = 128, beta != 0. One split case is also captured into a graph
+// (rung 26's cluster launch, rung 27's workspace allocated inside it and its programmatic second
+// launch) and replayed. Then W stored k x n (nn) at each N, read in place by rungs 26 and 27, and
+// the 256-row tiles they take at N = 64 and 128 for long n, nt and nn.
 TEST_P(GemmTc, DecodeShapesFewRows) {
   const TcParam& p = GetParam();
   uint64_t seed = 1700;
