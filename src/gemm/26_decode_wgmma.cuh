@@ -1,8 +1,8 @@
 // Rung 26's parts (used by rungs 26 and 27; what they add and why: 26_decode_wgmma.cu): the block
-// shape (BM rows of W: 128, or 256 from N = 64 on; two consumer warpgroups and a producer warp),
-// the TMA stages of W and A, the producer's and the consumers' step for one k tile with W either
-// k-contiguous (nt) or n-contiguous (nn, wgmma's transpose bit), the tensor maps, the choice of
-// wgmma's N from m, and the second pass's programmatic launch.
+// shape (BM rows of W: 128, or 256 at N = 64 and 128 where the rung asks for it; two consumer
+// warpgroups and a producer warp), the TMA stages of W and A, the producer's and the consumers'
+// step for one k tile with W either k-contiguous (nt) or n-contiguous (nn, wgmma's transpose bit),
+// the tensor maps, the choice of wgmma's N and BM, and rung 27's programmatic second launch.
 #pragma once
 
 #include "detail/gemm_pipeline.cuh"

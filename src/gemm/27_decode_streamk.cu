@@ -91,7 +91,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         const int64_t tile = u / KT;
         const int n0 = static_cast<int>(tile % tiles_n) * BM, m0 = static_cast<int>(tile / tiles_n) * N;
         produce_k_tile<N, H, W_MN>(smem, full, empty, static_cast<int>(u - u0), &map_w, &map_a,
-                          static_cast<int>(u % KT), n0, m0);
+                                   static_cast<int>(u % KT), n0, m0);
       }
     }
     return;
