@@ -170,6 +170,17 @@ void launch(const ArgsT<T>& a) {
   if (tiles < sms) splits = std::max<int64_t>(1, std::min({sms / tiles, KT / MIN_KT_PER_SPLIT, MAX_SPLITS}));
   auto* kernel = &decode_kernel<T, N, H, W_MN>;
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), SMEM);
+  // A cluster of the splits must fit in one GPC at this block size (8 of them do on an H100); on a
+  // GPU where it does not, fewer splits.
+  while (splits > 1) {
+    try {
+      detail::max_active_clusters(reinterpret_cast<const void*>(kernel), THREADS, SMEM, static_cast<int>(splits),
+                                  "decode_wgmma");
+      break;
+    } catch (const Unsupported&) {
+      --splits;
+    }
+  }
   for (int64_t g0 = 0; g0 < groups; g0 += MAX_GROUPS_Y) {
     const dim3 grid(static_cast<unsigned>(tiles_n), static_cast<unsigned>(std::min<int64_t>(MAX_GROUPS_Y, groups - g0)),
                     static_cast<unsigned>(splits));
