@@ -28,13 +28,14 @@
 // 2 x BM x N floats each way per cut) and the second pass after the grid; the A boxes re-read by
 // every block from L2, now also at 132 different k offsets.
 // Prediction (H100, bench nt, against the form measured before: one 256-thread block per cut
-// tile walking its 128 x N sums one float per thread and iteration, an L2 round trip each, and
-// an ordinary second launch): the second pass drops from ~N / 2 serial L2 latencies (~64 at
-// N = 128, which fits rung 27's excess over rung 26 growing with m: +2 / +12 / +22 / +44 us at
-// m = 1 / 32 / 64 / 128 at 7168 x 8192) to about one, plus the launch gap it no longer waits
-// for: 7168 x 8192 at m = 32..128 within ~2-4 us of rung 26 (0.0744 -> ~0.051-0.053 ms at
-// m = 64, 0.1007 -> ~0.053-0.057 at m = 128); m = 1 / 8 ~1-2 us faster. nn at nt's speed.
-// 28672 x 8192 m = 64 / 128 (256-row tiles): 0.193 / 0.216 ms -> ~0.165-0.170.
+// tile walking its 128 x N sums one float per thread and iteration, N / 2 iterations of 2-3 loads
+// that waited on each other (L2 round trips), after an ordinary second launch): the second pass
+// drops to about one round of independent loads, and its launch overlaps the first grid. That
+// loop fits rung 27's measured excess over rung 26 growing with m (+2 / +12 / +22 / +44 us at
+// m = 1 / 32 / 64 / 128, 7168 x 8192), so most of it goes: 7168 x 8192 m = 32 0.0619 ->
+// ~0.047-0.050 ms, m = 64 0.0744 -> ~0.049-0.052, m = 128 0.1007 -> ~0.053-0.057, m = 1 / 8
+// 0.050-0.053 -> ~0.046-0.048; 28672 x 8192 m = 1..32 0.167-0.179 -> ~0.158-0.162, m = 64 / 128
+// (256-row tiles) 0.193 / 0.216 -> ~0.162-0.168. nn at nt's speed.
 // Measured: not yet.
 #include "gemm/26_decode_wgmma.cuh"
 
@@ -150,9 +151,14 @@ __global__ void __launch_bounds__(256)
   const int row = m0 + e / BM, col = n0 + e % BM;
   if (row >= a.m || col >= a.n) return;
   float4 acc = __ldcg(reinterpret_cast<const float4*>(part + first_slot * (BM * N) + e));
-  for (int64_t b = j + 1; b <= b1; ++b) {
-    const float4 v = __ldcg(reinterpret_cast<const float4*>(part + 2 * b * (BM * N) + e));
-    acc.x += v.x, acc.y += v.y, acc.z += v.z, acc.w += v.w;
+  for (int64_t b = j + 1; b <= b1; b += 4) {  // the later segments' loads 4 at a time, added in order
+    float4 v[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+      if (b + i <= b1) v[i] = __ldcg(reinterpret_cast<const float4*>(part + 2 * (b + i) * (BM * N) + e));
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+      if (b + i <= b1) acc.x += v[i].x, acc.y += v[i].y, acc.z += v[i].z, acc.w += v[i].w;
   }
   const float v[4] = {acc.x, acc.y, acc.z, acc.w};
 #pragma unroll
