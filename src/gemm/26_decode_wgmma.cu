@@ -17,8 +17,9 @@
 // flight). One block per SM. The epilogue writes C from the accumulators transposed (C[j][i] =
 // d[i][j]), masked, alpha / beta per element, C unread when beta == 0.
 // Fewer tile blocks than SMs (n = 7168: 56): k is split over gridDim.z (as many splits as whole
-// multiples of the tiles fit the SMs, each at least 4 k tiles, at most 8), and a tile's splits are
-// one thread block cluster along z, so they run together. At the end each block leaves its fp32
+// multiples of the tiles fit the SMs, each at least 4 k tiles, at most 8, fewer where a cluster
+// of them does not fit a GPC), and a tile's splits are one thread block cluster along z, so they
+// run together. At the end each block leaves its fp32
 // sums in its own shared memory (where its stages were), the cluster syncs, and block z adds
 // slice z of the tile over the cluster's blocks in split order through distributed shared memory
 // (ld.shared::cluster), applies alpha / beta and stores it: deterministic, one launch, no
