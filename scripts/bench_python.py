@@ -4,8 +4,8 @@
 
 1. Host time per call at 64 x 64 x 64 float32: rungs.gemm(a, b) against torch.mm(a, b), and the
    extension module's raw call (rungs._rungs.gemm on the same pointers, with the result allocated
-   beforehand) that the Python layer wraps. Each call is timed on its own (time.perf_counter_ns);
-   the median of --calls calls is reported. Every 100 calls the stream is synchronized (untimed), so
+   beforehand) that the Python layer wraps, interleaved in turns of 100 calls. Each call is timed
+   on its own (time.perf_counter_ns); the median of --calls calls is reported. Every 100 calls the stream is synchronized (untimed), so
    the launch queue never fills and blocks a call.
 2. Device time at --large^3 float32: rungs.gemm against the raw call (the same kernel; the Python
    layer's work is host-side only), medians of CUDA-event times.
@@ -88,9 +88,16 @@ def main():
         host_times(fn, 1000)
     rows = []
     med = {}
-    for name, fn in (("rungs.gemm", lambda: rungs.gemm(a, b)), ("torch.mm", lambda: torch.mm(a, b)),
-                     ("rungs._rungs.gemm (raw)", raw_gemm(a, b, c))):
-        med[name] = statistics.median(host_times(fn, args.calls)) / 1e3
+    # The three calls interleaved (100 calls of each in turn), so that the CPU's clock and the other
+    # processes on the host affect them alike.
+    calls = {"rungs.gemm": lambda: rungs.gemm(a, b), "torch.mm": lambda: torch.mm(a, b),
+             "rungs._rungs.gemm (raw)": raw_gemm(a, b, c)}
+    times = {name: [] for name in calls}
+    for _ in range(max(1, args.calls // 100)):
+        for name, fn in calls.items():
+            times[name] += host_times(fn, 100)
+    for name in calls:
+        med[name] = statistics.median(times[name]) / 1e3
         rows.append({"what": f"host time per call, 64^3 float32: {name}", "us": med[name]})
     rows.append({"what": "rungs.gemm - torch.mm, host time per call, 64^3", "us": med["rungs.gemm"] - med["torch.mm"]})
     # Where a call's host time goes: the pieces rungs.gemm and torch.mm are made of, each alone.

@@ -60,8 +60,9 @@ void gemm_reducescatter(int64_t m, int64_t n, int64_t k_local, float alpha, cons
 void set_collective_check(ncclComm_t comm, bool on);
 
 // The library keeps device workspace per communicator (the gathered A, the fp32 partial sums),
-// grown as needed and reused by the next calls. release(comm) frees the workspace of `comm`
-// (call it before ncclCommDestroy; it waits for the work using it). Thread-safe; a no-op for a
+// grown as needed and reused by the next calls, and the overlapping rungs' side streams and events.
+// release(comm) frees the workspace of `comm` (call it before ncclCommDestroy; it waits for the
+// work using it), its side streams and events included. Thread-safe; a no-op for a
 // communicator without workspace. workspace_bytes(comm): the bytes held for it now.
 void release(ncclComm_t comm);
 size_t workspace_bytes(ncclComm_t comm);

@@ -238,65 +238,29 @@ if _arrays._torch is not None:
     _Tensor, _Parameter = _arrays._torch.Tensor, _arrays._torch.nn.Parameter
     _grad_enabled = _arrays._torch.is_grad_enabled
     _is_compiling = getattr(getattr(_arrays._torch, "compiler", None), "is_compiling", None) or (lambda: False)
-    _TORCH_GEMM = {_arrays._torch.float32: 0, _arrays._torch.float16: 1, _arrays._torch.bfloat16: 2}
     _current_torch_stream = _arrays._raw_stream or (lambda d: _arrays.current_stream("torch", d))
 
-    def _torch_layout(r, c, st):
-        """(transposed, ld) of an r x c torch view with strides st, the common row-major case read
-        directly; None where the library has no storage for it."""
-        if st[1] == 1 and r > 1 and c > 0 and st[0] >= c:
-            return False, st[0]
-        return _layout(r, c, st[0], st[1])
+    def _setup_torch_path(raw_stream=None):
+        """Hands the extension module's torch path (gemm_torch) the torch objects it reads: the
+        tensor types, the dtypes, the grad mode and torch's current raw stream (raw_stream: the
+        tests' stand-in)."""
+        from . import _rungs as ext  # the extension itself, also where a test stands in for _rungs here
+
+        t = _arrays._torch
+        ext.torch_setup(_Tensor, _Parameter, t.float32, t.float16, t.bfloat16, _grad_enabled,
+                        raw_stream or _current_torch_stream)
+
+    _setup_torch_path()
 
     def gemm_torch(a, b, out, alpha, beta, variant, math):
-        """gemm on plain torch CUDA tensors in eager mode, on torch's current stream: the common call
-        with the least work per call (each tensor attribute read once). None (having done nothing)
-        for anything else: then the general path runs, with its checks and messages, or the torch
+        """gemm on plain torch CUDA tensors in eager mode, on torch's current stream: the common call,
+        its tensors read by the extension module (_rungs.gemm_torch) rather than here. None (having
+        done nothing) for anything else, and under torch.compile (whose trace must see the custom
+        operators): then the general path runs, with its checks and messages, or the torch
         operators (route)."""
-        tb_ = type(b)
-        if (tb_ is not _Tensor and tb_ is not _Parameter) or _is_compiling():
+        if _is_compiling():
             return None
-        if _grad_enabled() and (a.requires_grad or b.requires_grad):
-            return None
-        dt = a.dtype
-        code = _TORCH_GEMM.get(dt)
-        mcode = _MATH.get(math)
-        device = a.get_device()
-        if (code is None or mcode is None or b.dtype is not dt or device < 0 or b.get_device() != device
-                or type(variant) is not str):
-            return None
-        sa, sb = a.stride(), b.stride()
-        if len(sa) != 2 or len(sb) != 2:
-            return None
-        m, k = a.shape
-        k2, n = b.shape
-        if k2 != k:
-            return None
-        la = _torch_layout(m, k, sa)
-        lb = _torch_layout(k, n, sb)
-        if la is None or lb is None:
-            return None
-        if out is None:
-            if beta != 0:
-                return None
-            c = a.new_empty(m, n)  # sizes as separate arguments: torch parses them faster than a tuple
-            _rungs.gemm(code, la[0], lb[0], m, n, k, float(alpha), a.data_ptr(), la[1], b.data_ptr(), lb[1], 0.0,
-                        c.data_ptr(), n if n > 1 else 1, variant, mcode, _current_torch_stream(device), device)
-            return c
-        to = type(out)
-        if ((to is not _Tensor and to is not _Parameter) or out.get_device() != device or out.dtype is not dt
-                or out.shape != (m, n) or out.requires_grad):
-            return None
-        lc = _torch_layout(m, n, out.stride())
-        if lc is None:
-            return None
-        if lc[0]:  # a transposed out: out.T = b.T @ a.T on the same memory
-            _rungs.gemm(code, not lb[0], not la[0], n, m, k, float(alpha), b.data_ptr(), lb[1], a.data_ptr(), la[1],
-                        float(beta), out.data_ptr(), lc[1], variant, mcode, _current_torch_stream(device), device)
-        else:
-            _rungs.gemm(code, la[0], lb[0], m, n, k, float(alpha), a.data_ptr(), la[1], b.data_ptr(), lb[1],
-                        float(beta), out.data_ptr(), lc[1], variant, mcode, _current_torch_stream(device), device)
-        return out
+        return _rungs.gemm_torch(a, b, out, alpha, beta, variant, math)
 else:  # pragma: no cover - depends on the environment
     gemm_torch = None
 

@@ -14,8 +14,11 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <tuple>
+#include <utility>
 
 namespace nb = nanobind;
 
@@ -260,6 +263,200 @@ nb::tuple dlpack_view(nb::handle capsule) {
                         t.strides ? nb::object(nb::tuple(strides)) : nb::none());
 }
 
+// -- the eager torch path --------------------------------------------------------------------
+// rungs.gemm on plain torch CUDA tensors, on torch's current stream, outside torch.compile: the
+// commonest call, read here through the C API instead of Python code (rungs/_core.py, gemm_torch,
+// calls it after its torch.compile check). torch is not linked: its objects come from
+// torch_setup, and the tensors are read through their Python attributes. Anything but the plain
+// case (a dtype, a layout, grad, mixed devices, beta without out...) declines with None, having done
+// nothing: the general Python path then runs, with its checks and messages.
+struct TorchRefs {
+  PyObject *tensor = nullptr, *parameter = nullptr, *f32 = nullptr, *f16 = nullptr, *bf16 = nullptr;
+  PyObject *grad_enabled = nullptr, *raw_stream = nullptr;
+  PyObject *s_dtype = nullptr, *s_get_device = nullptr, *s_stride = nullptr, *s_shape = nullptr;
+  PyObject *s_requires_grad = nullptr, *s_data_ptr = nullptr, *s_new_empty = nullptr;
+};
+TorchRefs g_torch;  // strong references, kept for the life of the process
+
+void torch_setup(nb::handle tensor, nb::handle parameter, nb::handle f32, nb::handle f16, nb::handle bf16,
+                 nb::handle grad_enabled, nb::handle raw_stream) {
+  TorchRefs& t = g_torch;
+  for (auto [slot, h] : {std::pair<PyObject**, nb::handle>{&t.tensor, tensor}, {&t.parameter, parameter},
+                         {&t.f32, f32}, {&t.f16, f16}, {&t.bf16, bf16}, {&t.grad_enabled, grad_enabled},
+                         {&t.raw_stream, raw_stream}}) {
+    Py_XINCREF(h.ptr());
+    Py_XDECREF(*slot);
+    *slot = h.ptr();
+  }
+  if (!t.s_dtype) {
+    t.s_dtype = PyUnicode_InternFromString("dtype");
+    t.s_get_device = PyUnicode_InternFromString("get_device");
+    t.s_stride = PyUnicode_InternFromString("stride");
+    t.s_shape = PyUnicode_InternFromString("shape");
+    t.s_requires_grad = PyUnicode_InternFromString("requires_grad");
+    t.s_data_ptr = PyUnicode_InternFromString("data_ptr");
+    t.s_new_empty = PyUnicode_InternFromString("new_empty");
+  }
+}
+
+bool is_torch_tensor(PyObject* o) {
+  const PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(o));
+  return g_torch.tensor && (type == g_torch.tensor || type == g_torch.parameter);
+}
+
+// A Python failure inside the path is the caller's error (nb::python_error carries it).
+nb::object checked(PyObject* o) {
+  if (!o) throw nb::python_error();
+  return nb::steal(o);
+}
+nb::object call_method(PyObject* self, PyObject* name) {
+  PyObject* args[] = {self};
+  return checked(PyObject_VectorcallMethod(name, args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr));
+}
+int64_t as_int(const nb::object& o) {
+  const long long v = PyLong_AsLongLong(o.ptr());
+  if (v == -1 && PyErr_Occurred()) throw nb::python_error();
+  return v;
+}
+
+// The (transposed, ld) of an r x c view with strides (sr, sc), as _core._layout; false where the
+// library has no storage for it.
+bool torch_layout(int64_t r, int64_t c, int64_t sr, int64_t sc, bool& t, int64_t& ld) {
+  t = false;
+  if (r == 0 || c == 0) return ld = std::max<int64_t>(c, 1), true;
+  if (c == 1 || sc == 1) {
+    if (r == 1) return ld = c, true;
+    if (sr >= c) return ld = sr, true;
+  }
+  if ((r == 1 || sr == 1) && sc >= r) return t = true, ld = sc, true;
+  return false;
+}
+
+// A 2-D tensor's shape and strides; false unless it has two dimensions.
+bool shape_strides(PyObject* x, int64_t& r, int64_t& c, int64_t& sr, int64_t& sc) {
+  const nb::object shape = checked(PyObject_GetAttr(x, g_torch.s_shape));
+  const nb::object stride = call_method(x, g_torch.s_stride);
+  if (!PyTuple_Check(shape.ptr()) || !PyTuple_Check(stride.ptr()) || PyTuple_GET_SIZE(shape.ptr()) != 2 ||
+      PyTuple_GET_SIZE(stride.ptr()) != 2)
+    return false;
+  r = as_int(nb::borrow(PyTuple_GET_ITEM(shape.ptr(), 0)));
+  c = as_int(nb::borrow(PyTuple_GET_ITEM(shape.ptr(), 1)));
+  sr = as_int(nb::borrow(PyTuple_GET_ITEM(stride.ptr(), 0)));
+  sc = as_int(nb::borrow(PyTuple_GET_ITEM(stride.ptr(), 1)));
+  return true;
+}
+
+// The call the path makes: the arguments of `gemm` above (the extension's raw entry), and the
+// tensor it returns (out, or the new result).
+struct TorchGemm {
+  int dtype = 0, math = 0, device = 0;
+  bool ta = false, tb = false;
+  int64_t m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
+  float alpha = 1.0f, beta = 0.0f;
+  uintptr_t a = 0, b = 0, c = 0, stream = 0;
+  std::string variant;
+  nb::object result;
+};
+
+bool torch_gemm_plan(nb::handle a, nb::handle b, nb::handle out, nb::handle alpha, nb::handle beta, nb::handle variant,
+                     nb::handle math, TorchGemm& g) {
+  const TorchRefs& R = g_torch;
+  if (!is_torch_tensor(a.ptr()) || !is_torch_tensor(b.ptr()) || !PyUnicode_CheckExact(variant.ptr()) ||
+      !PyUnicode_CheckExact(math.ptr()))
+    return false;
+  if (!(PyFloat_CheckExact(alpha.ptr()) || PyLong_CheckExact(alpha.ptr())) ||
+      !(PyFloat_CheckExact(beta.ptr()) || PyLong_CheckExact(beta.ptr())))
+    return false;
+  const double al = PyFloat_AsDouble(alpha.ptr()), be = PyFloat_AsDouble(beta.ptr());
+  if (PyErr_Occurred()) throw nb::python_error();
+  const int grad = PyObject_IsTrue(checked(PyObject_CallNoArgs(R.grad_enabled)).ptr());
+  if (grad < 0) throw nb::python_error();
+  if (grad) {
+    if (checked(PyObject_GetAttr(a.ptr(), R.s_requires_grad)).ptr() == Py_True ||
+        checked(PyObject_GetAttr(b.ptr(), R.s_requires_grad)).ptr() == Py_True)
+      return false;
+  }
+  const nb::object dt = checked(PyObject_GetAttr(a.ptr(), R.s_dtype));
+  if (checked(PyObject_GetAttr(b.ptr(), R.s_dtype)).ptr() != dt.ptr()) return false;
+  if (dt.ptr() == R.f32) g.dtype = kF32;
+  else if (dt.ptr() == R.f16) g.dtype = kF16;
+  else if (dt.ptr() == R.bf16) g.dtype = kBF16;
+  else return false;
+  if (PyUnicode_CompareWithASCIIString(math.ptr(), "fp32") == 0) g.math = 0;
+  else if (PyUnicode_CompareWithASCIIString(math.ptr(), "tf32") == 0) g.math = 1;
+  else if (PyUnicode_CompareWithASCIIString(math.ptr(), "tf32x3") == 0) g.math = 2;
+  else return false;
+  g.device = static_cast<int>(as_int(call_method(a.ptr(), R.s_get_device)));
+  if (g.device < 0 || as_int(call_method(b.ptr(), R.s_get_device)) != g.device) return false;
+  int64_t m, k, k2, n, sa0, sa1, sb0, sb1;
+  if (!shape_strides(a.ptr(), m, k, sa0, sa1) || !shape_strides(b.ptr(), k2, n, sb0, sb1) || k2 != k) return false;
+  bool ta, tb;
+  int64_t lda, ldb;
+  if (!torch_layout(m, k, sa0, sa1, ta, lda) || !torch_layout(k, n, sb0, sb1, tb, ldb)) return false;
+  Py_ssize_t len = 0;
+  const char* v = PyUnicode_AsUTF8AndSize(variant.ptr(), &len);
+  if (!v) throw nb::python_error();
+  g.variant.assign(v, static_cast<size_t>(len));
+  g.alpha = static_cast<float>(al);
+  const uintptr_t pa = static_cast<uintptr_t>(as_int(call_method(a.ptr(), R.s_data_ptr)));
+  const uintptr_t pb = static_cast<uintptr_t>(as_int(call_method(b.ptr(), R.s_data_ptr)));
+  if (out.is_none()) {
+    if (be != 0.0) return false;
+    PyObject* args[] = {a.ptr(), PyLong_FromLongLong(m), PyLong_FromLongLong(n)};
+    const nb::object mo = nb::steal(args[1]), no = nb::steal(args[2]);
+    if (!args[1] || !args[2]) throw nb::python_error();
+    g.result = checked(PyObject_VectorcallMethod(R.s_new_empty, args, 3 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr));
+    g.ta = ta, g.tb = tb, g.m = m, g.n = n, g.k = k, g.a = pa, g.lda = lda, g.b = pb, g.ldb = ldb;
+    g.beta = 0.0f, g.ldc = n > 1 ? n : 1;
+  } else {
+    int64_t om, on, so0, so1;
+    if (!is_torch_tensor(out.ptr()) || as_int(call_method(out.ptr(), R.s_get_device)) != g.device ||
+        checked(PyObject_GetAttr(out.ptr(), R.s_dtype)).ptr() != dt.ptr() ||
+        checked(PyObject_GetAttr(out.ptr(), R.s_requires_grad)).ptr() == Py_True ||
+        !shape_strides(out.ptr(), om, on, so0, so1) || om != m || on != n)
+      return false;
+    bool tc;
+    int64_t ldc;
+    if (!torch_layout(m, n, so0, so1, tc, ldc)) return false;
+    g.result = nb::borrow(out);
+    g.beta = static_cast<float>(be), g.k = k, g.ldc = ldc;
+    if (tc) {  // a transposed out: out.T = b.T @ a.T on the same memory
+      g.ta = !tb, g.tb = !ta, g.m = n, g.n = m, g.a = pb, g.lda = ldb, g.b = pa, g.ldb = lda;
+    } else {
+      g.ta = ta, g.tb = tb, g.m = m, g.n = n, g.a = pa, g.lda = lda, g.b = pb, g.ldb = ldb;
+    }
+  }
+  g.c = static_cast<uintptr_t>(as_int(call_method(g.result.ptr(), R.s_data_ptr)));
+  PyObject* dev = PyLong_FromLong(g.device);
+  if (!dev) throw nb::python_error();
+  const nb::object dev_o = nb::steal(dev);
+  g.stream = static_cast<uintptr_t>(as_int(checked(PyObject_CallOneArg(R.raw_stream, dev))));
+  return true;
+}
+
+// rungs.gemm's torch path: the result (out or a new tensor), or None having done nothing.
+nb::object gemm_torch(nb::handle a, nb::handle b, nb::handle out, nb::handle alpha, nb::handle beta,
+                      nb::handle variant, nb::handle math) {
+  TorchGemm g;
+  if (!torch_gemm_plan(a, b, out, alpha, beta, variant, math, g)) return nb::none();
+  {
+    nb::gil_scoped_release no_gil;
+    gemm(g.dtype, g.ta, g.tb, g.m, g.n, g.k, g.alpha, g.a, g.lda, g.b, g.ldb, g.beta, g.c, g.ldc, std::move(g.variant),
+         g.math, g.stream, g.device);
+  }
+  return g.result;
+}
+
+// The same path stopped before the library: (result, the arguments of _rungs.gemm), or None. The
+// tests on machines without a GPU compare it with the general path's call.
+nb::object gemm_torch_plan(nb::handle a, nb::handle b, nb::handle out, nb::handle alpha, nb::handle beta,
+                           nb::handle variant, nb::handle math) {
+  TorchGemm g;
+  if (!torch_gemm_plan(a, b, out, alpha, beta, variant, math, g)) return nb::none();
+  return nb::make_tuple(g.result, nb::make_tuple(g.dtype, g.ta, g.tb, g.m, g.n, g.k, g.alpha, g.a, g.lda, g.b, g.ldb,
+                                                 g.beta, g.c, g.ldc, g.variant, g.math, g.stream, g.device));
+}
+
 }  // namespace
 
 NB_MODULE(_rungs, m) {
@@ -301,4 +498,11 @@ NB_MODULE(_rungs, m) {
   m.def("stream_wait", &stream_wait);
   m.def("stream_synchronize", &stream_synchronize);
   m.def("dlpack_view", &dlpack_view);
+  m.def("torch_setup", &torch_setup);
+  // Any argument may be None (the path then declines, or out is absent).
+  const auto torch_args = std::make_tuple(nb::arg("a").none(), nb::arg("b").none(), nb::arg("out").none(),
+                                          nb::arg("alpha").none(), nb::arg("beta").none(), nb::arg("variant").none(),
+                                          nb::arg("math").none());
+  std::apply([&](auto... a) { m.def("gemm_torch", &gemm_torch, a...); }, torch_args);
+  std::apply([&](auto... a) { m.def("gemm_torch_plan", &gemm_torch_plan, a...); }, torch_args);
 }

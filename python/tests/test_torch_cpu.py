@@ -161,14 +161,34 @@ def test_autograd_formulas_on_meta_tensors():
 
 # -- what reaches the library: the fast path and the general path agree ----------------------------------
 # CPU tensors stand in for CUDA tensors on device 0 (get_device patched), torch's current stream is
-# 4242, and the extension module is replaced by a recorder of its calls.
+# 4242, and the extension module is replaced by a recorder of its calls. The torch fast path
+# (_rungs.gemm_torch) calls the library from C++; here it runs as _rungs.gemm_torch_plan, the same
+# reading of the tensors stopped before the library, whose call then goes to the recorder.
+
+def _planned(lib):
+    def gemm_torch(a, b, out, alpha, beta, variant, math):
+        plan = rungs._rungs.gemm_torch_plan(a, b, out, alpha, beta, variant, math)
+        if plan is None:
+            return None
+        lib.gemm(*plan[1])
+        return plan[0]
+    return gemm_torch
+
 
 @pytest.fixture
-def library(monkeypatch):
+def torch_path(monkeypatch):
+    """The extension's torch path with torch's current stream 4242 and tensors on device 0."""
+    monkeypatch.setattr(torch.Tensor, "get_device", lambda self: 0)
+    rungs._core._setup_torch_path(lambda device: 4242)
+    yield
+    rungs._core._setup_torch_path()
+
+
+@pytest.fixture
+def library(monkeypatch, torch_path):
     import types
 
     calls = []
-    monkeypatch.setattr(torch.Tensor, "get_device", lambda self: 0)
     monkeypatch.setattr(rungs._arrays, "_raw_stream", lambda device: 4242)
     monkeypatch.setattr(rungs._core, "_current_torch_stream", lambda device: 4242)
     fake = types.SimpleNamespace(
@@ -178,6 +198,7 @@ def library(monkeypatch):
         stream_wait=lambda *args: calls.append(("stream_wait",) + args),
         stream_synchronize=lambda *args: calls.append(("stream_synchronize",) + args))
     monkeypatch.setattr(rungs._core, "_rungs", fake)
+    monkeypatch.setattr(rungs._core, "gemm_torch", _planned(fake))
     return calls
 
 
@@ -227,6 +248,7 @@ def test_explicit_stream_waits_for_the_current_one(library):
 
 
 def test_fast_path_declines(library):
+    # (_core.gemm_torch is the plan here: a plan that did not decline would reach the recorder.)
     a, b = torch.randn(4, 4), torch.randn(4, 4)
     assert rungs._core.gemm_torch(a.requires_grad_(), b, None, 1.0, 0.0, "auto", "fp32") is None
     assert rungs._core.gemm_torch(a.detach(), b.half(), None, 1.0, 0.0, "auto", "fp32") is None
@@ -236,7 +258,25 @@ def test_fast_path_declines(library):
     assert not library  # declining does nothing
 
 
-def test_fast_path_numerically(monkeypatch):
+def test_extension_path_declines_without_a_call(torch_path):
+    # The extension's own gemm_torch (which would call the library) declines what the plan declines,
+    # before reading a pointer or calling anything.
+    a, b = torch.randn(4, 4), torch.randn(4, 4)
+    ext = rungs._rungs.gemm_torch
+    assert ext(a.requires_grad_(), b, None, 1.0, 0.0, "auto", "fp32") is None
+    a = a.detach()
+    assert ext(a, b.half(), None, 1.0, 0.0, "auto", "fp32") is None
+    assert ext(a, b[:, ::2], None, 1.0, 0.0, "auto", "fp32") is None
+    assert ext(a, b, None, 1.0, 1.0, "auto", "fp32") is None
+    assert ext(a, b, None, 1.0, 0.0, "auto", "fp8") is None
+    assert ext(a, torch.randn(5, 4), None, 1.0, 0.0, "auto", "fp32") is None  # k mismatch
+    assert ext(a, b, torch.empty(4, 5), 1.0, 0.0, "auto", "fp32") is None      # out's shape
+    assert ext(a, b, None, torch.tensor(1.0), 0.0, "auto", "fp32") is None     # alpha not a number
+    assert ext(a.int(), b.int(), None, 1.0, 0.0, "auto", "fp32") is None
+    assert ext(a[None], b, None, 1.0, 0.0, "auto", "fp32") is None            # 3-D
+
+
+def test_fast_path_numerically(monkeypatch, torch_path):
     # The direct torch path on CPU tensors standing in for CUDA ones, with the library replaced by
     # HostLibrary (conftest.py): every layout of a, b and out gives the float64 product.
     from conftest import HostLibrary
@@ -244,7 +284,9 @@ def test_fast_path_numerically(monkeypatch):
     monkeypatch.setattr(torch.Tensor, "get_device", lambda self: 0)
     monkeypatch.setattr(rungs._arrays, "_raw_stream", lambda device: 0)
     monkeypatch.setattr(rungs._core, "_current_torch_stream", lambda device: 0)
-    monkeypatch.setattr(rungs._core, "_rungs", HostLibrary())
+    host = HostLibrary()
+    monkeypatch.setattr(rungs._core, "_rungs", host)
+    monkeypatch.setattr(rungs._core, "gemm_torch", _planned(host))
     for dtype, tol in [(torch.float32, 1e-5), (torch.float16, 2e-3)]:
         for a in _views(5, 7, dtype):
             for b in _views(7, 3, dtype):

@@ -226,9 +226,11 @@ std::string bench_help() {
         "  rungs bench gemm --dtype bf16 --m 1,16,64,128 --n 7168 --k 8192 --trans nt\n"
         "\n"
         "fp8 (--dtype fp8): e4m3 x e4m3 operands with float scales laid out as --scaling says (tensor,\n"
-        "outer or block128; docs/gemm_tc.md, FP8), a bf16 C. No rung of ours does fp8 yet: the cublas\n"
-        "rung's cuBLASLt is the baseline, and a rung without an fp8 entry reports unsupported.\n"
+        "outer or block128; docs/gemm_tc.md, FP8), a bf16 C. The cublas rung's cuBLASLt is the baseline\n"
+        "(nt only: --trans nt); ours are wgmma_fp8 (tensor and outer scales) and wgmma_fp8_promote (all\n"
+        "three); a rung without an fp8 entry reports unsupported.\n"
         "  rungs bench gemm --size 4096,8192 --dtype fp8 --scaling block128\n"
+        "  rungs bench gemm --size 2048,4096,8192 --dtype fp8 --trans nt --variant wgmma_fp8,wgmma_fp8_promote\n"
         "\n"
      << shape_section(Command::bench, "Shapes (they need the operation named; row-major, tight ld):")
      << flag_section(Command::bench, "Rungs:", {FlagGroup::rungs})

@@ -21,11 +21,13 @@ namespace rungs::detail {
 CUtensorMap make_tensor_map_2d(const void* base, CUtensorMapDataType type, int elem, int64_t rows, int64_t cols,
                                int64_t ld, int box_rows, int box_cols);
 
-// The tensor map element type of T (float, __half, __nv_bfloat16).
+// The tensor map element type of T (float, __half, __nv_bfloat16; a 1-byte T, the fp8 types:
+// bytes, which TMA moves as they are).
 template <typename T>
 CUtensorMapDataType tma_type() {
   if constexpr (std::is_same_v<T, __nv_bfloat16>) return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
   else if constexpr (std::is_same_v<T, __half>) return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  else if constexpr (sizeof(T) == 1) return CU_TENSOR_MAP_DATA_TYPE_UINT8;
   else return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
 }
 

@@ -1,8 +1,9 @@
 // Hopper (sm_90a) device helpers shared by the wgmma rungs, written once: mbarriers, TMA loads
 // (multicast too) and stores with their bulk groups, clusters, register reallocation, wgmma fences
 // and the 64 x N warpgroup MMAs (bf16, f16: k16 with either operand K-major or MN-major; tf32: k8,
-// K-major only), the shared-memory matrix descriptor for the 128-byte swizzle that TMA writes, and
-// the epilogues built on them. The host side (tensor maps, cluster launches) is core/tensor_map.hpp.
+// K-major only; fp8 e4m3 / e5m2: k32, K-major only, n256, n128), the shared-memory matrix descriptor
+// for the 128-byte swizzle that TMA writes, and the epilogues built on them. The host side
+// (tensor maps, cluster launches) is core/tensor_map.hpp.
 //
 // Guards: every caller is a kernel of an sm_90a rung, so every wrapper that emits an instruction
 // is guarded the same way, by __CUDA_ARCH_FEAT_SM90_ALL (device code for sm_90a). Device code for
@@ -43,6 +44,7 @@
 
 #include <cuda.h>
 #include <cuda/ptx>
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -493,6 +495,34 @@ __device__ __forceinline__ void wgmma_256_tf32_rs(float (&d)[128], const uint32_
   __trap();
 #endif
 }
+// fp8: d (64 x 256 per warpgroup, fp32) = (accumulate ? d : 0) + A (64 x 32) * B (32 x 256), A and
+// B each e4m3 or e5m2 (all four pairs exist on sm_90a), both K-major: the instruction has no
+// transpose for 8-bit types. k32 is 32 bytes of a 128-byte row, as k16 is for 16-bit types, so the
+// descriptors step through a stage exactly as theirs do. accumulate = false starts a fresh sum
+// (the promotion rung's first k tile of each interval).
+#define RUNGS_WGMMA_FP8_256(AT, BT)                                                                        \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                                               \
+               "wgmma.mma_async.sync.aligned.m64n256k32.f32." AT "." BT " " RUNGS_WGMMA_D128                \
+               ", %128, %129, p, 1, 1;\n}\n"                                                                \
+               : RUNGS_WGMMA_D128_OUT                                                                      \
+               : "l"(da), "l"(db), "r"(static_cast<int>(accumulate)))
+template <typename TA8, typename TB8>
+__device__ __forceinline__ void wgmma_256_fp8(float (&d)[128], uint64_t da, uint64_t db, bool accumulate = true) {
+  static_assert(sizeof(TA8) == 1 && sizeof(TB8) == 1, "fp8 operands");
+  constexpr bool a4 = std::is_same_v<TA8, __nv_fp8_e4m3>, b4 = std::is_same_v<TB8, __nv_fp8_e4m3>;
+  static_assert((a4 || std::is_same_v<TA8, __nv_fp8_e5m2>) && (b4 || std::is_same_v<TB8, __nv_fp8_e5m2>),
+                "__nv_fp8_e4m3 or __nv_fp8_e5m2");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  if constexpr (a4 && b4) RUNGS_WGMMA_FP8_256("e4m3", "e4m3");
+  else if constexpr (a4) RUNGS_WGMMA_FP8_256("e4m3", "e5m2");
+  else if constexpr (b4) RUNGS_WGMMA_FP8_256("e5m2", "e4m3");
+  else RUNGS_WGMMA_FP8_256("e5m2", "e5m2");
+#else
+  (void)d; (void)da; (void)db; (void)accumulate;
+  __trap();
+#endif
+}
+#undef RUNGS_WGMMA_FP8_256
 #undef RUNGS_WGMMA_D128
 #undef RUNGS_WGMMA_D128_OUT
 
@@ -568,6 +598,33 @@ __device__ __forceinline__ void wgmma_128_tf32_rs(float (&d)[R], const uint32_t 
   __trap();
 #endif
 }
+// fp8, 64 x 128 per warpgroup: d = (accumulate ? d : 0) + A (64 x 32) * B (32 x 128), e4m3 or e5m2
+// each, both K-major (as wgmma_256_fp8): the promotion rung's half-width MMAs, whose accumulator
+// leaves room beside the fp32 sums it is added into.
+#define RUNGS_WGMMA_FP8_128(AT, BT)                                                                        \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                                \
+               "wgmma.mma_async.sync.aligned.m64n128k32.f32." AT "." BT " " RUNGS_WGMMA_D64                 \
+               ", %64, %65, p, 1, 1;\n}\n"                                                                  \
+               : RUNGS_WGMMA_D64_OUT                                                                       \
+               : "l"(da), "l"(db), "r"(static_cast<int>(accumulate)))
+template <typename TA8, typename TB8, int R>
+__device__ __forceinline__ void wgmma_128_fp8(float (&d)[R], uint64_t da, uint64_t db, bool accumulate = true) {
+  static_assert(R >= 64, "64 accumulator registers");
+  static_assert(sizeof(TA8) == 1 && sizeof(TB8) == 1, "fp8 operands");
+  constexpr bool a4 = std::is_same_v<TA8, __nv_fp8_e4m3>, b4 = std::is_same_v<TB8, __nv_fp8_e4m3>;
+  static_assert((a4 || std::is_same_v<TA8, __nv_fp8_e5m2>) && (b4 || std::is_same_v<TB8, __nv_fp8_e5m2>),
+                "__nv_fp8_e4m3 or __nv_fp8_e5m2");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  if constexpr (a4 && b4) RUNGS_WGMMA_FP8_128("e4m3", "e4m3");
+  else if constexpr (a4) RUNGS_WGMMA_FP8_128("e4m3", "e5m2");
+  else if constexpr (b4) RUNGS_WGMMA_FP8_128("e5m2", "e4m3");
+  else RUNGS_WGMMA_FP8_128("e5m2", "e5m2");
+#else
+  (void)d; (void)da; (void)db; (void)accumulate;
+  __trap();
+#endif
+}
+#undef RUNGS_WGMMA_FP8_128
 #undef RUNGS_WGMMA_D64
 #undef RUNGS_WGMMA_D64_OUT
 
@@ -783,6 +840,36 @@ __device__ __forceinline__ void wgmma_stage_64xn(float (&d)[128], const unsigned
     const uint64_t db = B_MN ? smem_desc(Bs + kk * KI * ROW, BK * ROW, 1024)
                              : smem_desc(Bs + kk * KI * int(sizeof(T)), 16, 1024);
     wgmma_n<T, A_MN ? 1 : 0, B_MN ? 1 : 0, N>(d, da, db);
+  }
+}
+
+// One stage of fp8 operands (both K-major, one 128-byte row of k = 128 elements per stage, the
+// 128-byte swizzle) for warpgroup `half`'s 64 rows of A against the 256 columns of B: four
+// m64n256k32, each k step 32 bytes into the rows (as wgmma_stage_64xn's K-major case).
+// accumulate = false: the stage's first MMA starts a fresh sum (the rest add to it).
+template <typename TA8, typename TB8>
+__device__ __forceinline__ void wgmma_stage_64x256_fp8(float (&d)[128], const unsigned char* As,
+                                                       const unsigned char* Bs, int half, bool accumulate = true) {
+  constexpr int ROW = 128, KI = 32;
+#pragma unroll
+  for (int kk = 0; kk < ROW / KI; ++kk) {
+    const uint64_t da = smem_desc(As + half * 64 * ROW + kk * KI, 16, 1024);
+    const uint64_t db = smem_desc(Bs + kk * KI, 16, 1024);
+    wgmma_256_fp8<TA8, TB8>(d, da, db, accumulate || kk > 0);
+  }
+}
+
+// The same for 128 columns of B: Bs points at the first of their 128 rows (K-major, 128 bytes
+// each); d holds the 64 x 128 product (64 registers) in the m64n128 layout.
+template <typename TA8, typename TB8, int R>
+__device__ __forceinline__ void wgmma_stage_64x128_fp8(float (&d)[R], const unsigned char* As,
+                                                       const unsigned char* Bs, int half, bool accumulate = true) {
+  constexpr int ROW = 128, KI = 32;
+#pragma unroll
+  for (int kk = 0; kk < ROW / KI; ++kk) {
+    const uint64_t da = smem_desc(As + half * 64 * ROW + kk * KI, 16, 1024);
+    const uint64_t db = smem_desc(Bs + kk * KI, 16, 1024);
+    wgmma_128_fp8<TA8, TB8>(d, da, db, accumulate || kk > 0);
   }
 }
 

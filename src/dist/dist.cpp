@@ -2,6 +2,8 @@
 // check), the workspace per communicator, and the call of the chosen rung.
 #include "dist/dist_rung.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -29,7 +31,78 @@ Workspace::~Workspace() {
   } catch (...) {
     // A destructor cannot report a failed free: the memory goes with the context.
   }
+  // free() waited for the last call's work, which the side streams joined; errors are ignored
+  // for the same reason.
+  for (cudaStream_t& s : side_) {
+    if (s != nullptr) (void)cudaStreamDestroy(s);
+    s = nullptr;
+  }
+  for (cudaEvent_t e : events_) (void)cudaEventDestroy(e);
+  events_.clear();
+  rung_states_.clear();  // each waits for its own last use
 }
+
+cudaStream_t Workspace::side_stream(int i) {
+  if (side_[i] == nullptr) {
+    int least = 0, greatest = 0;
+    RUNGS_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    RUNGS_CUDA(cudaStreamCreateWithPriority(&side_[i], cudaStreamNonBlocking, i == kComm ? greatest : least));
+  }
+  return side_[i];
+}
+
+cudaEvent_t Workspace::event(size_t i) {
+  while (events_.size() <= i) {
+    cudaEvent_t e = nullptr;
+    RUNGS_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    events_.push_back(e);
+  }
+  return events_[i];
+}
+
+Fork::Fork(Workspace& ws, cudaStream_t caller) : ws_(ws), caller_(caller) {
+  for (int i = 0; i < kSideStreams; ++i) side_[i] = ws.side_stream(i);
+  cudaEvent_t start = ws.event(0);
+  RUNGS_CUDA(cudaEventRecord(start, caller));
+  for (cudaStream_t s : side_) RUNGS_CUDA(cudaStreamWaitEvent(s, start, 0));
+}
+
+void Fork::record(size_t i, cudaStream_t s) { RUNGS_CUDA(cudaEventRecord(event(i), s)); }
+void Fork::wait(size_t i, cudaStream_t s) { RUNGS_CUDA(cudaStreamWaitEvent(s, event(i), 0)); }
+
+void Fork::join() {
+  joined_ = true;
+  for (int i = 0; i < kSideStreams; ++i) {
+    cudaEvent_t done = ws_.event(1 + static_cast<size_t>(i));
+    RUNGS_CUDA(cudaEventRecord(done, side_[i]));
+    RUNGS_CUDA(cudaStreamWaitEvent(caller_, done, 0));
+  }
+}
+
+Fork::~Fork() {
+  if (joined_) return;
+  try {
+    join();
+  } catch (...) {
+    // Already on the way out of an error: the first one is the one reported.
+  }
+}
+
+namespace {
+std::atomic<int> g_pieces_for_testing{0};
+}
+
+int pieces_of(int64_t rows, int64_t row_bytes) {
+  if (rows <= 1) return 1;
+  int64_t p = g_pieces_for_testing.load();
+  if (p <= 0) {
+    const int64_t bytes = rows * row_bytes;
+    p = std::min<int64_t>(kMaxPieces, bytes / kMinPieceBytes);
+  }
+  return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(p, rows)));
+}
+
+void set_pieces_for_testing(int pieces) { g_pieces_for_testing.store(pieces > 0 ? pieces : 0); }
 
 void Workspace::free() {
   if (last_use_ != nullptr) {

@@ -16,6 +16,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,13 +25,26 @@ namespace rungs::dist::detail {
 
 [[noreturn]] void throw_nccl(ncclResult_t res, const char* what, const char* file, int line);
 
+// The side streams of the overlapping rungs (Workspace::side_stream, Fork): the products, the
+// transfers (NCCL's kernels; the device's greatest stream priority, so they take SMs as soon as a
+// product's blocks retire) and the epilogues (alpha/beta and the rounding of the rows that landed).
+enum SideStream : int { kCompute = 0, kComm = 1, kEpilogue = 2, kSideStreams = 3 };
+
+// What a rung keeps per communicator beside memory (rung 4: a communicator split from the caller's
+// and its registered buffer), made by the rung on its first call, destroyed with the workspace
+// after the workspace's memory is freed and its side streams destroyed.
+struct RungState {
+  virtual ~RungState() = default;
+};
+
 // The workspace of one communicator (dist.cpp keeps one per ncclComm_t): one device allocation on
 // the communicator's device, grown as needed, reused by the next calls. A rung asks for the bytes
-// it needs and carves them up itself; the contents are not kept between calls.
+// it needs and carves them up itself; the contents are not kept between calls. It also keeps the
+// side streams and events of the overlapping rungs, created once and reused by every call.
 class Workspace {
  public:
   explicit Workspace(int device) : device_(device) {}
-  ~Workspace();
+  ~Workspace();  // frees the memory, then destroys the side streams and events
   Workspace(const Workspace&) = delete;
   Workspace& operator=(const Workspace&) = delete;
   // At least `bytes` of device memory (256-byte aligned). Growing waits for the last call's work
@@ -43,13 +58,68 @@ class Workspace {
   size_t bytes() const { return bytes_; }
   // Waits for the work that used the memory and frees it.
   void free();
+  // Side stream i (SideStream), non-blocking, created on first use on the communicator's device
+  // (the current one: the dispatcher guarantees it) and kept until the workspace is destroyed.
+  cudaStream_t side_stream(int i);
+  // Event i of a pool kept with the workspace (timing off), created on first use. Reusing one in
+  // the next call is safe: a wait takes the event's state when it is enqueued.
+  cudaEvent_t event(size_t i);
+  // The state rung `rung` keeps for this communicator (null until the rung makes it).
+  std::unique_ptr<RungState>& rung_state(int rung) { return rung_states_[rung]; }
 
  private:
   int device_;
   void* p_ = nullptr;
   size_t bytes_ = 0;
   cudaEvent_t last_use_ = nullptr;
+  cudaStream_t side_[kSideStreams] = {};
+  std::vector<cudaEvent_t> events_;
+  std::map<int, std::unique_ptr<RungState>> rung_states_;
 };
+
+// The side streams of one call, forked from the caller's stream: they start after the work
+// enqueued on it so far. join() makes the caller's stream wait for everything enqueued on them, so
+// the call stays one piece of the caller's stream (the dispatcher's workspace event and the
+// caller's next work come after it). The destructor joins when join() was not reached (an
+// exception on the way), so the caller's stream is never ahead of the side streams' work. Events
+// 0..kSideStreams of the workspace's pool are the fork's; a rung's own are event(i), numbered past.
+class Fork {
+ public:
+  Fork(Workspace& ws, cudaStream_t caller);
+  ~Fork();
+  Fork(const Fork&) = delete;
+  Fork& operator=(const Fork&) = delete;
+  cudaStream_t stream(SideStream i) const { return side_[i]; }
+  cudaEvent_t event(size_t i) { return ws_.event(kSideStreams + 1 + i); }
+  // Records event(i) on stream s (what s has enqueued so far); makes stream s wait for event(i)'s
+  // last record; order(i, from, to): both, `to` waits for what `from` has enqueued so far.
+  void record(size_t i, cudaStream_t s);
+  void wait(size_t i, cudaStream_t s);
+  void order(size_t i, cudaStream_t from, cudaStream_t to) {
+    record(i, from);
+    wait(i, to);
+  }
+  void join();
+
+ private:
+  Workspace& ws_;
+  cudaStream_t caller_;
+  cudaStream_t side_[kSideStreams] = {};
+  bool joined_ = false;
+};
+
+// How many pieces the pipelined rungs cut `rows` rows of `row_bytes` bytes into (one transfer and
+// one product per piece): pieces of at least kMinPieceBytes, at most kMaxPieces, at most `rows`,
+// at least 1. The same on every rank for the same agreed sizes. set_pieces_for_testing(p) (p > 0)
+// forces min(p, rows) pieces in every call of this process (the tests, to reach the pipelines on
+// small shapes); 0 goes back to the rule.
+constexpr int64_t kMinPieceBytes = int64_t{8} << 20;
+constexpr int kMaxPieces = 8;
+int pieces_of(int64_t rows, int64_t row_bytes);
+void set_pieces_for_testing(int pieces);
+// Rows [first, last) of piece p of `rows` rows cut into `pieces` (the first pieces one row shorter
+// where they do not divide).
+inline int64_t piece_begin(int64_t rows, int pieces, int p) { return rows * p / pieces; }
 
 // One validated call. The dispatcher guarantees before a rung sees it: every rank passed the same
 // shape and variant (checked collectively) and its own arguments are valid (sizes >= 0, ld's large
@@ -79,6 +149,15 @@ using ArgsBF = ArgsT<__nv_bfloat16>;
 using ArgsH = ArgsT<__half>;
 using RunBF = void (*)(const ArgsBF&);
 using RunH = void (*)(const ArgsH&);
+
+// allgather_gemm's product of `rows` rows of A (lda apart) with this rank's B into C (rows x n, the
+// call's ldc): C = alpha A B_r + beta C through the library's gemm (auto), on `stream`.
+template <typename T>
+void rank_product(const ArgsT<T>& a, int64_t rows, const T* A, int64_t lda, T* C, cudaStream_t stream) {
+  Options o;
+  o.stream = stream;
+  gemm(Trans::N, Trans::N, rows, a.n, a.k, a.alpha, A, lda, a.B, a.ldb, a.beta, C, a.ldc, o);
+}
 
 struct Rung {
   const char* name;
@@ -127,6 +206,18 @@ void scale_into(int64_t rows, int64_t cols, float alpha, const float* P, int64_t
 void scale_into(int64_t rows, int64_t cols, float alpha, const float* P, int64_t ldp, float beta, __half* C,
                 int64_t ldc, cudaStream_t stream);
 
+// The fp32 partial products of the reduce-scatter rungs through cuBLAS (16-bit inputs, fp32
+// accumulation and output: rungs::gemm writes 16-bit C only), `batch` row blocks in one call: for
+// b < batch, P_b (rows x n, ldp) = A_b (rows x k, lda) * B (k x n, ldb), plus P_b when `accumulate`,
+// with A_b = A + b*strideA and P_b = P + b*strideP (elements). k == 0: P_b = 0, or unchanged when
+// accumulating. Sizes or ld's past cuBLAS's 32-bit ints: Unsupported naming `rung`.
+void partial_gemm(const char* rung, int64_t rows, int64_t n, int64_t k, const __nv_bfloat16* A, int64_t lda,
+                  int64_t strideA, const __nv_bfloat16* B, int64_t ldb, bool accumulate, float* P, int64_t ldp,
+                  int64_t strideP, int batch, cudaStream_t stream);
+void partial_gemm(const char* rung, int64_t rows, int64_t n, int64_t k, const __half* A, int64_t lda, int64_t strideA,
+                  const __half* B, int64_t ldb, bool accumulate, float* P, int64_t ldp, int64_t strideP, int batch,
+                  cudaStream_t stream);
+
 // Rung 1, 01_nccl_then_gemm.cu.
 namespace nccl_then_gemm {
 void allgather_gemm_bf16(const ArgsBF&);
@@ -134,6 +225,28 @@ void allgather_gemm_f16(const ArgsH&);
 void gemm_reducescatter_bf16(const ArgsBF&);
 void gemm_reducescatter_f16(const ArgsH&);
 }  // namespace nccl_then_gemm
+
+// Rung 2, 02_chunked_overlap.cu.
+namespace chunked_overlap {
+void allgather_gemm_bf16(const ArgsBF&);
+void allgather_gemm_f16(const ArgsH&);
+void gemm_reducescatter_bf16(const ArgsBF&);
+void gemm_reducescatter_f16(const ArgsH&);
+}  // namespace chunked_overlap
+
+// Rung 3, 03_ring.cu.
+namespace ring {
+void allgather_gemm_bf16(const ArgsBF&);
+void allgather_gemm_f16(const ArgsH&);
+void gemm_reducescatter_bf16(const ArgsBF&);
+void gemm_reducescatter_f16(const ArgsH&);
+}  // namespace ring
+
+// Rung 4, 04_copy_engine.cu (allgather_gemm only).
+namespace copy_engine {
+void allgather_gemm_bf16(const ArgsBF&);
+void allgather_gemm_f16(const ArgsH&);
+}  // namespace copy_engine
 
 }  // namespace rungs::dist::detail
 

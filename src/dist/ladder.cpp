@@ -13,6 +13,24 @@ const std::vector<Rung>& ladder() {
        "what users write today",
        80, true, nccl_then_gemm::allgather_gemm_bf16, nccl_then_gemm::allgather_gemm_f16,
        nccl_then_gemm::gemm_reducescatter_bf16, nccl_then_gemm::gemm_reducescatter_f16, true},
+      {"chunked_overlap",
+       "the transfer cut into chunks on a communication stream, each chunk's product started on a compute stream "
+       "as soon as it lands (events, no host wait): allgather_gemm multiplies its own rows first while pairwise "
+       "ncclSend/ncclRecv bring the others'; gemm_reducescatter reduce-scatters each stripe of fp32 partials while "
+       "the next stripe is multiplied",
+       80, false, chunked_overlap::allgather_gemm_bf16, chunked_overlap::allgather_gemm_f16,
+       chunked_overlap::gemm_reducescatter_bf16, chunked_overlap::gemm_reducescatter_f16, false},
+      {"ring",
+       "collective matmul over a ring of ncclSend/ncclRecv to the neighbours, world-1 steps: the chunk in hand is "
+       "multiplied while the next one moves (two slots); gemm_reducescatter adds each block's fp32 partial into the "
+       "running sum received (the gemm's beta = 1) and sends it on, piece by piece",
+       80, false, ring::allgather_gemm_bf16, ring::allgather_gemm_f16, ring::gemm_reducescatter_bf16,
+       ring::gemm_reducescatter_f16, false},
+      {"copy_engine",
+       "allgather_gemm with the transfer on the copy engines: an ncclAllGather per piece on a communicator split "
+       "with CTAPolicy = NCCL_CTA_POLICY_ZERO into an ncclMemAlloc buffer registered as a symmetric window, so the "
+       "product keeps every SM; the own rows' product first, each piece's others' as it lands",
+       80, false, copy_engine::allgather_gemm_bf16, copy_engine::allgather_gemm_f16, nullptr, nullptr, false},
   };
   return rungs;
 }

@@ -180,6 +180,13 @@ namespace decode_streamk {                            // 27_decode_streamk.cu (s
 void run_f16(const ArgsH&);
 void run_bf16(const ArgsBF&);
 }  // namespace decode_streamk
+// The fp8 rungs.
+namespace wgmma_fp8 {                                 // 28_wgmma_fp8.cu (sm_90a)
+void run_fp8(const ArgsF8&);
+}  // namespace wgmma_fp8
+namespace wgmma_fp8_promote {                         // 29_wgmma_fp8_promote.cu (sm_90a)
+void run_fp8(const ArgsF8&);
+}  // namespace wgmma_fp8_promote
 
 // C = beta * C over m x n (beta == 0 writes zeros without reading C). Used for k == 0 / alpha == 0.
 void scale_c(int64_t m, int64_t n, float beta, float* C, int64_t ldc, cudaStream_t stream);

@@ -104,6 +104,17 @@ const std::vector<Rung>& ladder() {
        "partial sums added in k order by a second kernel (deterministic) (sm_90a); f16 bf16 (ta = T, tb = N "
        "or rows TMA cannot address: rung 14)",
        90, false, nullptr, nullptr, nullptr, decode_streamk::run_f16, decode_streamk::run_bf16},
+      // The fp8 rungs (e4m3 / e5m2 operands, Scales, bf16 or float C).
+      {"wgmma_fp8",
+       "fp8 on rung 17's structure: wgmma.m64n256k32 e4m3/e5m2 (any pair), 128 fp8 of k per stage, summed in the "
+       "tensor core's accumulator over all of k (not promoted), tensor and outer scales applied to it in the "
+       "epilogue (sm_90a); any transpose (m/n-major or unaligned operands copied k-major first); not block128",
+       90, false, nullptr, nullptr, nullptr, nullptr, nullptr, wgmma_fp8::run_fp8},
+      {"wgmma_fp8_promote",
+       "rung 28 with two-level accumulation: each k tile (128 k) multiplied in two 128-column halves "
+       "(wgmma.m64n128k32 from a zeroed partial sum) whose sums are added into fp32 registers, block128 scales "
+       "applied there, tensor and outer in the epilogue (sm_90a); fp8 any pair, every scaling",
+       90, false, nullptr, nullptr, nullptr, nullptr, nullptr, wgmma_fp8_promote::run_fp8},
   };
   return rungs;
 }

@@ -150,6 +150,17 @@ ArgsT<T> operands(ArgsT<T> a, std::unique_ptr<detail::Scratch>& keep_a, std::uni
   return a;
 }
 
+ArgsF8 operands_fp8(ArgsF8 a, std::unique_ptr<detail::Scratch>& keep_a, std::unique_ptr<detail::Scratch>& keep_b) {
+  const bool at = a.ta == Trans::T, bt = a.tb == Trans::T;
+  const uint8_t* pa = static_cast<const uint8_t*>(a.A);
+  const uint8_t* pb = static_cast<const uint8_t*>(a.B);
+  // A stored m x k (N) or k x m (T): transposed when T. B stored k x n (N) or n x k (T): transposed when N.
+  prepare(pa, a.lda, at ? a.k : a.m, at ? a.m : a.k, at, !tma_ok(pa, a.lda, 1), keep_a, a.stream);
+  prepare(pb, a.ldb, bt ? a.n : a.k, bt ? a.k : a.n, !bt, !tma_ok(pb, a.ldb, 1), keep_b, a.stream);
+  a.A = pa, a.B = pb, a.ta = Trans::N, a.tb = Trans::T;
+  return a;
+}
+
 Split3 split_operands(const Args& a, std::unique_ptr<detail::Scratch>& keep_a,
                       std::unique_ptr<detail::Scratch>& keep_b, bool a_raw) {
   constexpr int E = 4;
@@ -187,5 +198,8 @@ RUNGS_PACK(float)
 RUNGS_PACK(__half)
 RUNGS_PACK(__nv_bfloat16)
 #undef RUNGS_PACK
+template void copy_rows<uint8_t>(const uint8_t*, int64_t, int64_t, int64_t, uint8_t*, int64_t, cudaStream_t, uint8_t*);
+template void copy_transposed<uint8_t>(const uint8_t*, int64_t, int64_t, int64_t, uint8_t*, int64_t, cudaStream_t,
+                                       uint8_t*);
 
 }  // namespace rungs::sgemm::pack

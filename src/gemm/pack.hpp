@@ -1,5 +1,5 @@
 // Operand packing for the TMA rungs: TMA needs a 16-byte aligned base and a row stride that is a
-// multiple of 16 bytes, and tf32 wgmma reads both operands k-contiguous. Where a user's matrix
+// multiple of 16 bytes, and tf32 and fp8 wgmma read both operands k-contiguous. Where a user's matrix
 // breaks that, the rung copies it once per call into stream-ordered scratch (detail::Scratch)
 // with an aligned stride, transposed where asked, and runs its fast path on the copy. The copy
 // costs a read and a write of the operand at DRAM speed (measured in docs/gemm_tc.md).
@@ -46,6 +46,13 @@ void copy_transposed(const T* src, int64_t ld_src, int64_t rows, int64_t cols, T
 template <typename T>
 ArgsT<T> operands(ArgsT<T> a, std::unique_ptr<detail::Scratch>& keep_a, std::unique_ptr<detail::Scratch>& keep_b,
                   bool one_mn = false);
+
+// The fp8 operands as a TMA rung reads them (rung 28): wgmma reads 8-bit operands K-major only, so
+// A stored k x m (ta == T) and B stored k x n (tb == N) are copied transposed (A to m x k, B to
+// n x k); an operand TMA cannot read in place (base or ld * 1 byte not a multiple of 16) is copied
+// with an aligned ld. The result has ta == N, tb == T. The copies move bytes (the fp8 types, as
+// uint8_t), one read and one write of the operand each.
+ArgsF8 operands_fp8(ArgsF8 a, std::unique_ptr<detail::Scratch>& keep_a, std::unique_ptr<detail::Scratch>& keep_b);
 
 // The 3xTF32 operands: A and B each split into a tf32 big and a tf32 small part, k-contiguous
 // (A parts m x k with stride lda, B parts n x k with stride ldb), in scratch kept by keep_a / keep_b.

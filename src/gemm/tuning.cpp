@@ -71,14 +71,31 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   //    0577b80). Rungs 18 (0.80x) and 19 (0.88x at 4096^3, level at 8192^3) are not chosen.
   //    sm_90 without sm_90a runs cuBLAS; other sm_80+ GPUs (not measured) mma_sync (f16, bf16) or
   //    wmma (tf32).
-  //  - fp8: cuBLAS (cublasLt, in the cublas rung) on every device: no rung of ours does fp8 yet.
-  //    Where cuBLASLt has no fp8 (before sm_89) the cublas rung throws Unsupported.
+  //  - Decode shapes, f16/bf16 nt (W stored n x k, as PyTorch's Linear) with aligned rows, H100
+  //    (14456e9, `rungs bench gemm --dtype bf16,f16 --trans nt --m 1,8,16,32,64,128`, docs/gemm_tc.md
+  //    "Decode shapes"): where W holds 2^27 elements or more (28672 x 8192, 8192 x 28672: 470 MB)
+  //    rung 26 (decode_wgmma) reads at 90-96 % of DRAM, 1.01-1.05x cuBLAS at m = 1..64 (m = 128:
+  //    0.99-1.01x, not taken); below it (7168 x 8192) it runs 0.82-0.99x and cuBLAS stays, except
+  //    at m = 1 from 2^25 elements, where rung 24 (decode_rows) is 1.02-1.04x (82 % of DRAM, the
+  //    same as a 117 MB streaming read: 0.0463 ms for cub::DeviceReduce). nn and other transposes
+  //    stay on cuBLAS (rung 26 0.51-0.96x there).
+  //  - fp8: cuBLAS (cublasLt, in the cublas rung) on every device. Rung 28 (wgmma_fp8) is faster
+  //    (1.00 / 1.05 / 1.04x per-tensor at 2048 / 4096 / 8192^3 nt, H100, 6b05a1d) but does not
+  //    promote: its error is 18x cuBLASLt's at k = 8192 and 43x at 32768; rung 29 (promoted, the same
+  //    error as cuBLASLt's) runs at 0.83-0.93x, and at 0.86-0.89x cuBLASLt's own block128 at 4096 and
+  //    8192^3 (1.09x at 2048^3, one shape: not taken). Where cuBLASLt has no fp8 (before sm_89) the
+  //    cublas rung throws Unsupported.
   const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   const bool hopper = sm == 90 && detail::built_for_sm90a();
   if (type == GemmType::fp8) return "cublas";
   if (math == Math::tf32x3) return hopper ? "wgmma_x3_rs" : "wmma";
   if (type != GemmType::f32 || math == Math::tf32) {
     const bool half = type != GemmType::f32;
+    const double w_elems = static_cast<double>(n) * static_cast<double>(k);
+    if (hopper && half && rows_aligned && ta == Trans::N && tb == Trans::T) {
+      if (m >= 1 && m <= 64 && w_elems >= 134217728.0) return "decode_wgmma";  // 2^27
+      if (m == 1 && w_elems >= 33554432.0) return "decode_rows";                // 2^25
+    }
     if (hopper && half && !rows_aligned && work >= 34359738368.0) return "wgmma_balanced";  // 2^35
     if (hopper && !rows_aligned && work >= 34359738368.0) return "wgmma_ragged";  // 2^35
     if (hopper && !half && ta == Trans::T && tb == Trans::N && work >= 8589934592.0) return "wgmma_ragged";  // 2^33

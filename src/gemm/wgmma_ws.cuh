@@ -1,4 +1,4 @@
-// The warp-specialized family's frame (rungs 15, 17, 19, 20, 21 and 23) and rung 15's parts: a
+// The warp-specialized family's frame (rungs 15, 17, 19, 20, 21, 23, 28 and 29) and rung 15's parts: a
 // persistent, clustered wgmma GEMM (sm_90a) in which warpgroup 0 produces (one thread issues every
 // TMA load) and warpgroups 1 and 2 consume (wgmma from shared memory, or tf32 with A through
 // registers). A rung is the frame composed from three parts, `Parts<Schedule, Width, Epilogue>`:
@@ -8,7 +8,11 @@
 //      (20_wgmma_ragged.cuh: the narrowest wgmma width that holds the tile's columns);
 //  - Epilogue: how a consumer's 64 x 256 accumulator reaches C: DirectStore (here: from registers),
 //      TmaStore (17_wgmma_tma_store.cuh), Overlap (21_wgmma_overlap.cu), Staged<TmaStore>
-//      (20_wgmma_ragged.cuh: C that TMA cannot store written by the producer's idle warps).
+//      (20_wgmma_ragged.cuh: C that TMA cannot store written by the producer's idle warps);
+//  - and a fourth, defaulted, Accumulation: where the k loop's sums live: InTensorCore (here: the
+//      wgmma accumulator over all of k), Promote (29_wgmma_fp8_promote.cu: fp8 partial sums added
+//      into fp32 registers every k tile, block128 scales applied there).
+// fp8 problems (rungs 28, 29) run the same frame with the element type Fp8<TA8, TB8, TC> (below).
 // Each rung file names its parts; the part a rung adds lives in that rung's file, or in a header
 // beside it when a later rung reuses it. The frame holds what every rung shares: the stage ring
 // and its barriers, the producer's loads, the consumers' k loop, and the launch. One feature of
@@ -23,6 +27,8 @@
 #include "detail/hopper.cuh"
 #include "gemm/gemm_rung.hpp"
 #include "gemm/pack.hpp"
+
+#include <cuda_fp8.h>
 
 #include <memory>
 #include <string>
@@ -47,16 +53,62 @@ constexpr int smem_bytes() {
 constexpr int BAND = 8;  // cluster rows per band of the tile order
 static_assert(smem_bytes<true>() <= 227 * 1024, "fits the 227 KB a Hopper block may have");
 
+// The frame's element type T: float (tf32), __half, __nv_bfloat16 (A, B and C all of T), or an
+// fp8 problem, Fp8<TA8, TB8, TC> (rung 28): A and B fp8 (e4m3 or e5m2 each), C bf16 or float.
+// Problem<T> says which is which, and the kernel's arguments: ArgsT<T>, or ArgsFp8 (ArgsT's fields
+// typed, plus the scales).
+template <typename TA8, typename TB8, typename TC>
+struct Fp8 {};
+template <typename TA8, typename TB8, typename TC>
+struct ArgsFp8 {
+  Trans ta, tb;
+  int64_t m, n, k;
+  float alpha;
+  const TA8* A;
+  int64_t lda;
+  const TB8* B;
+  int64_t ldb;
+  float beta;
+  TC* C;
+  int64_t ldc;
+  cudaStream_t stream;
+  Scales scales;
+};
 template <typename T>
-constexpr int bk() {  // k per stage: one 128-byte row
-  return ROW / int(sizeof(T));
+struct Problem {
+  using A = T;
+  using B = T;
+  using C = T;
+  using Args = ArgsT<T>;
+  static constexpr bool fp8 = false;
+};
+template <typename TA8, typename TB8, typename TC>
+struct Problem<Fp8<TA8, TB8, TC>> {
+  using A = TA8;
+  using B = TB8;
+  using C = TC;
+  using Args = ArgsFp8<TA8, TB8, TC>;
+  static constexpr bool fp8 = true;
+};
+
+template <typename T>
+constexpr int bk() {  // k per stage: one 128-byte row (128 fp8 elements)
+  return ROW / int(sizeof(typename Problem<T>::A));
 }
 
-template <class S, class W, class E>
+// Accumulation: where a tile's sums live during its k loop. InTensorCore (every rung but 29): the
+// wgmma accumulator, over the tile's whole k. Promote (29_wgmma_fp8_promote.cu): fp32 registers
+// the tensor core's partial sums are added into, every k tile (fp8 only).
+struct InTensorCore {
+  static constexpr bool promote = false;
+};
+
+template <class S, class W, class E, class A = InTensorCore>
 struct Parts {
   using Schedule = S;
   using Width = W;
   using Epilogue = E;
+  using Accumulation = A;
 };
 
 // The tiles of cluster-tile t: the cluster's pair of tile rows (2 * cm, 2 * cm + 1) and column tn.
@@ -150,8 +202,8 @@ struct DirectStore {
   static constexpr bool buffers = false;  // a 16 KB shared buffer per consumer (C_BYTES)
   static constexpr bool tma = false;      // a tensor map of C (stores with beta == 0, C aligned)
   static constexpr bool storers = false;  // the producer warpgroup's idle warps store C
-  template <typename T, bool C_T>
-  static __device__ __forceinline__ void store(const float (&d)[128], const ArgsT<T>& a, int m0, int n0, int cw,
+  template <typename T, bool C_T, class Args>  // T: C's type; Args: ArgsT<T> or ArgsFp8
+  static __device__ __forceinline__ void store(const float (&d)[128], const Args& a, int m0, int n0, int cw,
                                                bool c_vec) {
     if constexpr (C_T)  // C^T's rows m0 + 64 cw .. are C's columns
       detail::store_acc_64xn_t(d, a.C, a.ldc, m0 + cw * 64, n0, static_cast<int>(a.m), static_cast<int>(a.n), a.alpha,
@@ -176,12 +228,60 @@ struct DirectStore {
   };
 };
 
+// ---- fp8 (rung 28's instruction selection and scales, here because the frame calls them) ----
+
+// One stage's MMAs for warpgroup `half`: fp8 (both operands K-major, n256: WholeTiles only) or T's.
+template <typename T, bool A_MN, bool B_MN, int N>
+__device__ __forceinline__ void mma_stage(float (&d)[128], const unsigned char* As, const unsigned char* Bs, int half) {
+  using Pr = Problem<T>;
+  if constexpr (Pr::fp8) {
+    static_assert(!A_MN && !B_MN && N == BN, "fp8: K-major operands, whole tiles");
+    detail::wgmma_stage_64x256_fp8<typename Pr::A, typename Pr::B>(d, As, Bs, half);
+  } else {
+    detail::wgmma_stage_64xn<T, A_MN, B_MN, N>(d, As, Bs, half);
+  }
+}
+
+// fp8: the scales that do not depend on k, applied to a consumer's 64 x 256 accumulator (C's rows
+// row0 .., columns col0 ..; layout as in detail::store_acc_64xn) before the epilogue stores it:
+// tensor: acc * a[0] * b[0]; outer: acc(i, j) * a[i] * b[j]. Rows past m and columns past n read no
+// scale (their products are not stored). block128 scales depend on k: applied where the partial
+// sums are promoted (rung 29), nothing to do here (rung 28 refuses them).
+template <class Args>
+__device__ __forceinline__ void scale_acc_fp8(float (&d)[128], const Args& a, int row0, int col0) {
+  const float* __restrict__ sa = a.scales.a;
+  const float* __restrict__ sb = a.scales.b;
+  if (a.scales.kind == Scaling::block128) return;
+  if (a.scales.kind == Scaling::tensor) {
+    const float s = __ldg(sa) * __ldg(sb);
+#pragma unroll
+    for (int i = 0; i < 128; ++i) d[i] *= s;
+    return;
+  }
+  const int t = static_cast<int>(threadIdx.x % 128), lane = t % 32, w = t / 32, g = lane / 4, q = lane % 4;
+  const int m = static_cast<int>(a.m), n = static_cast<int>(a.n);
+  float ra[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int r = row0 + 16 * w + g + 8 * h;
+    ra[h] = r < m ? __ldg(sa + r) : 0.0f;
+  }
+#pragma unroll
+  for (int j = 0; j < 32; ++j)
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      const int c = col0 + 8 * j + 2 * q + e;
+      const float cb = c < n ? __ldg(sb + c) : 0.0f;
+      d[4 * j + e] *= ra[0] * cb, d[4 * j + 2 + e] *= ra[1] * cb;
+    }
+}
+
 // ---- The frame ----
 
 // A consumer's view of its block, for the epilogue parts.
 template <typename T>
 struct ConsumerCtx {
-  const ArgsT<T>& a;
+  const typename Problem<T>::Args& a;
   const CUtensorMap* map_c;
   unsigned char* buf;  // this consumer's C buffer (parts with buffers)
   uint64_t *c_full, *c_empty;  // this consumer's hand-over barriers (parts with storers)
@@ -198,13 +298,19 @@ struct ConsumerCtx {
 template <typename T, bool A_MN, bool B_MN, bool C_T, class P>
 __global__ void __launch_bounds__(THREADS, 1)
     wgmma_ws_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                    const __grid_constant__ CUtensorMap map_c, ArgsT<T> a, int tiles_m, int tiles_n, bool c_vec,
-                    int64_t tma_cols, typename P::Schedule::Params sp, const __grid_constant__ CUtensorMap map_b64) {
+                    const __grid_constant__ CUtensorMap map_c, typename Problem<T>::Args a, int tiles_m, int tiles_n,
+                    bool c_vec, int64_t tma_cols, typename P::Schedule::Params sp,
+                    const __grid_constant__ CUtensorMap map_b64) {
   using S = typename P::Schedule;
   using Wd = typename P::Width;
   using E = typename P::Epilogue;
-  constexpr bool TF32 = std::is_same_v<T, float>, RS = TF32 && A_MN;
+  using Ac = typename P::Accumulation;
+  constexpr bool TF32 = std::is_same_v<T, float>, RS = TF32 && A_MN, FP8 = Problem<T>::fp8;
+  using TC = typename Problem<T>::C;  // C's element type (T but for fp8)
   static_assert(!(TF32 && B_MN) && (!C_T || TF32), "tf32: B K-major; C_T for tf32 only");
+  static_assert(!FP8 || (!A_MN && !B_MN && !E::storers && !S::pairs && !Wd::ragged),
+                "fp8: K-major operands, whole tiles, the consumers store C");
+  static_assert(!Ac::promote || FP8, "promotion: fp8 only");
   static_assert(!E::storers || S::whole_tiles, "the storer warps walk whole tiles only");
   static_assert(!S::pairs || Wd::ragged, "stages of two k tiles are for narrow tiles");
   constexpr int BK = bk<T>();
@@ -312,7 +418,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         for (uint32_t c = 0; c < CLUSTER; ++c) detail::mbar_arrive_cluster(&empty[slot], c);
     };
     const ConsumerCtx<T> ctx{a, &map_c, c_buf + cw * C_BYTES, &c_full[cw], &c_empty[cw], tma_cols, cw, tid, c_vec};
-    typename E::template Consumer<T, C_T> epi;
+    typename E::template Consumer<TC, C_T> epi;
     int it = 0;
     float d[128];
     for (int p = 0; p < walk.count; ++p) {
@@ -323,7 +429,15 @@ __global__ void __launch_bounds__(THREADS, 1)
       // The k loop, multiplying the first N columns of B (two: stages of two k tiles, S::pairs).
       auto mainloop = [&](auto width, bool two) {
         constexpr int N = decltype(width)::value;
-        if constexpr (RS) {
+        if constexpr (Ac::promote) {
+          // The k loop with its partial sums promoted into d (the part's own loop, rung 29).
+          static_assert(N == BN, "whole tiles");
+          (void)two;
+          int m0, n0;
+          bool solo;
+          walk.tile(p, t, m0, n0, solo);
+          Ac::template k_loop<T>(d, a, smem, full, it, kb, ke, m0 + 64 * cw, n0, cw, release);
+        } else if constexpr (RS) {
           // A's fragments through registers, double-buffered: while stage it's MMAs run (reading
           // one fragment set), the fragments of stage it + 1 are loaded into the other, after
           // wait<1> has retired the group that read it (stage it - 1). Two sets by name (fa, fb),
@@ -371,8 +485,8 @@ __global__ void __launch_bounds__(THREADS, 1)
               const unsigned char* As = smem + s * STAGE_BYTES;
               const unsigned char* Bs = As + 2 * A_BYTES;  // B, then B' 8 KB on
               detail::wgmma_fence();
-              detail::wgmma_stage_64xn<T, A_MN, B_MN, N>(d, As, Bs, cw);
-              detail::wgmma_stage_64xn<T, A_MN, B_MN, N>(d, As + A_BYTES, Bs + B_PAIR, cw);
+              mma_stage<T, A_MN, B_MN, N>(d, As, Bs, cw);
+              mma_stage<T, A_MN, B_MN, N>(d, As + A_BYTES, Bs + B_PAIR, cw);
               detail::wgmma_commit();
               detail::wgmma_wait<1>();
               if (kt > kb) release((it - 1) % STAGES);
@@ -382,7 +496,7 @@ __global__ void __launch_bounds__(THREADS, 1)
               detail::mbar_wait(&full[s], (it / STAGES) & 1);
               const unsigned char* As = smem + s * STAGE_BYTES;
               detail::wgmma_fence();
-              detail::wgmma_stage_64xn<T, A_MN, B_MN, N>(d, As, As + 2 * A_BYTES, cw);
+              mma_stage<T, A_MN, B_MN, N>(d, As, As + 2 * A_BYTES, cw);
               detail::wgmma_commit();
               detail::wgmma_wait<1>();
               if (kt > kb) release((it - 1) % STAGES);
@@ -400,7 +514,7 @@ __global__ void __launch_bounds__(THREADS, 1)
             const unsigned char* As = smem + s * STAGE_BYTES;
             const unsigned char* Bs = As + A_BYTES;
             detail::wgmma_fence();
-            detail::wgmma_stage_64xn<T, A_MN, B_MN, N>(d, As, Bs, cw);
+            mma_stage<T, A_MN, B_MN, N>(d, As, Bs, cw);
             detail::wgmma_commit();
             epi.in_mainloop(ctx, kt - kb);
             detail::wgmma_wait<1>();  // the MMAs of k tile it - 1 have retired: release its slot
@@ -416,6 +530,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         int m0, n0;  // (found only now: fewer registers held beside the accumulators)
         bool solo;
         walk.tile(p, t, m0, n0, solo);
+        if constexpr (FP8) scale_acc_fp8(d, a, m0 + 64 * cw, n0);
         epi.store(ctx, d, m0, n0);
       };
       walk.finish(d, kb, ke, cw, store_tile);
@@ -428,18 +543,21 @@ __global__ void __launch_bounds__(THREADS, 1)
 }
 
 template <typename T, bool A_MN, bool B_MN, bool C_T, class P>
-void launch(const ArgsT<T>& a, const char* name) {
+void launch(const typename Problem<T>::Args& a, const char* name) {
   using S = typename P::Schedule;
   using E = typename P::Epilogue;
-  constexpr int BK = bk<T>(), E_SIZE = int(sizeof(T));
-  const auto type = detail::tma_operand_type<T>();
+  using Pr = Problem<T>;
+  // E_SIZE: an operand element's bytes (A's and B's are the same size); C_SIZE: C's.
+  constexpr int BK = bk<T>(), E_SIZE = int(sizeof(typename Pr::A)), C_SIZE = int(sizeof(typename Pr::C));
+  static_assert(sizeof(typename Pr::A) == sizeof(typename Pr::B), "A and B elements of one size");
+  const auto type = detail::tma_operand_type<typename Pr::A>(), type_b = detail::tma_operand_type<typename Pr::B>();
   const CUtensorMap ma = A_MN ? detail::make_tensor_map_2d(a.A, type, E_SIZE, a.k, a.m, a.lda, BK, ROW / E_SIZE)
                               : detail::make_tensor_map_2d(a.A, type, E_SIZE, a.m, a.k, a.lda, BM, BK);
-  const CUtensorMap mb = B_MN ? detail::make_tensor_map_2d(a.B, type, E_SIZE, a.k, a.n, a.ldb, BK, ROW / E_SIZE)
-                              : detail::make_tensor_map_2d(a.B, type, E_SIZE, a.n, a.k, a.ldb, BN / CLUSTER, BK);
+  const CUtensorMap mb = B_MN ? detail::make_tensor_map_2d(a.B, type_b, E_SIZE, a.k, a.n, a.ldb, BK, ROW / E_SIZE)
+                              : detail::make_tensor_map_2d(a.B, type_b, E_SIZE, a.n, a.k, a.ldb, BN / CLUSTER, BK);
   // S::pairs, B k-contiguous: boxes of 64 rows of n for the narrow tiles' paired stages.
   const CUtensorMap mb64 =
-      S::pairs && !B_MN ? detail::make_tensor_map_2d(a.B, type, E_SIZE, a.n, a.k, a.ldb, 64, BK) : CUtensorMap{};
+      S::pairs && !B_MN ? detail::make_tensor_map_2d(a.B, type_b, E_SIZE, a.n, a.k, a.ldb, 64, BK) : CUtensorMap{};
   const int64_t tiles_m = ceil_div(a.m, BM), tiles_n = ceil_div(a.n, BN);
   const int64_t cluster_tiles = ceil_div(tiles_m, CLUSTER) * tiles_n;
   if (cluster_tiles > INT32_MAX) throw Unsupported(std::string("rungs: ") + name + ": too many tiles for one launch");
@@ -448,18 +566,18 @@ void launch(const ArgsT<T>& a, const char* name) {
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), SMEM_BYTES);
   const int fit = detail::max_active_clusters(reinterpret_cast<const void*>(kernel), THREADS, SMEM_BYTES, CLUSTER, name);
   const int clusters = static_cast<int>(std::min<int64_t>(cluster_tiles, fit));
-  const bool c_vec = reinterpret_cast<uintptr_t>(a.C) % (2 * E_SIZE) == 0 && a.ldc % 2 == 0;
+  const bool c_vec = reinterpret_cast<uintptr_t>(a.C) % (2 * C_SIZE) == 0 && a.ldc % 2 == 0;
   // TMA stores need C's base and rows 16-byte aligned, and write alpha * AB only: beta != 0 (or an
   // unaligned C) takes the direct epilogue. They clip a row at the 16-byte chunk that holds column
   // n - 1, not at n (measured on the H100: n = 1, ldc = 16 wrote 7 elements of bf16 padding; also
   // triton-lang/triton#11583): where n * sizeof(T) is not a multiple of 16, only tiles whose 256
   // columns lie inside C use them (tma_cols = n), the last tile column stores directly.
-  const bool tma_c = E::tma && a.beta == 0.0f && reinterpret_cast<uintptr_t>(a.C) % 16 == 0 && (a.ldc * E_SIZE) % 16 == 0;
+  const bool tma_c = E::tma && a.beta == 0.0f && reinterpret_cast<uintptr_t>(a.C) % 16 == 0 && (a.ldc * C_SIZE) % 16 == 0;
   // C_T: C is n x m here (C's columns are this kernel's rows): the clipped dimension is m.
   const int64_t c_cols = C_T ? a.m : a.n, c_rows = C_T ? a.n : a.m;
-  const int64_t tma_cols = !tma_c ? 0 : (c_cols * E_SIZE) % 16 == 0 ? INT64_MAX : c_cols;
-  const CUtensorMap mc = tma_c ? detail::make_tensor_map_2d(a.C, detail::tma_type<T>(), E_SIZE, c_rows, c_cols, a.ldc, 64,
-                                                            128 / E_SIZE)
+  const int64_t tma_cols = !tma_c ? 0 : (c_cols * C_SIZE) % 16 == 0 ? INT64_MAX : c_cols;
+  const CUtensorMap mc = tma_c ? detail::make_tensor_map_2d(a.C, detail::tma_type<typename Pr::C>(), C_SIZE, c_rows,
+                                                            c_cols, a.ldc, 64, 128 / C_SIZE)
                                : CUtensorMap{};
   std::unique_ptr<detail::Scratch> ws, flags;  // freed on the stream after the kernel
   const Grid g{tiles_m, tiles_n, cluster_tiles, clusters, static_cast<int>(ceil_div(a.k, static_cast<int64_t>(BK))),
@@ -496,6 +614,36 @@ void run(const ArgsT<T>& user, const char* name) {
       launch<T, decltype(ta)::value, !decltype(tb)::value, false, P>(a, name);
     }
   });
+}
+
+// An fp8 rung's entry (rung 28): the operands made K-major and TMA-addressable (an aligned,
+// transposed copy where they are not: gemm/pack.hpp), then the kernel for the operands' fp8 types
+// and C's type. The caller has refused the scalings its epilogue does not apply.
+template <class P>
+void run_fp8(const ArgsF8& user, const char* name) {
+  detail::require_sm90a(name);
+  std::unique_ptr<detail::Scratch> keep_a, keep_b;  // freed on the stream after the kernel
+  const ArgsF8 a = pack::operands_fp8(user, keep_a, keep_b);
+  auto go = [&](auto a8, auto b8, auto c) {
+    using TA8 = decltype(a8);
+    using TB8 = decltype(b8);
+    using TC = decltype(c);
+    const ArgsFp8<TA8, TB8, TC> k{a.ta, a.tb, a.m, a.n, a.k, a.alpha,
+                                  static_cast<const TA8*>(a.A), a.lda,
+                                  static_cast<const TB8*>(a.B), a.ldb,
+                                  a.beta, static_cast<TC*>(a.C), a.ldc, a.stream, a.scales};
+    launch<Fp8<TA8, TB8, TC>, false, false, false, P>(k, name);
+  };
+  auto with_c = [&](auto a8, auto b8) {
+    if (a.c_type == F8Out::bf16) go(a8, b8, __nv_bfloat16{});
+    else go(a8, b8, float{});
+  };
+  auto with_b = [&](auto a8) {
+    if (a.b_type == F8::e4m3) with_c(a8, __nv_fp8_e4m3{});
+    else with_c(a8, __nv_fp8_e5m2{});
+  };
+  if (a.a_type == F8::e4m3) with_b(__nv_fp8_e4m3{});
+  else with_b(__nv_fp8_e5m2{});
 }
 
 }  // namespace rungs::sgemm::ws

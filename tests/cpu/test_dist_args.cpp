@@ -112,6 +112,59 @@ TEST(DistLadder, ListsAreWellFormed) {
     EXPECT_EQ(v[0].types, "f16 bf16");
   }
 }
+
+// Rungs 2 and 3 do both operations in both types, after the baseline, in ladder order; rung 4
+// allgather_gemm only.
+TEST(DistLadder, OverlapRungsFollowTheBaseline) {
+  for (Op op : {Op::allgather_gemm, Op::gemm_reducescatter}) {
+    const auto v = variants(op);
+    ASSERT_GE(v.size(), 3u);
+    EXPECT_EQ(v[1].name, "chunked_overlap");
+    EXPECT_EQ(v[1].rung, 2);
+    EXPECT_EQ(v[2].name, "ring");
+    EXPECT_EQ(v[2].rung, 3);
+    for (size_t i = 1; i < 3; ++i) {
+      EXPECT_EQ(v[i].types, "f16 bf16") << v[i].name;
+      EXPECT_FALSE(v[i].baseline) << v[i].name;
+    }
+  }
+  // Rung 4 moves bytes on the copy engines, which do not add: allgather_gemm only.
+  const auto ag = variants(Op::allgather_gemm);
+  ASSERT_GE(ag.size(), 4u);
+  EXPECT_EQ(ag[3].name, "copy_engine");
+  EXPECT_EQ(ag[3].rung, 4);
+  EXPECT_EQ(ag[3].types, "f16 bf16");
+  for (const auto& v : variants(Op::gemm_reducescatter)) EXPECT_NE(v.name, "copy_engine");
+}
+
+// The pipelines' pieces: >= kMinPieceBytes each, at most kMaxPieces, at most one per row, at least
+// one; the test override; piece_begin cuts the rows into contiguous pieces differing by <= 1 row.
+TEST(DistLadder, PiecesFollowTheRule) {
+  using dist::detail::kMaxPieces;
+  using dist::detail::kMinPieceBytes;
+  using dist::detail::piece_begin;
+  using dist::detail::pieces_of;
+  EXPECT_EQ(pieces_of(1, int64_t{1} << 40), 1);
+  EXPECT_EQ(pieces_of(37, 29 * 4), 1);                         // small: one piece
+  EXPECT_EQ(pieces_of(1024, kMinPieceBytes / 1024 * 3), 3);    // 3 x the minimum
+  EXPECT_EQ(pieces_of(8192, 8192 * 4 * 2), kMaxPieces);        // 512 MiB: capped
+  EXPECT_EQ(pieces_of(4, kMinPieceBytes), 4);                  // at most one per row
+  dist::detail::set_pieces_for_testing(3);
+  EXPECT_EQ(pieces_of(37, 4), 3);
+  EXPECT_EQ(pieces_of(2, 4), 2);
+  EXPECT_EQ(pieces_of(1, 4), 1);
+  dist::detail::set_pieces_for_testing(0);
+  EXPECT_EQ(pieces_of(37, 4), 1);
+  for (int64_t rows : {1, 2, 7, 37, 1000})
+    for (int p = 1; p <= 8 && p <= rows; ++p) {
+      EXPECT_EQ(piece_begin(rows, p, 0), 0);
+      EXPECT_EQ(piece_begin(rows, p, p), rows);
+      for (int i = 0; i < p; ++i) {
+        const int64_t len = piece_begin(rows, p, i + 1) - piece_begin(rows, p, i);
+        EXPECT_TRUE(len == rows / p || len == rows / p + 1) << rows << " rows, " << p << " pieces, piece " << i;
+      }
+    }
+}
 #else
 TEST(DistLadder, EmptyWithoutNccl) {
   EXPECT_TRUE(variants(Op::allgather_gemm).empty());

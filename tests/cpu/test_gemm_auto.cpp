@@ -19,12 +19,16 @@ const char* const kUnalignedHalfChoice = "wgmma_balanced";
 const char* const kRaggedTf32Choice = "wgmma_balanced";
 const char* const kLargeChoice = "wgmma_tma_store";
 const char* const kX3Choice = "wgmma_x3_rs";
+const char* const kDecodeChoice = "decode_wgmma";
+const char* const kDecodeRowChoice = "decode_rows";
 #else  // the sm_90a rungs are not in this build
 const char* const kUnalignedChoice = "cublas";
 const char* const kUnalignedHalfChoice = "cublas";
 const char* const kRaggedTf32Choice = "cublas";
 const char* const kLargeChoice = "cublas";
 const char* const kX3Choice = "wmma";
+const char* const kDecodeChoice = "cublas";
+const char* const kDecodeRowChoice = "cublas";
 #endif
 
 TEST(GemmAuto, HopperTensorCoreChoices) {
@@ -34,6 +38,17 @@ TEST(GemmAuto, HopperTensorCoreChoices) {
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 8200, 8191, 8193, 90, t, Math::fp32, true), kLargeChoice);
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 4095, 4097, 4093, 90, t, Math::fp32, false), kUnalignedHalfChoice);
     EXPECT_EQ(sgemm::auto_variant(Trans::T, Trans::N, 4095, 4097, 4093, 90, t, Math::fp32, false), kUnalignedHalfChoice);
+    // Decode shapes, nt with aligned rows: rung 26 from 2^27 elements of W at m <= 64, rung 24 at
+    // m = 1 from 2^25; m = 128, nn, unaligned rows and smaller W stay on cuBLAS.
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 16, 28672, 8192, 90, t, Math::fp32, true), kDecodeChoice);
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 1, 8192, 28672, 90, t, Math::fp32, true), kDecodeChoice);
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 64, 28672, 8192, 90, t, Math::fp32, true), kDecodeChoice);
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 128, 28672, 8192, 90, t, Math::fp32, true), "cublas");
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 1, 7168, 8192, 90, t, Math::fp32, true), kDecodeRowChoice);
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 16, 7168, 8192, 90, t, Math::fp32, true), "cublas");
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 16, 28672, 8192, 90, t, Math::fp32, true), "cublas");
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 16, 28672, 8192, 90, t, Math::fp32, false), "cublas");
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 1, 1024, 1024, 90, t, Math::fp32, true), "cublas");
     // Small unaligned problems: not measured, cuBLAS.
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 1000, 1001, 999, 90, t, Math::fp32, false), "cublas");
     // Another GPU: not measured there, the Ampere-design rung.

@@ -134,8 +134,8 @@ TEST(GemmFp8Registry, TypesSayFp8WhereTheEntryIsSet) {
   }
 }
 
-// auto for fp8 names the cublas rung on every device (no rung of ours does fp8 yet), whatever the
-// shape, the alignment or the f16/bf16 rules would say.
+// auto for fp8 names the cublas rung on every device (no fp8 rung of ours is measured yet),
+// whatever the shape, the alignment or the f16/bf16 rules would say.
 TEST(GemmFp8Auto, CublasEverywhere) {
   for (int sm : {70, 80, 89, 90})
     for (bool aligned : {true, false})

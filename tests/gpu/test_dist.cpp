@@ -127,21 +127,42 @@ struct Dev {
   }
 };
 
-// got against ref over rows x cols (ld apart): bit for bit, or within 2 units in the last place of
-// the type plus fp32 accumulation's error over k terms of magnitude <= 1.
+// |alpha| |A||B| + |beta| |C0| per element of C (rows x cols, ld apart): what the rounding errors
+// of a correct product scale with. A is rows x k (tight rows), B k x cols (ldb), C0 as C.
 template <typename T>
-std::string compare(const std::vector<T>& got, const std::vector<T>& ref, int64_t rows, int64_t cols, int64_t ld,
-                    bool bitwise, int64_t k) {
+std::vector<double> magnitudes(const std::vector<T>& A, const std::vector<T>& B, int64_t ldb,
+                               const std::vector<T>& C0, int64_t rows, int64_t cols, int64_t k, int64_t ld,
+                               float alpha, float beta) {
+  std::vector<double> mag(static_cast<size_t>(rows * ld), 0.0);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t p = 0; p < k; ++p) {
+      const double a = std::fabs(static_cast<double>(alpha) * to_f(A[i * k + p]));
+      for (int64_t j = 0; j < cols; ++j) mag[i * ld + j] += a * std::fabs(to_f(B[p * ldb + j]));
+    }
+  if (beta != 0.0f)
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j) mag[i * ld + j] += std::fabs(beta * to_f(C0[i * ld + j]));
+  return mag;
+}
+
+// got against ref over rows x cols (ld apart): bit for bit, or within what two correct products may
+// differ by: each rounds once to the type (half a unit in the last place of the result, relative
+// to its magnitude mag) after fp32 sums whose order differs (k u mag each), so
+// |got - ref| <= (2 ulp + 2 k u) mag.
+template <typename T>
+std::string compare(const std::vector<T>& got, const std::vector<T>& ref, const std::vector<double>& mag, int64_t rows,
+                    int64_t cols, int64_t ld, bool bitwise, int64_t k) {
   const double ulp = std::is_same_v<T, __half> ? std::ldexp(1.0, -10) : std::ldexp(1.0, -7);
+  const double gamma = 2 * ulp + 2 * static_cast<double>(k) * std::ldexp(1.0, -24);
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j) {
       const size_t at = static_cast<size_t>(i * ld + j);
       const float g = to_f(got[at]), r = to_f(ref[at]);
       const bool same = std::memcmp(&got[at], &ref[at], sizeof(T)) == 0;
-      const bool close = std::fabs(g - r) <= 2 * ulp * std::fabs(r) + 1e-6 * static_cast<double>(k);
+      const bool close = std::fabs(g - r) <= gamma * mag[at];
       if (bitwise ? !same : !close)
         return "C[" + std::to_string(i) + "][" + std::to_string(j) + "] = " + std::to_string(g) + ", expected " +
-               std::to_string(r) + (bitwise ? " (bit for bit)" : " (within tolerance)");
+               std::to_string(r) + (bitwise ? " (bit for bit)" : " (beyond (2 ulp + 2 k u) |alpha||A||B| + |beta||C0|)");
     }
   return "";
 }
@@ -172,11 +193,15 @@ void allgather_case(const Comms& c, const std::string& variant, bool bitwise, co
     o.variant = variant;
     if (cudaStreamCreateWithFlags(&o.stream, cudaStreamNonBlocking) != cudaSuccess) throw std::runtime_error("stream");
     dist::allgather_gemm(s.m, s.n, s.k, s.alpha, A.p, lda, B.p, ldb, s.beta, C.p, ldc, c.comm[r], o);
+    Options single;  // the reference: the single-GPU gemm's own auto choice, on the same stream
+    single.stream = o.stream;
     gemm(Trans::N, Trans::N, M, s.n, s.k, s.alpha, A_full.p, std::max<int64_t>(s.k, 1), B.p, ldb, s.beta, C_ref.p,
-         ldc, o);
+         ldc, single);
     cudaStreamSynchronize(o.stream);
     cudaStreamDestroy(o.stream);
-    const std::string diff = compare(C.get(), C_ref.get(), M, s.n, ldc, bitwise, s.k);
+    const std::vector<double> mag =
+        magnitudes(full, host_matrix<T>(seed, 20 + r, s.k, s.n, ldb), ldb, c0, M, s.n, s.k, ldc, s.alpha, s.beta);
+    const std::string diff = compare(C.get(), C_ref.get(), mag, M, s.n, ldc, bitwise, s.k);
     EXPECT_EQ(diff, "") << "allgather_gemm " << variant << " " << type_name<T>() << " rank " << r << " m_local=" << s.m
                         << " n_local=" << s.n << " k=" << s.k << " beta=" << s.beta;
   });
@@ -205,11 +230,14 @@ void reducescatter_case(const Comms& c, const std::string& variant, const Shape&
     o.variant = variant;
     if (cudaStreamCreateWithFlags(&o.stream, cudaStreamNonBlocking) != cudaSuccess) throw std::runtime_error("stream");
     dist::gemm_reducescatter(M, s.n, s.k, s.alpha, A.p, lda, B.p, ldb, s.beta, C.p, ldc, c.comm[r], o);
+    Options single;  // the reference: the single-GPU gemm's own auto choice, on the same stream
+    single.stream = o.stream;
     gemm(Trans::N, Trans::N, s.m, s.n, K, s.alpha, A_cat.p, std::max<int64_t>(K, 1), B_cat.p, ldb, s.beta, C_ref.p,
-         ldc, o);
+         ldc, single);
     cudaStreamSynchronize(o.stream);
     cudaStreamDestroy(o.stream);
-    const std::string diff = compare(C.get(), C_ref.get(), s.m, s.n, ldc, false, K);
+    const std::vector<double> mag = magnitudes(a_cat, b_cat, ldb, c0, s.m, s.n, K, ldc, s.alpha, s.beta);
+    const std::string diff = compare(C.get(), C_ref.get(), mag, s.m, s.n, ldc, false, K);
     EXPECT_EQ(diff, "") << "gemm_reducescatter " << variant << " " << type_name<T>() << " rank " << r
                         << " m=" << M << " n=" << s.n << " k_local=" << s.k << " beta=" << s.beta;
   });
@@ -249,6 +277,30 @@ TEST(DistThreads, GemmReduceScatterEveryRung) {
       reducescatter_case<__half>(c, v, s, seed++);
     }
     record_ran("gemm_reducescatter", v);
+  }
+}
+
+// The pipelines of rungs 2 and 3 on small shapes: the pieces forced (the rule gives one piece
+// below 8 MiB of fp32), uneven ones included (37 rows in 3 or 8 pieces), padded rows, beta != 0,
+// k = 0; every rung and auto, both operations and types.
+TEST(DistThreads, ForcedPiecesEveryRung) {
+  RUNGS_REQUIRE_TWO_GPUS();
+  Comms c;
+  struct Reset {
+    ~Reset() { dist::detail::set_pieces_for_testing(0); }
+  } reset;
+  const Shape shapes[] = {{37, 29, 53, 3, 1.0f, 0.0f}, {37, 29, 53, 0, 0.5f, -1.5f}, {5, 7, 0, 1, 2.0f, 0.5f},
+                          {200, 264, 520, 8, 1.0f, 1.0f}};
+  for (int pieces : {3, 8}) {
+    dist::detail::set_pieces_for_testing(pieces);
+    uint64_t seed = 500 + 100 * pieces;
+    for (const std::string& v : variant_names_with_auto(Op::gemm_reducescatter))
+      for (const Shape& s : shapes) {
+        reducescatter_case<__nv_bfloat16>(c, v, s, seed++);
+        reducescatter_case<__half>(c, v, s, seed++);
+      }
+    for (const std::string& v : variant_names_with_auto(Op::allgather_gemm))
+      for (const Shape& s : shapes) allgather_case<__nv_bfloat16>(c, v, allgather_bitwise(v), s, seed++);
   }
 }
 
@@ -334,35 +386,39 @@ TEST(DistThreads, WrongDeviceIsRefused) {
 }
 
 // Two processes, one per GPU, the unique id through a file: examples/dist_two_process checks its
-// own results (exit status 0).
+// own results (exit status 0), for every rung and auto.
 TEST(DistProcesses, TwoProcessesThroughAnIdFile) {
   RUNGS_REQUIRE_TWO_GPUS();
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("rungs_dist_" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  const std::string id = (dir / "nccl_id").string();
-  std::vector<pid_t> pids;
   setenv("NCCL_NVLS_ENABLE", "0", 1);  // the children inherit it
   const std::string world = std::to_string(kWorld);
-  for (int r = 0; r < kWorld; ++r) {
-    // Everything the child needs is made before fork(): between fork and exec a child of a threaded
-    // process may call only async-signal-safe functions (no allocation).
-    const std::string rank = std::to_string(r);
-    const pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      execl(RUNGS_DIST_EXAMPLE, RUNGS_DIST_EXAMPLE, "--rank", rank.c_str(), "--world", world.c_str(), "--device",
-            rank.c_str(), "--id", id.c_str(), "--m", "67", "--n", "45", "--k", "129", static_cast<char*>(nullptr));
-      _exit(127);
+  for (const std::string& variant : variant_names_with_auto(Op::allgather_gemm)) {
+    const fs::path dir = fs::temp_directory_path() / ("rungs_dist_" + std::to_string(getpid()) + "_" + variant);
+    fs::create_directories(dir);
+    const std::string id = (dir / "nccl_id").string();
+    std::vector<pid_t> pids;
+    for (int r = 0; r < kWorld; ++r) {
+      // Everything the child needs is made before fork(): between fork and exec a child of a threaded
+      // process may call only async-signal-safe functions (no allocation).
+      const std::string rank = std::to_string(r);
+      const pid_t pid = fork();
+      ASSERT_GE(pid, 0);
+      if (pid == 0) {
+        execl(RUNGS_DIST_EXAMPLE, RUNGS_DIST_EXAMPLE, "--rank", rank.c_str(), "--world", world.c_str(), "--device",
+              rank.c_str(), "--id", id.c_str(), "--m", "67", "--n", "45", "--k", "129", "--variant", variant.c_str(),
+              static_cast<char*>(nullptr));
+        _exit(127);
+      }
+      pids.push_back(pid);
     }
-    pids.push_back(pid);
+    for (int r = 0; r < kWorld; ++r) {
+      int status = 0;
+      ASSERT_EQ(waitpid(pids[r], &status, 0), pids[r]);
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+          << variant << ": rank " << r << " status " << status;
+    }
+    fs::remove_all(dir);
   }
-  for (int r = 0; r < kWorld; ++r) {
-    int status = 0;
-    ASSERT_EQ(waitpid(pids[r], &status, 0), pids[r]);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "rank " << r << " status " << status;
-  }
-  fs::remove_all(dir);
 }
 
 #else

@@ -1,0 +1,148 @@
+// Rung 4, copy_engine: what it adds over rung 3 (ring): the transfer done by the GPUs' copy
+// engines over NVLink instead of NCCL's kernels, so the product keeps every SM (rungs 2 and 3's
+// NCCL kernels take SMs from it while they run, and wait for SMs behind a persistent gemm kernel).
+// Still NCCL: a communicator split once from the caller's (ncclCommSplit, kept with the workspace)
+// with CTAPolicy = NCCL_CTA_POLICY_ZERO, and the gathered rows landing in a buffer from
+// ncclMemAlloc registered with it as a symmetric window (ncclCommWindowRegister,
+// NCCL_WIN_COLL_SYMMETRIC); an ncclAllGather whose send and receive buffers are both in such a
+// window is then done by copy engines (NCCL 2.28: all ranks in one NVLink domain, one node). Where
+// NCCL cannot (no symmetric memory support: no CUMEM, ranks on several nodes), the same calls run
+// NCCL's kernels and the result is the same. No NVLink multicast: with NCCL_NVLS_ENABLE=0 NCCL's
+// copy-engine collectives synchronize the ranks with plain (unicast) flag writes.
+//
+// allgather_gemm only (copy engines move bytes, they do not add: NCCL has no copy-engine
+// reduce-scatter). The rows are cut into pieces (pieces_of: >= 8 MiB gathered per piece, at most
+// 8); for each piece the rank copies its own rows into its place in the window and the split
+// communicator gathers them in place (ncclAllGather) on the communication stream; the product of
+// the own rows starts first, from A_local, on the compute stream, then each piece's other ranks'
+// rows are multiplied as soon as that piece has landed (events). Bound: the product (world-1 gemms
+// per piece after the own rows' one, each smaller than rung 2's) and whatever of the last piece's
+// gather is not hidden; the copy engines' NVLink bandwidth (not measured here) against the SM
+// kernels' 240 GB/s; one extra local copy of A_local into the window (m_local x k, at memory
+// speed). Workspace: world*m_local*k elements in the window, besides the generic workspace.
+//
+// Prediction (2 H100, bf16; issue 37 measured all-gather 560 us, product 1,430 us, one after the
+// other 2,050 us at M = 16384, k = 8192, n_local = 4096): the product at full speed with the
+// gather under its first half: about 1,450-1,550 us if the copy engines reach the SM kernels'
+// bandwidth, more if they do not (the gather then shows past the own half's 715 us). Which path
+// NCCL took shows with NCCL_DEBUG=INFO ("Init CE").
+// Measured on 2 H200 (dd3d148, as rung 2): 1.551 ms, 1.17x rung 1 and slower than rung 2's 1.389;
+// whether NCCL took the copy engines (NCCL_DEBUG=INFO) was not recorded in that run. A second run:
+// 1.545 ms.
+#include "dist/dist_rung.hpp"
+
+#include <memory>
+
+namespace rungs::dist::detail::copy_engine {
+
+namespace {
+
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+
+constexpr int kRung = 4;  // its state's key in the workspace
+
+// Per communicator: the split communicator and its window. The window grows like the workspace
+// (after the last call's work, an event recorded on the caller's stream); every rank grows it in the
+// same call (the sizes agree), as registration is collective.
+struct CeState : RungState {
+  ncclComm_t comm = nullptr;
+  void* buf = nullptr;
+  size_t bytes = 0;
+  ncclWindow_t win = nullptr;
+  cudaEvent_t last_use = nullptr;
+
+  ~CeState() override {
+    // Errors are ignored: a destructor cannot report them, and the first one was reported already.
+    if (last_use != nullptr) {
+      (void)cudaEventSynchronize(last_use);
+      (void)cudaEventDestroy(last_use);
+    }
+    if (win != nullptr) (void)ncclCommWindowDeregister(comm, win);
+    if (comm != nullptr) (void)ncclCommDestroy(comm);
+    if (buf != nullptr) (void)ncclMemFree(buf);
+  }
+
+  void ensure(const ncclComm_t parent, int rank, size_t need) {
+    if (comm == nullptr) {
+      ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+      cfg.CTAPolicy = NCCL_CTA_POLICY_ZERO;
+      RUNGS_NCCL(ncclCommSplit(parent, 0, rank, &comm, &cfg));
+      RUNGS_CUDA(cudaEventCreateWithFlags(&last_use, cudaEventDisableTiming));
+    }
+    if (need <= bytes) return;
+    constexpr size_t kGrain = size_t{2} << 20;
+    need = (need + kGrain - 1) / kGrain * kGrain;
+    RUNGS_CUDA(cudaEventSynchronize(last_use));
+    if (win != nullptr) {
+      ncclWindow_t w = win;
+      win = nullptr;
+      RUNGS_NCCL(ncclCommWindowDeregister(comm, w));
+    }
+    if (buf != nullptr) {
+      void* b = buf;
+      buf = nullptr;
+      bytes = 0;
+      RUNGS_NCCL(ncclMemFree(b));
+    }
+    RUNGS_NCCL(ncclMemAlloc(&buf, need));
+    bytes = need;
+    RUNGS_NCCL(ncclCommWindowRegister(comm, buf, need, &win, NCCL_WIN_COLL_SYMMETRIC));
+  }
+};
+
+template <typename T>
+void allgather_gemm(const ArgsT<T>& a) {
+  if (a.world == 1 || a.k == 0) {
+    // Nothing to move: one rank's own rows, or k == 0 (C = beta * C, A not read).
+    rank_product(a, a.world * a.m, a.A, a.lda, a.C, a.stream);
+    return;
+  }
+  std::unique_ptr<RungState>& held = a.ws->rung_state(kRung);
+  if (!held) held = std::make_unique<CeState>();
+  CeState& st = static_cast<CeState&>(*held);
+  st.ensure(a.comm, a.rank, static_cast<size_t>(a.world) * static_cast<size_t>(a.m * a.k) * sizeof(T));
+  T* gathered = static_cast<T*>(st.buf);
+  const int pieces = pieces_of(a.m, a.world * a.k * static_cast<int64_t>(sizeof(T)));
+  Fork f(*a.ws, a.stream);
+  const cudaStream_t comp = f.stream(kCompute), comm = f.stream(kComm);
+  // Piece p of every rank: rows [lo, lo+rows) of each A_local, at [world][rows][k] after the pieces
+  // before it; the own rows go to their place, then one in-place gather per piece.
+  for (int p = 0; p < pieces; ++p) {
+    const int64_t lo = piece_begin(a.m, pieces, p), rows = piece_begin(a.m, pieces, p + 1) - lo;
+    T* stripe = gathered + a.world * lo * a.k;
+    T* mine = stripe + a.rank * rows * a.k;
+    RUNGS_CUDA(cudaMemcpy2DAsync(mine, a.k * sizeof(T), a.A + lo * a.lda, a.lda * sizeof(T), a.k * sizeof(T), rows,
+                                 cudaMemcpyDeviceToDevice, comm));
+    RUNGS_NCCL(ncclAllGather(mine, stripe, static_cast<size_t>(rows * a.k), nccl_type<T>(), st.comm, comm));
+    f.record(static_cast<size_t>(p), comm);
+  }
+  rank_product(a, a.m, a.A, a.lda, a.C + a.rank * a.m * a.ldc, comp);
+  for (int p = 0; p < pieces; ++p) {
+    const int64_t lo = piece_begin(a.m, pieces, p), rows = piece_begin(a.m, pieces, p + 1) - lo;
+    const T* stripe = gathered + a.world * lo * a.k;
+    f.wait(static_cast<size_t>(p), comp);
+    for (int q = 0; q < a.world; ++q) {
+      if (q == a.rank) continue;
+      rank_product(a, rows, stripe + q * rows * a.k, a.k, a.C + (q * a.m + lo) * a.ldc, comp);
+    }
+  }
+  f.join();
+  RUNGS_CUDA(cudaEventRecord(st.last_use, a.stream));
+}
+
+#else
+
+template <typename T>
+void allgather_gemm(const ArgsT<T>&) {
+  rungs::detail::unsupported("copy_engine", "needs NCCL 2.28 or newer (copy-engine collectives on symmetric windows); "
+                                    "this build has NCCL " + std::to_string(NCCL_VERSION_CODE));
+}
+
+#endif
+
+}  // namespace
+
+void allgather_gemm_bf16(const ArgsBF& a) { allgather_gemm(a); }
+void allgather_gemm_f16(const ArgsH& a) { allgather_gemm(a); }
+
+}  // namespace rungs::dist::detail::copy_engine

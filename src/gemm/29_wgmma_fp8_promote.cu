@@ -1,0 +1,109 @@
+// Rung 29, wgmma_fp8_promote: rung 28 with two-level accumulation: the tensor core's partial sums
+// taken out of the wgmma accumulator every k tile (128 k) and added into fp32 registers, where the
+// block128 scales are applied; fp8 (e4m3 / e5m2, any pair), bf16 or float C, all three scalings.
+// Adds over 28 wgmma_fp8: the Accumulation part Promote (below), the consumer's k loop for it. Each
+// consumer keeps its 64 x 256 sums in 128 fp32 registers (the frame's d) and multiplies a k tile
+// in two halves of 128 columns, each four wgmma.m64n128k32 into a 64-register partial sum started
+// from zero (scale-d = 0), waited for and added into d: d += s * partial. The halves are what fit:
+// a 64 x 256 partial sum beside the 64 x 256 sums would need 256 registers of the 232 a consumer
+// has. A half of the tile's columns is one 128-column block of B (tiles start at multiples of
+// 256), so s is one number per row: block128 s = a[row][kt] * b[n0 / 128 + half][kt] (two rows
+// per thread, four scales per k tile, loaded before the stage's wait); tensor and outer s = 1,
+// their scales applied at the end as in rung 28. The stage's slot is released after its second
+// half has retired. PROMOTE_EVERY (= 1 k tile): the interval is fixed by block128 (its scales
+// change every 128 k, and a k tile never straddles two blocks: 128 fp8 of k are one 128-byte
+// swizzle row); it is also the interval the fp8 tolerance assumes (check/gemm_check.cpp: at
+// most 128 products summed in the tensor core's ~14-bit accumulation, DeepGEMM's and DeepSeek-V3's
+// interval of 4 wgmma k32) for tensor and outer.
+// Bounded by: each consumer waits for its own MMAs twice per k tile (wgmma.wait_group 0) and adds
+// 64 products on the CUDA cores before issuing the next; the other consumer's MMAs fill the tensor
+// core meanwhile only when the two are out of step. The n128 MMAs read A twice per k tile: 48 KB
+// of shared memory per consumer and k tile where rung 28's n256 read 40 KB (~94 against ~78 bytes
+// per tensor-core cycle, under the 128 shared memory delivers). The block128 scale loads are L1/L2
+// hits, issued before the stage's wait.
+// Prediction: ~0.75-0.9x rung 28's time at 4096^3 and 8192^3 for every scaling (the promotion costs
+// the same for all three); normwise error at k = 8192 within 1.5x cuBLASLt's (which promotes too),
+// where rung 28's grows with k.
+// Measured (H100 SXM, 6b05a1d, as rung 28): tensor 0.0220 / 0.1190 / 0.9232 ms at 2048 / 4096 /
+// 8192^3 (780 / 1155 / 1191 TFLOP/s, 0.93 / 0.87 / 0.83x cuBLASLt; 0.93 / 0.83 / 0.80x rung 28's
+// speed), outer 0.89 / 0.87 / 0.81x cuBLASLt, block128 1.09 / 0.89 / 0.86x cuBLASLt's block128
+// (718 / 1017 / 1112 TFLOP/s). Normwise error 1.05e-4 at k = 8192 and 1.04e-4 at 32768, equal to
+// cuBLASLt's to three digits. Bound as written above: the two waits per k tile leave the tensor
+// core idle while a consumer adds; overlapping the promotion with the other consumer's MMAs (as
+// DeepGEMM does) is the next rung's.
+#include "gemm/17_wgmma_tma_store.cuh"
+
+namespace rungs::sgemm::ws {
+
+// Accumulation: the tensor core's partial sums promoted into the frame's fp32 sums d every
+// PROMOTE_EVERY k tiles, with the block128 scales (fp8 only).
+struct Promote {
+  static constexpr bool promote = true;
+  // k tiles (of 128) per promotion: block128 scales change every 128 k, so 1 (see the top).
+  static constexpr int PROMOTE_EVERY = 1;
+  // The consumer's k loop over k tiles kb .. ke - 1 of the tile whose rows row0 .. row0 + 63 (this
+  // consumer's) and columns n0 .. n0 + 255 it sums into d; `it`: the consumer's stage counter,
+  // release(slot): both blocks' producers may refill the slot.
+  template <typename T, class Args, class Release>
+  static __device__ __forceinline__ void k_loop(float (&d)[128], const Args& a, const unsigned char* smem,
+                                                uint64_t* full, int& it, int kb, int ke, int row0, int n0, int cw,
+                                                Release&& release) {
+    static_assert(PROMOTE_EVERY == 1, "one k tile per promotion (block128)");
+    using TA8 = typename Problem<T>::A;
+    using TB8 = typename Problem<T>::B;
+    const int t = static_cast<int>(threadIdx.x % 128), lane = t % 32, w = t / 32, g = lane / 4;
+    const bool block = a.scales.kind == Scaling::block128;
+    const int64_t kblocks = (a.k + 127) / 128;
+    const int m = static_cast<int>(a.m), n = static_cast<int>(a.n);
+    // This thread's two rows and the tile's two column blocks, clamped into the arrays (a row or
+    // block past m or n multiplies products that are never stored).
+    const int r0 = min(row0 + 16 * w + g, m - 1), r1 = min(row0 + 16 * w + g + 8, m - 1);
+    const int nb0 = min(n0 / 128, (n - 1) / 128), nb1 = min(n0 / 128 + 1, (n - 1) / 128);
+    const float* __restrict__ sa0 = a.scales.a + r0 * kblocks;
+    const float* __restrict__ sa1 = a.scales.a + r1 * kblocks;
+    const float* __restrict__ sb0 = a.scales.b + nb0 * kblocks;
+    const float* __restrict__ sb1 = a.scales.b + nb1 * kblocks;
+    float part[64];  // one half's partial sum (the MMAs start it from zero)
+#pragma unroll
+    for (int i = 0; i < 64; ++i) part[i] = 0.0f;
+    for (int kt = kb; kt < ke; ++kt, ++it) {
+      // s[half][h]: the scale of row h (r0, r1) in column block `half` for k block kt.
+      float s[2][2] = {{1.0f, 1.0f}, {1.0f, 1.0f}};
+      if (block) {
+        const float x0 = __ldg(sa0 + kt), x1 = __ldg(sa1 + kt), y0 = __ldg(sb0 + kt), y1 = __ldg(sb1 + kt);
+        s[0][0] = x0 * y0, s[0][1] = x1 * y0, s[1][0] = x0 * y1, s[1][1] = x1 * y1;
+      }
+      const int slot = it % STAGES;
+      detail::mbar_wait(&full[slot], (it / STAGES) & 1);
+      const unsigned char* As = smem + slot * STAGE_BYTES;
+      const unsigned char* Bs = As + A_BYTES;
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        detail::wgmma_fence();
+        detail::wgmma_stage_64x128_fp8<TA8, TB8>(part, As, Bs + half * 128 * ROW, cw, false);
+        detail::wgmma_commit();
+        detail::wgmma_wait<0>();
+        if (half == 1) release(slot);  // both halves have read the stage
+        // part[4j + e]: row 16w + g + 8 (e / 2), column 128 half + 8j + 2q + e % 2, which is
+        // d[64 half + 4j + e] of the 64 x 256 sums.
+#pragma unroll
+        for (int j = 0; j < 16; ++j)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            float& x = d[64 * half + 4 * j + e];
+            x = fmaf(s[half][e / 2], part[4 * j + e], x);
+          }
+      }
+    }
+  }
+};
+
+}  // namespace rungs::sgemm::ws
+
+namespace rungs::sgemm::wgmma_fp8_promote {
+
+using Parts = ws::Parts<ws::RoundRobin, ws::WholeTiles, ws::TmaStore, ws::Promote>;
+
+void run_fp8(const ArgsF8& a) { ws::run_fp8<Parts>(a, "wgmma_fp8_promote"); }
+
+}  // namespace rungs::sgemm::wgmma_fp8_promote
