@@ -342,6 +342,25 @@ __device__ __forceinline__ void mbar_arrive_cluster(uint64_t* bar, uint32_t cta)
   __trap();
 #endif
 }
+// Four floats at the same shared-memory offset as `p` (16-byte aligned) in block `cta` of the
+// cluster (distributed shared memory). The caller orders them after the owner's writes with a
+// cluster_sync.
+__device__ __forceinline__ float4 ld_shared_cluster_v4(const void* p, uint32_t cta) {
+  float4 v;
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile(
+      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %4, %5;\n"
+      "ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [remote];\n}\n"
+      : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+      : "r"(smem_u32(p)), "r"(cta)
+      : "memory");
+#else
+  (void)p; (void)cta;
+  v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  __trap();
+#endif
+  return v;
+}
 // One 2D box of a tensor map into shared memory at the same offset in every block of `mask`
 // (bit i: cluster rank i), each completing on its own mbarrier at `bar`'s offset.
 __device__ __forceinline__ void tma_load_2d_multicast(void* dst, const CUtensorMap* map, int c0, int c1, uint64_t* bar,

@@ -1,27 +1,47 @@
 // Rung 26, decode_wgmma: decode-shaped products (few rows of activations m, a large weight W
-// stored n x k, tb == T as PyTorch's Linear keeps it) on the tensor cores with the operands swapped.
+// stored n x k, tb == T as PyTorch's Linear keeps it, or k x n, tb == N) on the tensor cores with
+// the operands swapped.
 // Adds over the rungs below: the wgmma rungs give m the 64-row side of each MMA, so at m = 1..128
 // most of every instruction multiplies padding. This rung computes C^T (n x m) = W (n x k) * A^T:
 // W's rows fill wgmma's 64-row side, m is its N (m rounded up to 8, 16, 32, 64 or 128:
 // wgmma.m64nNk16, one kernel per N); m > 128 takes groups of 128 rows of A along the grid's y.
-// A block covers 128 rows of W (two consumer warpgroups of 64) and all N rows of A; a producer
-// warp streams 128 x 64 boxes of W and N x 64 boxes of A (both k-contiguous, 128-byte swizzle) by
-// TMA through up to 8 mbarrier stages (7 at N = 128): 112-128 KB of W in flight per SM, one block
-// per SM. The epilogue writes C from the accumulators transposed (C[j][i] = d[i][j]), masked,
-// alpha / beta per element, C unread when beta == 0. Fewer tile blocks than SMs (n = 7168: 56):
-// k is split over gridDim.z (as many splits as whole multiples of the tiles fit the SMs, each at
-// least 4 k tiles), fp32 partial sums go to a workspace and a second kernel adds them in split
-// order (deterministic) and applies alpha / beta.
-// Fallback inside the rung (slower, same answer): ta == T, tb == N, or rows TMA cannot address
-// (16-byte aligned base and ld * 2 % 16 == 0) run rung 14 (which itself falls back to rung 13 for
+// A block covers BM rows of W (two consumer warpgroups of BM / 2) and all N rows of A; a producer
+// warp streams W and N x 64 boxes of A (128-byte swizzle) by TMA through up to 8 mbarrier stages.
+// W n x k (nt): BM x 64 boxes, k-contiguous like A. W k x n (nn): 64 x 64 boxes of k-rows, read
+// in place by wgmma with its transpose bit (an MN-major A operand), no copy: the same bytes per
+// stage, so nn streams as nt does. BM = 128 (8 stages, 7 at N = 128: 112-128 KB of W in flight per
+// SM), or 256 at N = 64 and 128 where n gives half the SMs a whole 256-row tile (2 ceil(n / 256)
+// groups >= SMs: n > 16640 at one group of A on 132 SMs): each warpgroup then runs two m64 wgmmas
+// per k16 and the block reads A's box once per 256 rows of W instead of 128, halving the L2
+// traffic of A, which at N = 128 is as large as W's (5 and 4 stages: 160 and 128 KB of W in
+// flight). One block per SM. The epilogue writes C from the accumulators transposed (C[j][i] =
+// d[i][j]), masked, alpha / beta per element, C unread when beta == 0.
+// Fewer tile blocks than SMs (n = 7168: 56): k is split over gridDim.z (as many splits as whole
+// multiples of the tiles fit the SMs, each at least 4 k tiles, at most 8, fewer where a cluster
+// of them does not fit a GPC), and a tile's splits are one thread block cluster along z, so they
+// run together. At the end each block leaves its fp32
+// sums in its own shared memory (where its stages were), the cluster syncs, and block z adds
+// slice z of the tile over the cluster's blocks in split order through distributed shared memory
+// (ld.shared::cluster), applies alpha / beta and stores it: deterministic, one launch, no
+// workspace, the partial sums never leave the SMs.
+// Fallback inside the rung (slower, same answer): ta == T, or rows TMA cannot address (16-byte
+// aligned base and ld * 2 % 16 == 0) run rung 14 (which itself falls back to rung 13 for
 // unaligned rows).
 // Bound now (not measured): reading W once from DRAM is the floor; the grid is whole tiles times
-// whole splits, so SMs can idle (n = 7168 at m <= 128: 112 blocks on 132 SMs); the split's partial
-// sums go through DRAM/L2 and a second launch; the A boxes are re-read by every block from L2.
+// whole splits, so SMs can idle (n = 7168 at m <= 128: 112 blocks on 132 SMs; n = 28672 at N >= 64:
+// 112 256-row tiles); with splits, the sums' exchange through distributed shared memory after the
+// last k tile ((splits - 1) / splits of a BM x N fp32 tile per block: 32 KB at N = 128); the A
+// boxes re-read by every block from L2 (N x 128 bytes per 128 or 256 rows of W).
+// Prediction (H100, against the first form of this rung: split sums through a global workspace
+// and a second kernel): split shapes lose the second kernel, its launch and the sums' round trip
+// through L2: 7168 x 8192 nt from 48.2-50.3 us (m = 1..32) to ~45-47 us, m = 64 / 128 from 52.3 /
+// 56.8 to ~48-50 / ~51-53 us (A's L2 reads stay: BM = 128 there); 28672 x 8192 nt at m = 64 / 128
+// from 90-92 % of DRAM to ~93-95 % (256-row tiles); nn at nt's speed (7168 x 8192: 83-85 us ->
+// nt's; 28672 x 8192: 169-173 -> ~158-165 us).
+// Measured: not yet.
 #include "gemm/26_decode_wgmma.cuh"
 
 #include "core/errors.hpp"
-#include "core/scratch.hpp"
 
 #include <algorithm>
 
@@ -32,17 +52,22 @@ namespace {
 using detail::ceil_div;
 
 constexpr int MIN_KT_PER_SPLIT = 4;
+constexpr int64_t MAX_SPLITS = 8;  // a tile's splits are one cluster: 8 blocks at most (portable size)
 constexpr int MAX_GROUPS_Y = 65535;  // gridDim.y
 
-// Block (x, y, z): W rows 128x .., A rows N (group0 + y) .., k tiles of split z. part == nullptr:
-// C = alpha * acc + beta * C; else the fp32 sums go to part[z][row of A][row of W] (ld n).
-template <typename T, int N>
+// Block (x, y, z): W rows BM x .., A rows N (group0 + y) .., k tiles of split z. One split:
+// C = alpha * acc + beta * C. Splits (gridDim.z > 1, one cluster of gridDim.z blocks along z per
+// tile): each block leaves its fp32 sums in its own shared memory, and block z then adds slice z
+// of the tile over the cluster's blocks, in split order, and stores it.
+template <typename T, int N, int H, bool W_MN>
 __global__ void __launch_bounds__(THREADS, 1)
     decode_kernel(const __grid_constant__ CUtensorMap map_w, const __grid_constant__ CUtensorMap map_a, ArgsT<T> a,
-                  float* part, int group0) {
-  constexpr int STAGES = stages<N>(), STAGE_BYTES = stage_bytes<N>();
-  static_assert(smem_bytes<N>() <= 227 * 1024, "fits the 227 KB a Hopper block may have");
+                  int group0) {
+  constexpr int STAGES = stages<N, H>(), STAGE_BYTES = stage_bytes<N, H>(), BM = bm<H>();
+  constexpr int LDS = BM + 4;  // the sums in shared memory: N rows (of A) of BM floats, 4 more: no bank conflicts
+  static_assert(smem_bytes<N, H>() <= 227 * 1024, "fits the 227 KB a Hopper block may have");
   static_assert(STAGES >= 2, "a pipeline");
+  static_assert(N * LDS * 4 <= STAGES * STAGE_BYTES, "the sums fit where the stages were");
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = detail::smem_align_1024(smem_raw);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + STAGES * STAGE_BYTES);
@@ -51,65 +76,131 @@ __global__ void __launch_bounds__(THREADS, 1)
   detail::init_pipeline_barriers(full, empty, STAGES, 2);  // empty: both consumer warpgroups
   __syncthreads();
   const int n0 = static_cast<int>(blockIdx.x) * BM, m0 = (group0 + static_cast<int>(blockIdx.y)) * N;
-  const int64_t KT = ceil_div(a.k, BK), split = blockIdx.z, splits = gridDim.z;
+  const int64_t KT = ceil_div(a.k, BK);
+  const int split = static_cast<int>(blockIdx.z), splits = static_cast<int>(gridDim.z);
   const int kt0 = static_cast<int>(KT * split / splits), count = static_cast<int>(KT * (split + 1) / splits) - kt0;
+  const int n = static_cast<int>(a.n), m = static_cast<int>(a.m);
+  float* sums = reinterpret_cast<float*>(smem);  // splits: [row of A - m0][row of W - n0], ld LDS
 
   if (wg == 2) {  // the producer warp
     if (tid == 256) {
       detail::tma_prefetch(&map_w);
       detail::tma_prefetch(&map_a);
       for (int i = 0; i < count; ++i)
-        produce_k_tile<N>(smem, full, empty, i, &map_w, &map_a, kt0 + i, n0, m0);
+        produce_k_tile<N, H, W_MN>(smem, full, empty, i, &map_w, &map_a, kt0 + i, n0, m0);
     }
-    return;
-  }
-
-  float d[N / 2];
+  } else {
+    float d[H][N / 2];
 #pragma unroll
-  for (int i = 0; i < N / 2; ++i) d[i] = 0.0f;
-  for (int i = 0; i < count; ++i) consume_k_tile<T, N>(smem, full, empty, i, d, wg, tid);
-  detail::wgmma_wait<0>();
+    for (int h = 0; h < H; ++h)
+#pragma unroll
+      for (int i = 0; i < N / 2; ++i) d[h][i] = 0.0f;
+    for (int i = 0; i < count; ++i) consume_k_tile<T, N, H, W_MN>(smem, full, empty, i, d, wg, tid);
+    detail::wgmma_wait<0>();
 
-  // d holds C^T's rows n0 + 64 wg .. (C's columns) and columns m0 .. (C's rows).
-  const int n = static_cast<int>(a.n), m = static_cast<int>(a.m);
-  if (part == nullptr)
-    detail::store_acc_64xn_t<T, N>(d, a.C, a.ldc, n0 + wg * 64, m0, n, m, a.alpha, a.beta);
-  else
-    detail::store_acc_64xn_t<float, N>(d, part + split * a.m * a.n, a.n, n0 + wg * 64, m0, n, m, 1.0f, 0.0f);
-}
-
-// C = alpha * (sum over the splits of part, in split order) + beta * C (beta == 0: C unread).
-template <typename T>
-__global__ void __launch_bounds__(256) add_splits(const float* __restrict__ part, int splits, ArgsT<T> a) {
-  const int64_t mn = a.m * a.n;
-  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < mn; e += int64_t(gridDim.x) * blockDim.x) {
-    float acc = 0.0f;
-    for (int s = 0; s < splits; ++s) acc += part[s * mn + e];
-    detail::store_c(a.C, a.ldc, e / a.n, e % a.n, acc, a.alpha, a.beta);
+    // d[h] holds C^T's rows n0 + 64 (H wg + h) .. (C's columns) and columns m0 .. (C's rows):
+    // accumulator element (r, c) of warp w, lane 4g + q, d[h][4j + e]: r = 16w + g + 8(e / 2),
+    // c = 8j + 2q + e % 2.
+    if (splits == 1) {
+#pragma unroll
+      for (int h = 0; h < H; ++h)
+        detail::store_acc_64xn_t<T, N>(d[h], a.C, a.ldc, n0 + (wg * H + h) * 64, m0, n, m, a.alpha, a.beta);
+    } else {
+      detail::named_barrier(1, 256);  // both warpgroups' MMAs have read their last stage
+      const int t = tid % 128, w = t / 32, g = (t % 32) / 4, q = t % 4;
+#pragma unroll
+      for (int h = 0; h < H; ++h)
+#pragma unroll
+        for (int j = 0; j < N / 8; ++j)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            const int r = (wg * H + h) * 64 + 16 * w + g + 8 * (e / 2), c = 8 * j + 2 * q + e % 2;
+            sums[c * LDS + r] = d[h][4 * j + e];
+          }
+    }
   }
+  if (splits == 1) return;
+  __syncwarp();  // cluster_sync is .aligned: every warp converged
+
+  // Every block of the cluster (the tile's splits) holds its sums. This block adds quads
+  // [q0, q1) of the tile (four consecutive rows of W, i.e. columns of C, each) over the
+  // cluster's blocks in split order (cluster rank s = split s), the same order every run. A
+  // thread's quads (at most U) are loaded together per split, so each split costs one remote
+  // latency.
+  detail::cluster_sync();
+  constexpr int QUADS_PER_ROW = BM / 4, QUADS = N * QUADS_PER_ROW;
+  constexpr int U = (QUADS / 2 + THREADS - 1) / THREADS;  // splits >= 2: at most half the quads
+  const int q0 = QUADS * split / splits, q1 = QUADS * (split + 1) / splits;
+  float4 acc[U];
+  for (int s = 0; s < splits; ++s) {
+    float4 v[U];
+#pragma unroll
+    for (int i = 0; i < U; ++i) {
+      const int qi = q0 + tid + i * THREADS;
+      v[i] = qi < q1 ? detail::ld_shared_cluster_v4(sums + (qi / QUADS_PER_ROW) * LDS + (qi % QUADS_PER_ROW) * 4,
+                                                     static_cast<uint32_t>(s))
+                     : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    }
+#pragma unroll
+    for (int i = 0; i < U; ++i) {
+      if (s == 0) acc[i] = v[i];
+      else acc[i].x += v[i].x, acc[i].y += v[i].y, acc[i].z += v[i].z, acc[i].w += v[i].w;
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < U; ++i) {
+    const int qi = q0 + tid + i * THREADS;
+    const int row = m0 + qi / QUADS_PER_ROW, col = n0 + (qi % QUADS_PER_ROW) * 4;
+    if (qi >= q1 || row >= m) continue;
+    const float v[4] = {acc[i].x, acc[i].y, acc[i].z, acc[i].w};
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      if (col + e < n) detail::store_c(a.C, a.ldc, row, col + e, v[e], a.alpha, a.beta);
+  }
+  __syncwarp();
+  detail::cluster_sync();  // no block leaves while the others still read its shared memory
 }
 
-template <typename T, int N>
+template <typename T, int N, int H, bool W_MN>
 void launch(const ArgsT<T>& a) {
-  constexpr int SMEM = smem_bytes<N>();
-  const Maps maps = make_maps<T, N>(a);
-  const int64_t tiles_n = ceil_div(a.n, BM), groups = ceil_div(a.m, N), KT = ceil_div(a.k, BK);
+  constexpr int SMEM = smem_bytes<N, H>();
+  const Maps maps = make_maps<T, N, H, W_MN>(a);
+  const int64_t tiles_n = ceil_div(a.n, int64_t(bm<H>())), groups = ceil_div(a.m, N), KT = ceil_div(a.k, BK);
   const int64_t tiles = tiles_n * groups, sms = detail::sm_count();
   int64_t splits = 1;
-  if (tiles < sms) splits = std::max<int64_t>(1, std::min(sms / tiles, KT / MIN_KT_PER_SPLIT));
-  // Partial sums: splits * m * n floats, where tiles * splits <= SMs bounds m * n by SMs * 128 * 128.
-  detail::Scratch part(splits > 1 ? static_cast<size_t>(splits * a.m * a.n) * sizeof(float) : 0, a.stream);
-  auto* kernel = &decode_kernel<T, N>;
+  if (tiles < sms) splits = std::max<int64_t>(1, std::min({sms / tiles, KT / MIN_KT_PER_SPLIT, MAX_SPLITS}));
+  auto* kernel = &decode_kernel<T, N, H, W_MN>;
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), SMEM);
+  // A cluster of the splits must fit in one GPC at this block size (8 of them do on an H100); on a
+  // GPU where it does not, fewer splits.
+  while (splits > 1) {
+    try {
+      detail::max_active_clusters(reinterpret_cast<const void*>(kernel), THREADS, SMEM, static_cast<int>(splits),
+                                  "decode_wgmma");
+      break;
+    } catch (const Unsupported&) {
+      --splits;
+    }
+  }
   for (int64_t g0 = 0; g0 < groups; g0 += MAX_GROUPS_Y) {
     const dim3 grid(static_cast<unsigned>(tiles_n), static_cast<unsigned>(std::min<int64_t>(MAX_GROUPS_Y, groups - g0)),
                     static_cast<unsigned>(splits));
-    kernel<<<grid, THREADS, SMEM, a.stream>>>(maps.w, maps.a, a, part.as<float>(), static_cast<int>(g0));
-    detail::check_launch("decode_wgmma");
-  }
-  if (splits > 1) {
-    const int64_t blocks = std::min<int64_t>(ceil_div(a.m * a.n, 256), 8 * sms);
-    add_splits<T><<<static_cast<unsigned>(blocks), 256, 0, a.stream>>>(part.as<float>(), static_cast<int>(splits), a);
+    if (splits == 1) {
+      kernel<<<grid, THREADS, SMEM, a.stream>>>(maps.w, maps.a, a, static_cast<int>(g0));
+    } else {  // clusters of the splits of one tile, along z
+      cudaLaunchConfig_t cfg = {};
+      cfg.gridDim = grid;
+      cfg.blockDim = dim3(THREADS);
+      cfg.dynamicSmemBytes = SMEM;
+      cfg.stream = a.stream;
+      cudaLaunchAttribute attr[1];
+      attr[0].id = cudaLaunchAttributeClusterDimension;
+      attr[0].val.clusterDim.x = 1, attr[0].val.clusterDim.y = 1;
+      attr[0].val.clusterDim.z = static_cast<unsigned>(splits);
+      cfg.attrs = attr;
+      cfg.numAttrs = 1;
+      RUNGS_CUDA(cudaLaunchKernelEx(&cfg, kernel, maps.w, maps.a, a, static_cast<int>(g0)));
+    }
     detail::check_launch("decode_wgmma");
   }
 }
@@ -118,7 +209,12 @@ template <typename T>
 void run16(const ArgsT<T>& a, void (*fallback)(const ArgsT<T>&)) {
   detail::require_sm90a("decode_wgmma");
   if (!tma_path(a)) return fallback(a);
-  with_n(a.m, [&](auto n) { launch<T, decltype(n)::value>(a); });
+  // 256-row tiles (N >= 64) where they alone give half the SMs a whole tile: no split then, or one
+  // that keeps the partial sums small; shorter n keeps 128 rows (twice the tiles, half the splits).
+  const int64_t sms = detail::sm_count();
+  with_shape(a, [&](int64_t wide_tiles) { return 2 * wide_tiles >= sms; }, [&](auto n, auto h, auto w_mn) {
+    launch<T, decltype(n)::value, decltype(h)::value, decltype(w_mn)::value>(a);
+  });
 }
 
 }  // namespace

@@ -1,24 +1,42 @@
 // Rung 27, decode_streamk: rung 26 (decode shapes, C^T = W A^T on wgmma with m as N, W and A
-// streamed by TMA through up to 8 stages) with a stream-K schedule; f16 and bf16 as rung 26.
+// streamed by TMA through up to 8 stages, W n x k or k x n) with a stream-K schedule; f16 and bf16
+// as rung 26.
 // Adds over 26 decode_wgmma: the grid no longer comes in whole tiles times whole splits. The work
 // is the list of units (tile, k tile), u = tile * KT + kt, tile = group of A's rows * tiles_n +
-// tile of 128 W rows (m > 128 takes groups of 128 rows of A as rung 26), cut into P contiguous
-// ranges as equal as integers allow, P = the SM count (fewer where the ranges would be shorter
-// than 4 k tiles: small products), one persistent block per range and per SM. A range crosses tile
-// boundaries: the block walks its tiles' segments in order, each one's k tiles summed in registers,
-// and the producer streams the whole range without a pause between segments (its stage index and
-// the barriers' phases run on), so every SM keeps rung 26's 112-128 KB of W in flight until its
-// range ends, and all SMs end together at every n (n = 7168: 132 blocks where rung 26 ran 112;
-// n = 28672: one wave where rung 26 ran 1.7). A segment that is a whole tile is stored as rung 26
-// stores it (alpha, beta, C unread when beta == 0). A cut segment stores its fp32 sums in the
-// block's workspace slot (two per block: its first and its last segment, the only ones that can be
-// cut), and a second kernel adds each cut tile's segments in k order (deterministic, no atomics,
-// no waiting between blocks) and applies alpha / beta. Workspace: 2 P slots of 128 x N floats
-// (17 MB at N = 128 on 132 SMs, 1 MB at N = 8), none when no tile is cut.
-// Fallbacks as rung 26: ta == T, tb == N, or rows TMA cannot address run rung 14.
-// Bound now (not measured): reading W once from DRAM, now with every SM streaming until the end;
-// the cut tiles' partial sums (at most P - 1 tiles, 2 x 128 x N floats each way per cut) and the
-// second launch; the A boxes re-read by every block from L2, now also at 132 different k offsets.
+// tile of BM W rows (m > 128 takes groups of 128 rows of A as rung 26; BM = 128, or 256 at N = 64
+// and 128 where n gives half the SMs a whole 256-row tile, as rung 26 chooses), cut into P
+// contiguous ranges as equal as integers allow, P = the SM count (fewer where the ranges would be
+// shorter than 4 k tiles: small products), one persistent block per range and per SM. A range
+// crosses tile boundaries: the block walks its tiles' segments in order, each one's k tiles summed
+// in registers, and the producer streams the whole range without a pause between segments (its
+// stage index and the barriers' phases run on), so every SM keeps rung 26's 112-160 KB of W in
+// flight until its range ends, and all SMs are given the same bytes at every n (n = 7168: 132
+// blocks where rung 26 ran 112; n = 28672: one wave where rung 26 ran 1.7 or, with 256-row tiles,
+// 112 blocks). A segment that is a whole tile is stored as rung 26 stores it (alpha, beta, C unread
+// when beta == 0). A cut segment stores its fp32 sums in the block's workspace slot (two per
+// block: its first and its last segment, the only ones that can be cut), and a second kernel adds
+// each cut tile's segments in k order (deterministic, no atomics, no waiting between blocks) and
+// applies alpha / beta, BM N / 1024 blocks per cut tile, one 16-byte load per thread and segment;
+// it is a programmatic dependent launch (scheduled while the first grid runs, it waits in
+// griddepcontrol.wait for the sums). Workspace: 2 P slots
+// of BM x N floats (17 MB at BM x N = 128 x 128 on 132 SMs, 1 MB at N = 8), none when no tile is
+// cut.
+// Fallbacks as rung 26: ta == T, or rows TMA cannot address run rung 14.
+// Bound now (not measured): reading W once from DRAM, with every SM given an equal share (equal
+// bytes need not mean equal time: an SM that streams slower than the others ends last, where rung
+// 26's extra blocks go to whichever SM is free); the cut tiles' partial sums (at most P - 1 tiles,
+// 2 x BM x N floats each way per cut) and the second pass after the grid; the A boxes re-read by
+// every block from L2, now also at 132 different k offsets.
+// Prediction (H100, bench nt, against the form measured before: one 256-thread block per cut
+// tile walking its 128 x N sums one float per thread and iteration, N / 2 iterations of 2-3 loads
+// that waited on each other (L2 round trips), after an ordinary second launch): the second pass
+// drops to about one round of independent loads, and its launch overlaps the first grid. That
+// loop fits rung 27's measured excess over rung 26 growing with m (+2 / +12 / +22 / +44 us at
+// m = 1 / 32 / 64 / 128, 7168 x 8192), so most of it goes: 7168 x 8192 m = 32 0.0619 ->
+// ~0.047-0.050 ms, m = 64 0.0744 -> ~0.049-0.052, m = 128 0.1007 -> ~0.053-0.057, m = 1 / 8
+// 0.050-0.053 -> ~0.046-0.048; 28672 x 8192 m = 1..32 0.167-0.179 -> ~0.158-0.162, m = 64 / 128
+// (256-row tiles) 0.193 / 0.216 -> ~0.162-0.168. nn at nt's speed.
+// Measured: not yet.
 #include "gemm/26_decode_wgmma.cuh"
 
 #include "core/errors.hpp"
@@ -46,15 +64,17 @@ __host__ __device__ __forceinline__ int64_t range_start(int64_t b, int64_t units
 
 // Block b walks units [start(b), start(b + 1)). A whole tile: C = alpha * acc + beta * C; a cut
 // segment: its fp32 sums go to slot 2 b (the block's first segment) or 2 b + 1 (its last), laid
-// out [row of A - m0][row of W - n0] (128 x N floats).
-template <typename T, int N>
+// out [row of A - m0][row of W - n0] (BM x N floats). With a cut tile, the second pass (launched
+// programmatically) may be scheduled at once.
+template <typename T, int N, int H, bool W_MN>
 __global__ void __launch_bounds__(THREADS, 1)
     decode_kernel(const __grid_constant__ CUtensorMap map_w, const __grid_constant__ CUtensorMap map_a, ArgsT<T> a,
                   float* part, int64_t units, int tiles_n, int64_t KT) {
-  constexpr int STAGES = stages<N>(), STAGE_BYTES = stage_bytes<N>();
-  static_assert(smem_bytes<N>() <= 227 * 1024, "fits the 227 KB a Hopper block may have");
+  constexpr int STAGES = stages<N, H>(), STAGE_BYTES = stage_bytes<N, H>(), BM = bm<H>();
+  static_assert(smem_bytes<N, H>() <= 227 * 1024, "fits the 227 KB a Hopper block may have");
   static_assert(STAGES >= 2, "a pipeline");
   extern __shared__ unsigned char smem_raw[];
+  if (part != nullptr) griddep_launch_dependents();
   unsigned char* smem = detail::smem_align_1024(smem_raw);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + STAGES * STAGE_BYTES);
   uint64_t* empty = full + STAGES;
@@ -71,42 +91,51 @@ __global__ void __launch_bounds__(THREADS, 1)
       for (int64_t u = u0; u < u1; ++u) {
         const int64_t tile = u / KT;
         const int n0 = static_cast<int>(tile % tiles_n) * BM, m0 = static_cast<int>(tile / tiles_n) * N;
-        produce_k_tile<N>(smem, full, empty, static_cast<int>(u - u0), &map_w, &map_a,
-                          static_cast<int>(u % KT), n0, m0);
+        produce_k_tile<N, H, W_MN>(smem, full, empty, static_cast<int>(u - u0), &map_w, &map_a,
+                                   static_cast<int>(u % KT), n0, m0);
       }
     }
     return;
   }
 
   const int n = static_cast<int>(a.n), m = static_cast<int>(a.m);
-  float d[N / 2];
+  float d[H][N / 2];
   for (int64_t u = u0; u < u1;) {  // one segment (the range's part of one tile) per pass
     const int64_t tile = u / KT, seg0 = u, seg1 = u1 < (tile + 1) * KT ? u1 : (tile + 1) * KT;
 #pragma unroll
-    for (int i = 0; i < N / 2; ++i) {
-      d[i] = 0.0f;
-      asm volatile("" : "+f"(d[i])::"memory");  // the zeros are set here, not moved among the wgmmas
-    }
-    for (; u < seg1; ++u) consume_k_tile<T, N>(smem, full, empty, static_cast<int>(u - u0), d, wg, tid);
+    for (int h = 0; h < H; ++h)
+#pragma unroll
+      for (int i = 0; i < N / 2; ++i) {
+        d[h][i] = 0.0f;
+        asm volatile("" : "+f"(d[h][i])::"memory");  // the zeros are set here, not moved among the wgmmas
+      }
+    for (; u < seg1; ++u) consume_k_tile<T, N, H, W_MN>(smem, full, empty, static_cast<int>(u - u0), d, wg, tid);
     detail::wgmma_wait<0>();
 
-    // d holds C^T's rows n0 + 64 wg .. (C's columns) and columns m0 .. (C's rows).
+    // d[h] holds C^T's rows n0 + 64 (H wg + h) .. (C's columns) and columns m0 .. (C's rows).
     const int n0 = static_cast<int>(tile % tiles_n) * BM, m0 = static_cast<int>(tile / tiles_n) * N;
     if (seg1 - seg0 == KT) {
-      detail::store_acc_64xn_t<T, N>(d, a.C, a.ldc, n0 + wg * 64, m0, n, m, a.alpha, a.beta);
+#pragma unroll
+      for (int h = 0; h < H; ++h)
+        detail::store_acc_64xn_t<T, N>(d[h], a.C, a.ldc, n0 + (wg * H + h) * 64, m0, n, m, a.alpha, a.beta);
     } else {
       float* slot = part + (2 * b + (seg0 == u0 ? 0 : 1)) * (BM * N);
-      detail::store_acc_64xn_t<float, N>(d, slot, BM, wg * 64, 0, BM, N, 1.0f, 0.0f);
+#pragma unroll
+      for (int h = 0; h < H; ++h)
+        detail::store_acc_64xn_t<float, N>(d[h], slot, BM, (wg * H + h) * 64, 0, BM, N, 1.0f, 0.0f);
     }
   }
 }
 
-// Block j: the tile holding the start of range j + 1, if that start cuts it and range j is the
+// Blocks (j, ..): the tile holding the start of range j + 1, if that start cuts it and range j is the
 // tile's first (so each cut tile is done once): C = alpha * (its segments' sums, in k order, i.e.
-// in block order) + beta * C (beta == 0: C unread).
-template <typename T, int N>
+// in block order) + beta * C (beta == 0: C unread). Launched as a programmatic dependent of
+// decode_kernel: it waits for that grid's partial sums.
+template <typename T, int N, int H>
 __global__ void __launch_bounds__(256)
     add_segments(const float* __restrict__ part, ArgsT<T> a, int64_t units, int64_t P, int tiles_n, int64_t KT) {
+  constexpr int BM = bm<H>();
+  griddep_wait();
   const int64_t j = blockIdx.x, cut = range_start(j + 1, units, P), tile = cut / KT;
   if (cut % KT == 0 || owner(tile * KT, units, P) != j) return;
   const int64_t b1 = owner((tile + 1) * KT - 1, units, P);
@@ -114,33 +143,48 @@ __global__ void __launch_bounds__(256)
   // Block j's segment is its last (slot 2j + 1) unless its range starts at the tile's start; the
   // later blocks' segments are their first (slot 2b).
   const int64_t first_slot = 2 * j + (range_start(j, units, P) < tile * KT ? 1 : 0);
-  for (int e = static_cast<int>(threadIdx.x); e < BM * N; e += 256) {
-    const int row = m0 + e / BM, col = n0 + e % BM;
-    if (row >= a.m || col >= a.n) continue;
-    float acc = part[first_slot * (BM * N) + e];
-    for (int64_t b = j + 1; b <= b1; ++b) acc += part[2 * b * (BM * N) + e];
-    detail::store_c(a.C, a.ldc, row, col, acc, a.alpha, a.beta);
+  // Block (j, y) adds quad y * 256 + t of the tile: 4 consecutive rows of W (columns of C), one
+  // 16-byte load per segment; every quad's loads are independent of the others', spread over
+  // BM N / 1024 blocks per cut tile (a loop over the tile in one block would wait out an L2
+  // latency per iteration: 64 at N = 128).
+  const int e = (static_cast<int>(blockIdx.y) * 256 + static_cast<int>(threadIdx.x)) * 4;
+  const int row = m0 + e / BM, col = n0 + e % BM;
+  if (row >= a.m || col >= a.n) return;
+  float4 acc = __ldcg(reinterpret_cast<const float4*>(part + first_slot * (BM * N) + e));
+  for (int64_t b = j + 1; b <= b1; b += 4) {  // the later segments' loads 4 at a time, added in order
+    float4 v[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+      if (b + i <= b1) v[i] = __ldcg(reinterpret_cast<const float4*>(part + 2 * (b + i) * (BM * N) + e));
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+      if (b + i <= b1) acc.x += v[i].x, acc.y += v[i].y, acc.z += v[i].z, acc.w += v[i].w;
   }
+  const float v[4] = {acc.x, acc.y, acc.z, acc.w};
+#pragma unroll
+  for (int i = 0; i < 4; ++i)
+    if (col + i < a.n) detail::store_c(a.C, a.ldc, row, col + i, v[i], a.alpha, a.beta);
 }
 
-template <typename T, int N>
+template <typename T, int N, int H, bool W_MN>
 void launch(const ArgsT<T>& a) {
-  constexpr int SMEM = smem_bytes<N>();
-  const Maps maps = make_maps<T, N>(a);
+  constexpr int SMEM = smem_bytes<N, H>(), BM = bm<H>();
+  const Maps maps = make_maps<T, N, H, W_MN>(a);
   const int64_t tiles_n = ceil_div(a.n, BM), groups = ceil_div(a.m, N), KT = ceil_div(a.k, BK);
   const int64_t units = tiles_n * groups * KT;
   const int64_t P = std::max<int64_t>(1, std::min<int64_t>(detail::sm_count(), units / MIN_KT_PER_RANGE));
   bool cut = false;  // does some range start inside a tile?
   for (int64_t b = 1; b < P; ++b) cut = cut || range_start(b, units, P) % KT != 0;
   detail::Scratch part(cut ? static_cast<size_t>(2 * P * BM * N) * sizeof(float) : 0, a.stream);
-  auto* kernel = &decode_kernel<T, N>;
+  auto* kernel = &decode_kernel<T, N, H, W_MN>;
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), SMEM);
   kernel<<<static_cast<unsigned>(P), THREADS, SMEM, a.stream>>>(maps.w, maps.a, a, part.as<float>(), units,
                                                                  static_cast<int>(tiles_n), KT);
   detail::check_launch("decode_streamk");
   if (cut) {
-    add_segments<T, N><<<static_cast<unsigned>(P - 1), 256, 0, a.stream>>>(part.as<float>(), a, units, P,
-                                                                            static_cast<int>(tiles_n), KT);
+    static_assert(BM * N % 1024 == 0, "whole blocks of 256 quads");
+    launch_dependent(&add_segments<T, N, H>, dim3(static_cast<unsigned>(P - 1), BM * N / 1024), 256, a.stream,
+                     part.as<float>(), a, units, P, static_cast<int>(tiles_n), KT);
     detail::check_launch("decode_streamk");
   }
 }
@@ -149,7 +193,13 @@ template <typename T>
 void run16(const ArgsT<T>& a, void (*fallback)(const ArgsT<T>&)) {
   detail::require_sm90a("decode_streamk");
   if (!tma_path(a)) return fallback(a);
-  with_n(a.m, [&](auto n) { launch<T, decltype(n)::value>(a); });
+  // 256-row tiles (N >= 64) where they give half the SMs a whole tile: each range then holds
+  // about a tile or more, and the cut tiles' partial sums (BM x N floats each) stay a few per cent
+  // of W's bytes; shorter n keeps 128 rows.
+  const int64_t sms = detail::sm_count();
+  with_shape(a, [&](int64_t wide_tiles) { return 2 * wide_tiles >= sms; }, [&](auto n, auto h, auto w_mn) {
+    launch<T, decltype(n)::value, decltype(h)::value, decltype(w_mn)::value>(a);
+  });
 }
 
 }  // namespace

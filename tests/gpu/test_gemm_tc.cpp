@@ -473,18 +473,20 @@ TEST_P(GemmTc, CapturedGraphReplaysOnFreshInputs) {
   RUNGS_FINISH(tally_);
 }
 
-// Decode shapes (rung 26, decode_wgmma, and every rung beside it): few rows of A against a wide
-// W stored n x k (nt), rows aligned so the TMA path runs. m covers each narrow wgmma N (8, 16, 32,
-// 64, 128), its neighbours and groups past 128; n = 300 is 3 tiles of 128 W rows, so k = 1030
-// (17 k tiles, the last partial) is split 4 ways and the partial sums go through the second pass;
-// n = 17000 (133 tiles) fills the SMs unsplit, with k = 520 (9 k tiles) long enough for 2 splits,
-// so only the tile count keeps it unsplit; k = 8200 splits 32 ways. alpha / beta with C read and with
-// NaN in C (beta == 0). nn, tn and tight (unaligned) rows of the same shapes take the fallback.
-// Rung 27 (decode_streamk) cuts the (tile, k tile) units into one range per SM: at n = 300 a tile's
-// 17 k tiles go to 4-5 blocks, at n = 17000 tiles are cut in 2; n = 50000 and 30000 with k = 130
-// (3 k tiles, the last partial) give ranges of several whole tiles between two cut ones, with N = 16
-// and (m = 65) N = 128, beta != 0.
-// One split case is also captured into a graph (its workspace allocated inside it) and replayed.
+// Decode shapes (rung 26, decode_wgmma, and every rung beside it): few rows of A against a wide W
+// stored n x k (nt), rows aligned so the TMA path runs. m covers each narrow wgmma N (8, 16, 32,
+// 64, 128), its neighbours and groups past 128; n = 300 is 3 tiles of 128 W rows, so k = 1030 (17 k
+// tiles, the last partial) is split 4 ways and the splits' sums meet in a cluster of 4; n = 17000
+// (133 tiles) fills the SMs unsplit, with k = 520 (9 k tiles) long enough for 2 splits, so only the
+// tile count keeps it unsplit; k = 8200 splits 8 ways (the largest cluster). alpha / beta with C
+// read and with NaN in C (beta == 0). tn and tight (unaligned) rows of the same shapes take the
+// fallback. Rung 27 (decode_streamk) cuts the (tile, k tile) units into one range per SM: at n =
+// 300 a tile's 17 k tiles go to 4-5 blocks, at n = 17000 tiles are cut in 2; n = 50000 and 30000
+// with k = 130 (3 k tiles, the last partial) give ranges of several whole tiles between two cut
+// ones, with N = 16 and (m = 65) N = 128, beta != 0. One split case is also captured into a graph
+// (rung 26's cluster launch, rung 27's workspace allocated inside it and its programmatic second
+// launch) and replayed. Then W stored k x n (nn) at each N, read in place by rungs 26 and 27, and
+// the 256-row tiles they take at N = 64 and 128 for long n, nt and nn.
 TEST_P(GemmTc, DecodeShapesFewRows) {
   const TcParam& p = GetParam();
   uint64_t seed = 1700;
@@ -519,6 +521,31 @@ TEST_P(GemmTc, DecodeShapesFewRows) {
   } else {
     captured_case(s, ++seed);
   }
+
+  // W stored k x n (nn), rows aligned: rungs 26 and 27 read W in place through wgmma's transpose
+  // bit; n = 300 leaves the last 64-column box of W partly out of range, k = 1030 is split (26)
+  // and cut (27), one N per m.
+  uint64_t seed_nn = 1800;
+  for (int64_t m : {1, 9, 17, 33, 65, 128}) {
+    check::GemmShape t = aligned_rows(shape(Trans::N, Trans::N, m, 300, 1030), p.kind);
+    if (m == 33) t.alpha = -1.5f, t.beta = 0.75f;
+    check_case(t, ++seed_nn);
+  }
+  // 256-row tiles (rungs 26 and 27 at N = 64 and 128 when n gives half the SMs a whole tile:
+  // 2 ceil(n / 256) groups >= 132 here), nt and nn: k = 3 (one partial k tile) under the
+  // sanitizers' size; above it k = 400 at N = 64 and 330 at N = 128 (7 and 6 k tiles, past the
+  // 5 and 4 stages: the pipeline wraps; rung 27 cuts tiles), alpha / beta on the second.
+  for (Trans tb : kT) {
+    check_case(aligned_rows(shape(Trans::N, tb, 40, 16900, 3), p.kind), ++seed_nn);
+    check_case(aligned_rows(shape(Trans::N, tb, 129, 8200, 3), p.kind), ++seed_nn);
+    check_case(aligned_rows(shape(Trans::N, tb, 40, 16900, 400), p.kind), ++seed_nn);
+    check::GemmShape t = aligned_rows(shape(Trans::N, tb, 65, 16900, 330), p.kind);
+    t.alpha = 0.5f, t.beta = -1.0f;
+    check_case(t, ++seed_nn);
+  }
+  // n = 16800: 66 256-row tiles, so on 132 SMs rung 26 splits k = 520 in 2 (a cluster of two
+  // 256 x 64 blocks whose sums meet in shared memory).
+  check_case(aligned_rows(shape(Trans::N, Trans::T, 40, 16800, 520), p.kind), ++seed_nn);
   RUNGS_FINISH(tally_);
 }
 
