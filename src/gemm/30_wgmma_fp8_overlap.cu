@@ -39,9 +39,9 @@
 // order they were issued, the turns order the issue but not the work, and this rung runs as 29.
 // Prediction (e4m3 x e4m3 -> bf16, nt, interleaved with cuBLASLt): ~0.92-0.97x rung 28's speed for
 // every scaling: per-tensor ~1290-1350 TFLOP/s at 4096^3 (0.97-1.02x cuBLASLt) and ~1370-1450 at
-// 8192^3 (0.96-1.01x); outer the same; block128 ~0.95x of its per-tensor speed, ~1.1x cuBLASLt's
-// block128 at 4096^3 and 8192^3. Normwise error at k = 8192 rung 29's (the same sums in the same
-// order: bit-for-bit rung 29's C).
+// 8192^3 (0.96-1.01x); outer the same; block128 ~0.95x of its per-tensor speed, ~1220-1290 TFLOP/s
+// at 4096^3 (1.05-1.1x cuBLASLt's block128) and ~1300-1380 at 8192^3 (1.0-1.06x). Normwise error
+// at k = 8192 rung 29's (the same sums in the same order: rung 29's C, bit for bit).
 // Measured: to come (H100).
 #include "gemm/17_wgmma_tma_store.cuh"
 
