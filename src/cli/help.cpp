@@ -230,7 +230,7 @@ std::string bench_help() {
         "(nt only: --trans nt); ours are wgmma_fp8 (tensor and outer scales), wgmma_fp8_promote and\n"
         "wgmma_fp8_overlap (all three); a rung without an fp8 entry reports unsupported.\n"
         "  rungs bench gemm --size 4096,8192 --dtype fp8 --scaling block128\n"
-        "  rungs bench gemm --size 2048,4096,8192 --dtype fp8 --trans nt --variant wgmma_fp8,wgmma_fp8_promote,wgmma_fp8_overlap\n"
+        "  rungs bench gemm --size 2048,4096,8192 --dtype fp8 --trans nt --variant wgmma_fp8_promote,wgmma_fp8_overlap\n"
         "\n"
      << shape_section(Command::bench, "Shapes (they need the operation named; row-major, tight ld):")
      << flag_section(Command::bench, "Rungs:", {FlagGroup::rungs})

@@ -34,8 +34,9 @@
 //  - tma_prefetch (prefetch.tensormap), setmaxnreg_inc / _dec, wgmma_fence / _commit / _wait and the
 //    wgmma.mma_async wrappers: not in cuda::ptx;
 //  - st_shared_b32 / _v2, ld_shared (st / ld.shared at a 32-bit shared address), named_barrier
-//    (bar.sync with a thread count) and named_barrier_arrive (bar.arrive), st_release_gpu / ld_acquire_gpu: cuda::ptx has ld / st of
-//    global memory with cache hints only, and no bar.sync.
+//    (bar.sync with a thread count), named_barrier_arrive (bar.arrive), st_release_gpu /
+//    ld_acquire_gpu: cuda::ptx has ld / st of global memory with cache hints only, and no bar.sync
+//    or bar.arrive.
 #pragma once
 
 #include "core/errors.hpp"
