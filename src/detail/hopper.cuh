@@ -34,8 +34,9 @@
 //  - tma_prefetch (prefetch.tensormap), setmaxnreg_inc / _dec, wgmma_fence / _commit / _wait and the
 //    wgmma.mma_async wrappers: not in cuda::ptx;
 //  - st_shared_b32 / _v2, ld_shared (st / ld.shared at a 32-bit shared address), named_barrier
-//    (bar.sync with a thread count), st_release_gpu / ld_acquire_gpu: cuda::ptx has ld / st of
-//    global memory with cache hints only, and no bar.sync.
+//    (bar.sync with a thread count), named_barrier_arrive (bar.arrive), st_release_gpu /
+//    ld_acquire_gpu: cuda::ptx has ld / st of global memory with cache hints only, and no bar.sync
+//    or bar.arrive.
 #pragma once
 
 #include "core/errors.hpp"
@@ -282,6 +283,17 @@ __device__ __forceinline__ void fence_proxy_async_shared() {
 __device__ __forceinline__ void named_barrier(int id, int threads) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+#else
+  (void)id; (void)threads;
+  __trap();
+#endif
+}
+
+// Arrive on named barrier `id` for `threads` threads without waiting: the threads that bar.sync on
+// it pass once these and theirs make up the count (a turn handed to another warpgroup).
+__device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 #else
   (void)id; (void)threads;
   __trap();

@@ -96,6 +96,8 @@ struct Promote {
       }
     }
   }
+  // After the consumer's last tile: nothing (the consumers do not wait for each other).
+  static __device__ __forceinline__ void after_tiles(int, int) {}
 };
 
 }  // namespace rungs::sgemm::ws

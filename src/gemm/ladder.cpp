@@ -115,6 +115,11 @@ const std::vector<Rung>& ladder() {
        "(wgmma.m64n128k32 from a zeroed partial sum) whose sums are added into fp32 registers, block128 scales "
        "applied there, tensor and outer in the epilogue (sm_90a); fp8 any pair, every scaling",
        90, false, nullptr, nullptr, nullptr, nullptr, nullptr, wgmma_fp8_promote::run_fp8},
+      {"wgmma_fp8_overlap",
+       "rung 29 with the promotion hidden: the two consumer warpgroups issue their half-k-tile MMAs in turns "
+       "(named barriers), so one adds its partial sum into fp32 registers while the tensor core runs the "
+       "other's (sm_90a); fp8 any pair, every scaling",
+       90, false, nullptr, nullptr, nullptr, nullptr, nullptr, wgmma_fp8_overlap::run_fp8},
   };
   return rungs;
 }

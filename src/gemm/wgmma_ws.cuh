@@ -1,4 +1,4 @@
-// The warp-specialized family's frame (rungs 15, 17, 19, 20, 21, 23, 28 and 29) and rung 15's parts: a
+// The warp-specialized family's frame (rungs 15, 17, 19, 20, 21, 23, 28, 29 and 30) and rung 15's parts: a
 // persistent, clustered wgmma GEMM (sm_90a) in which warpgroup 0 produces (one thread issues every
 // TMA load) and warpgroups 1 and 2 consume (wgmma from shared memory, or tf32 with A through
 // registers). A rung is the frame composed from three parts, `Parts<Schedule, Width, Epilogue>`:
@@ -11,8 +11,10 @@
 //      (20_wgmma_ragged.cuh: C that TMA cannot store written by the producer's idle warps);
 //  - and a fourth, defaulted, Accumulation: where the k loop's sums live: InTensorCore (here: the
 //      wgmma accumulator over all of k), Promote (29_wgmma_fp8_promote.cu: fp8 partial sums added
-//      into fp32 registers every k tile, block128 scales applied there).
-// fp8 problems (rungs 28, 29) run the same frame with the element type Fp8<TA8, TB8, TC> (below).
+//      into fp32 registers every k tile, block128 scales applied there), OrderedPromote
+//      (30_wgmma_fp8_overlap.cu: Promote with the two consumers taking turns on the tensor core, so
+//      that one's promotion runs under the other's MMAs).
+// fp8 problems (rungs 28, 29, 30) run the same frame with the element type Fp8<TA8, TB8, TC> (below).
 // Each rung file names its parts; the part a rung adds lives in that rung's file, or in a header
 // beside it when a later rung reuses it. The frame holds what every rung shares: the stage ring
 // and its barriers, the producer's loads, the consumers' k loop, and the launch. One feature of
@@ -96,9 +98,11 @@ constexpr int bk() {  // k per stage: one 128-byte row (128 fp8 elements)
   return ROW / int(sizeof(typename Problem<T>::A));
 }
 
-// Accumulation: where a tile's sums live during its k loop. InTensorCore (every rung but 29): the
-// wgmma accumulator, over the tile's whole k. Promote (29_wgmma_fp8_promote.cu): fp32 registers
-// the tensor core's partial sums are added into, every k tile (fp8 only).
+// Accumulation: where a tile's sums live during its k loop. InTensorCore (every rung but 29 and
+// 30): the wgmma accumulator, over the tile's whole k. Promote (29_wgmma_fp8_promote.cu) and
+// OrderedPromote (30_wgmma_fp8_overlap.cu): fp32 registers the tensor core's partial sums are
+// added into, every k tile (fp8 only); a promoting part's after_tiles(cw, it) runs once per
+// consumer after its last tile (it: the k tiles it multiplied).
 struct InTensorCore {
   static constexpr bool promote = false;
 };
@@ -535,6 +539,7 @@ __global__ void __launch_bounds__(THREADS, 1)
       };
       walk.finish(d, kb, ke, cw, store_tile);
     }
+    if constexpr (Ac::promote) Ac::after_tiles(cw, it);
     epi.finish(ctx);
   }
   // TAIL: no cluster barrier here; the producer's tail above keeps the block until nothing of the

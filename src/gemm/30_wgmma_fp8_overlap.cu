@@ -1,0 +1,131 @@
+// Rung 30, wgmma_fp8_overlap: rung 29's two-level accumulation with the promotion hidden under the
+// other consumer's MMAs: the two consumer warpgroups take turns on the tensor core, half a k tile
+// each, so that while one adds its partial sum into its fp32 registers the tensor core multiplies
+// the other's; fp8 (e4m3 / e5m2, any pair), bf16 or float C, all three scalings.
+// Adds over 29 wgmma_fp8_promote: the Accumulation part OrderedPromote (below): rung 29's k loop
+// (each k tile in two 128-column halves, four wgmma.m64n128k32 into a 64-register partial sum from
+// zero, wgmma_wait<0>, d += s * partial) with each half's MMAs issued in turn: consumer 0 issues a
+// half, hands the turn to consumer 1 (a named barrier: bar.arrive on the other's, bar.sync on its
+// own), which issues its same half and hands it back. The tensor core then holds one consumer's
+// group queued behind the other's: consumer 0's finishes first and it promotes (64 fmas, ~100
+// cycles) while consumer 1's runs (four m64n128k32: 1 M multiply-adds, ~256 tensor-core cycles at
+// fp8's 4096 per SM cycle), and issues its next half behind it before that runs dry; then the
+// roles swap. In rung 29 both consumers issue as soon as the stage lands, their MMAs interleave
+// and finish together, and both promote while the tensor core idles.
+// Why this and not the alternatives: (a) software pipelining inside one consumer (issue the next
+// half into a second partial sum, wgmma_wait<1>, then promote the previous) needs two partial sums
+// beside the 128 registers of d: two of 64 (n128) do not fit the 232 a consumer has, two of 32
+// (n64) do but read A four times per k tile (64 KB of shared memory per consumer and k tile, ~125
+// bytes per tensor-core cycle of the 128 shared memory delivers), and a smaller tile (64 x 128 per
+// consumer) halves the B reuse per stage and doubles the producer's and the epilogue's share.
+// (c) promoting every two k tiles for tensor and outer: the fp8 tolerance (check/gemm_check.cpp)
+// assumes at most 128 products summed in the tensor core between promotions, one k tile. (b),
+// DeepGEMM's: its two math warpgroups each issue a k block's MMAs, wait and promote, relying on
+// the other warpgroup's MMAs to cover the promotion; this rung makes that overlap deliberate by
+// ordering the issue, with no register or shared memory added to rung 29.
+// The turns: barrier 3 + cw is consumer cw's turn (256 threads: its 128 bar.sync, the other's 128
+// bar.arrive). Consumer 0's first half-step takes no turn (it goes first); both consumers take the
+// same number of half-steps (the same tiles, the same k tiles), so consumer 1's last hand-over is
+// the one left unanswered, and consumer 0 takes it after its last tile (after_tiles), leaving no
+// barrier pending at exit. The hand-over never waits on the epilogue: a consumer hands the turn on
+// right after issuing, so the other may start its next tile's first half while this one stores.
+// Register budget: rung 29's (d 128, the partial sum 64, four scales and the scale pointers, within
+// the 232 of setmaxnreg); the turns add two barrier ids.
+// Bounded by: the hand-overs (a bar.sync and a bar.arrive per half-step, under the other's MMAs),
+// rung 29's A read twice per k tile (48 KB of shared memory per consumer and k tile where rung 28
+// reads 40: ~94 against ~78 bytes per tensor-core cycle, under the 128 shared memory delivers), and
+// the epilogue as in rung 28 (both consumers store a tile at about the same time; one half-step of
+// the other's MMAs overlaps it). If the tensor core does not run two warpgroups' queued MMAs in the
+// order they were issued, the turns order the issue but not the work, and this rung runs as 29.
+// Prediction (e4m3 x e4m3 -> bf16, nt, interleaved with cuBLASLt): ~0.92-0.97x rung 28's speed for
+// every scaling: per-tensor ~1290-1350 TFLOP/s at 4096^3 (0.97-1.02x cuBLASLt) and ~1370-1450 at
+// 8192^3 (0.96-1.01x); outer the same; block128 ~0.95x of its per-tensor speed, ~1220-1290 TFLOP/s
+// at 4096^3 (1.05-1.1x cuBLASLt's block128) and ~1300-1380 at 8192^3 (1.0-1.06x). Normwise error
+// at k = 8192 rung 29's (the same sums in the same order: rung 29's C, bit for bit).
+// Measured: to come (H100).
+#include "gemm/17_wgmma_tma_store.cuh"
+
+namespace rungs::sgemm::ws {
+
+// Accumulation: Promote's partial sums (29_wgmma_fp8_promote.cu), with the two consumers' MMAs
+// issued in turns, half a k tile at a time (fp8 only).
+struct OrderedPromote {
+  static constexpr bool promote = true;
+  static constexpr int PROMOTE_EVERY = 1;  // k tiles per promotion, as Promote's
+  // Named barriers 3 and 4: consumer cw's turn to issue is barrier TURN + cw (1 and 2 are the
+  // TMA-store epilogue's, one per consumer).
+  static constexpr int TURN = 3, PAIR = 2 * 128;
+  // The consumer's k loop, as Promote::k_loop (the same arguments), with the turns.
+  template <typename T, class Args, class Release>
+  static __device__ __forceinline__ void k_loop(float (&d)[128], const Args& a, const unsigned char* smem,
+                                                uint64_t* full, int& it, int kb, int ke, int row0, int n0, int cw,
+                                                Release&& release) {
+    static_assert(PROMOTE_EVERY == 1, "one k tile per promotion (block128)");
+    using TA8 = typename Problem<T>::A;
+    using TB8 = typename Problem<T>::B;
+    const int t = static_cast<int>(threadIdx.x % 128), lane = t % 32, w = t / 32, g = lane / 4;
+    const bool block = a.scales.kind == Scaling::block128;
+    const int64_t kblocks = (a.k + 127) / 128;
+    const int m = static_cast<int>(a.m), n = static_cast<int>(a.n);
+    // This thread's two rows and the tile's two column blocks, clamped into the arrays (a row or
+    // block past m or n multiplies products that are never stored).
+    const int r0 = min(row0 + 16 * w + g, m - 1), r1 = min(row0 + 16 * w + g + 8, m - 1);
+    const int nb0 = min(n0 / 128, (n - 1) / 128), nb1 = min(n0 / 128 + 1, (n - 1) / 128);
+    const float* __restrict__ sa0 = a.scales.a + r0 * kblocks;
+    const float* __restrict__ sa1 = a.scales.a + r1 * kblocks;
+    const float* __restrict__ sb0 = a.scales.b + nb0 * kblocks;
+    const float* __restrict__ sb1 = a.scales.b + nb1 * kblocks;
+    const int mine = TURN + cw, theirs = TURN + (1 - cw);
+    float part[64];  // one half's partial sum (the MMAs start it from zero)
+#pragma unroll
+    for (int i = 0; i < 64; ++i) part[i] = 0.0f;
+    for (int kt = kb; kt < ke; ++kt, ++it) {
+      // s[half][h]: the scale of row h (r0, r1) in column block `half` for k block kt.
+      float s[2][2] = {{1.0f, 1.0f}, {1.0f, 1.0f}};
+      if (block) {
+        const float x0 = __ldg(sa0 + kt), x1 = __ldg(sa1 + kt), y0 = __ldg(sb0 + kt), y1 = __ldg(sb1 + kt);
+        s[0][0] = x0 * y0, s[0][1] = x1 * y0, s[1][0] = x0 * y1, s[1][1] = x1 * y1;
+      }
+      const int slot = it % STAGES;
+      detail::mbar_wait(&full[slot], (it / STAGES) & 1);
+      const unsigned char* As = smem + slot * STAGE_BYTES;
+      const unsigned char* Bs = As + A_BYTES;
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        // This consumer's turn: the other has issued its half-step before this one (consumer 0's
+        // very first half-step goes first).
+        if (cw != 0 || it != 0 || half != 0) detail::named_barrier(mine, PAIR);
+        detail::wgmma_fence();
+        detail::wgmma_stage_64x128_fp8<TA8, TB8>(part, As, Bs + half * 128 * ROW, cw, false);
+        detail::wgmma_commit();
+        detail::named_barrier_arrive(theirs, PAIR);  // queued: the other's half-step may follow
+        detail::wgmma_wait<0>();
+        if (half == 1) release(slot);  // both halves have read the stage
+        // part[4j + e]: row 16w + g + 8 (e / 2), column 128 half + 8j + 2q + e % 2, which is
+        // d[64 half + 4j + e] of the 64 x 256 sums.
+#pragma unroll
+        for (int j = 0; j < 16; ++j)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            float& x = d[64 * half + 4 * j + e];
+            x = fmaf(s[half][e / 2], part[4 * j + e], x);
+          }
+      }
+    }
+  }
+  // After the consumer's last tile: consumer 0 takes consumer 1's last hand-over (it: this
+  // consumer's k tiles over all its tiles; none, no hand-over either).
+  static __device__ __forceinline__ void after_tiles(int cw, int it) {
+    if (cw == 0 && it > 0) detail::named_barrier(TURN, PAIR);
+  }
+};
+
+}  // namespace rungs::sgemm::ws
+
+namespace rungs::sgemm::wgmma_fp8_overlap {
+
+using Parts = ws::Parts<ws::RoundRobin, ws::WholeTiles, ws::TmaStore, ws::OrderedPromote>;
+
+void run_fp8(const ArgsF8& a) { ws::run_fp8<Parts>(a, "wgmma_fp8_overlap"); }
+
+}  // namespace rungs::sgemm::wgmma_fp8_overlap
