@@ -3,39 +3,47 @@
 // rungs::Unsupported "decode_fp8: m <= 128").
 // Adds over 26 decode_wgmma: the fp8 instruction wgmma.m64nNk32 (detail::wgmma_narrow_fp8, N = m
 // rounded up to 8, 16, 32, 64, 128 as rung 26 does, one kernel per N and type pair) and rung 29's
-// two-level accumulation in the transposed frame. A block still covers 128 rows of W (two consumer
-// warpgroups of 64) and all N rows of A; a stage is still one 128-byte swizzle row per row of W and
-// of A, now 128 fp8 of k (a 128 x 128-byte box of W, 16 KB, and an N x 128-byte box of A): the same
-// bytes per stage as rung 26 carry twice its k. As many stages as fit the 227 KB, at most 16:
-// 13 / 12 / 11 / 9 / 7 stages at N = 8 / 16 / 32 / 64 / 128, so 208 / 192 / 176 / 144 / 112 KB of
-// W in flight per SM (one block per SM). Promotion every k tile (128 products, the interval the
-// fp8 tolerance assumes): each consumer's four m64nNk32 of a stage sum into a partial accumulator
-// p (N / 2 registers, the first MMA starting it from zero), waited for (wgmma_wait<0>), the stage
-// released, then added into the fp32 sums d: d += p for tensor and outer, d += a[i][kt] *
-// b[n0 / 128][kt] * p for block128 (the block's 128 rows of W are one 128-row block of b, so one b
-// per k tile; a thread's N / 4 rows of A read their a before the stage's wait). tensor and outer
-// scales multiply d in the epilogue (a[0] b[0]; a[i] b[j]: a thread's two rows of W read b, its
-// N / 4 rows of A read a), before rung 26's transposed, masked store with alpha / beta (C unread
-// when beta == 0). Split-K as rung 26 (n / 128 blocks below the SM count: k split over gridDim.z,
-// as many whole splits as fit the SMs, each at least 4 k tiles = 512 k; scaled fp32 partial sums
-// to a workspace, a second kernel adds them in split order and applies alpha / beta).
+// two-level accumulation in the transposed frame. A block still covers 128 rows of W (two
+// consumer warpgroups of 64) and all N rows of A; the producer is a whole warpgroup (rung 26's is
+// one warp) so that setmaxnreg can move registers to the consumers (232 each: d and p take 128 at
+// N = 128, beside block128's scales; 168, the even split of 384 threads, spills). A stage is still
+// one 128-byte swizzle row per row of W and of A, now 128 fp8 of k (a 128 x 128-byte box of W,
+// 16 KB, and an N x 128-byte box of A): rung 26's bytes per stage carry twice its k. As many
+// stages as fit the 227 KB, at most 16: 13 / 12 / 11 / 9 / 7 at N = 8 / 16 / 32 / 64 / 128, so
+// 208 / 192 / 176 / 144 / 112 KB of W in flight per SM (one block per SM). Promotion every k tile
+// (128 products, the interval the fp8 tolerance assumes): each consumer's four m64nNk32 of a stage
+// sum into a partial accumulator p (N / 2 registers, the first MMA starting it from zero), waited
+// for (wgmma_wait<0>), the stage released, then added into the fp32 sums d: d += p for tensor and
+// outer, d += a[i][kt] b[n0 / 128][kt] p for block128 (the block's 128 rows of W are one 128-row
+// block of b: one b per k tile; a thread's N / 4 rows of A read their a, before the stage's wait
+// at N <= 64, while adding at N = 128). Tensor and outer scales multiply d in the epilogue
+// (a[0] b[0]; a[i] b[j]: a thread's two rows of W read b, its N / 4 rows of A read a), before
+// rung 26's transposed, masked store with alpha / beta (C unread when beta == 0). Split-K as
+// rung 26 (fewer 128-row tiles than SMs: k split over gridDim.z, as many whole splits as fit the
+// SMs, each at least 4 k tiles = 512 k; scaled fp32 partial sums to a workspace, a second kernel
+// adds them in split order and applies alpha / beta: the same result every run).
 // Layouts: wgmma reads 8-bit operands K-major only, so W stored k x n (tb == N), A stored k x m
 // (ta == T) and operands TMA cannot address (base or ld not a multiple of 16 bytes: k % 16 != 0
 // in a packed matrix) are copied into aligned K-major scratch first (pack::operands_fp8, one read
 // and one write of the operand: at decode shapes that copy of W costs more than the product).
 // Bound now (not measured): reading W once from DRAM (W is k bytes per row: 58.7 MB at 7168 x
-// 8192, 235 MB at 28672 x 8192). Below that: a single kernel streaming 117 MB reaches 82 % of the
-// measured read bandwidth on an H100 (0.0463 ms) and 470 MB 96 %, so at 58.7 MB the launch, the
-// pipeline fill and the drain weigh twice as much as at 117 MB: the floor there is below 82 %.
-// The grid is whole tiles times whole splits (n = 7168: 56 tiles, 2 splits, 112 blocks on 132
-// SMs; n = 28672: 224 blocks, 1.7 waves); the split's partial sums (m n 8 bytes written and read:
-// 7.3 MB at m = 128, n = 7168, mostly L2) and the second launch; each consumer waits for its own
-// MMAs every k tile (the partial must be complete before it is added), which costs ~40 % of the
-// DRAM time of a k tile at N = 128 (512 tensor-core cycles for the block against ~1300 cycles
-// for 16 KB at a 132th of 3 TB/s), less at smaller N: hidden by the stages.
-// Prediction (H100, nt, outer scales, % of the measured DRAM read bandwidth counting W + A + C and
-// the scales): 28672 x 8192: 88-93 % at m = 1, 16, 64, 85-90 % at m = 128; 7168 x 8192: 65-75 %
-// (the 58.7 MB floor above, the 112-block grid); >= 1.0x cuBLASLt's fp8 at every one.
+// 8192, 235 MB at 28672 x 8192). A single launch does not reach the read bandwidth at these sizes:
+// on an H100 a kernel streaming 117 MB reaches 82 % of the measured read bandwidth (0.0463 ms, about
+// 7 us of launch, ramp and tail) and one streaming 470 MB 96 %; the same fixed cost puts the floor
+// near 73 % at 58.7 MB (19 us of reading, 26 us in all) and near 92 % at 235 MB. Below that floor:
+// the grid is whole tiles times whole splits (n = 7168: 56 tiles x 2 splits = 112 blocks on 132
+// SMs; n = 28672: 224 blocks, 1.7 waves, the second on 92 SMs), the split's partial sums (m n 8
+// bytes written and read back, 7.3 MB at m = 128, n = 7168, mostly in L2) and the second launch;
+// each consumer waits for its own MMAs every k tile (the partial sum must be complete before it is
+// added), ~40 % of a k tile's DRAM time at N = 128 (512 tensor-core cycles for the block's
+// 128 x 128 x 128 products against ~1300 cycles for its 16 KB at a 132th of 3 TB/s), less at
+// smaller N: hidden by the stages while the producer runs ahead.
+// Prediction (H100, nt, outer scales, e4m3, bf16 C; % of the measured DRAM read bandwidth counting
+// W + A + C + the scales, as `rungs bench` does): 28672 x 8192: 86-90 % at m = 1, 16, 64 and
+// 83-88 % at m = 128; 7168 x 8192: 60-68 % (the 73 % floor, less the second launch and the idle
+// SMs); >= 1.0x cuBLASLt's fp8 (74-82 %) at 28672 x 8192, ~0.85-0.95x at 7168 x 8192, where
+// cuBLASLt's 74 % (m = 16) is already above this floor estimate. The bar of 93 % is above what one
+// launch streams at 235 MB by the measured floor, and far above it at 58.7 MB.
 // Measured:
 #include "gemm/26_decode_wgmma.cuh"
 
