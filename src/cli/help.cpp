@@ -228,9 +228,12 @@ std::string bench_help() {
         "fp8 (--dtype fp8): e4m3 x e4m3 operands with float scales laid out as --scaling says (tensor,\n"
         "outer or block128; docs/gemm_tc.md, FP8), a bf16 C. The cublas rung's cuBLASLt is the baseline\n"
         "(nt only: --trans nt); ours are wgmma_fp8 (tensor and outer scales), wgmma_fp8_promote and\n"
-        "wgmma_fp8_overlap (all three); a rung without an fp8 entry reports unsupported.\n"
+        "wgmma_fp8_overlap (all three) and, for m <= 128, decode_fp8 (all three); a rung without an fp8\n"
+        "entry, or one that does not take the shape, reports unsupported. Memory-bound rows count A and B\n"
+        "at 1 byte, C at 2 and the scales at 4.\n"
         "  rungs bench gemm --size 4096,8192 --dtype fp8 --scaling block128\n"
         "  rungs bench gemm --size 2048,4096,8192 --dtype fp8 --trans nt --variant wgmma_fp8_promote,wgmma_fp8_overlap\n"
+        "  rungs bench gemm --dtype fp8 --scaling outer --m 1,16,64,128 --n 7168,28672 --k 8192 --trans nt\n"
         "\n"
      << shape_section(Command::bench, "Shapes (they need the operation named; row-major, tight ld):")
      << flag_section(Command::bench, "Rungs:", {FlagGroup::rungs})

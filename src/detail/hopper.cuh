@@ -1,9 +1,9 @@
 // Hopper (sm_90a) device helpers shared by the wgmma rungs, written once: mbarriers, TMA loads
 // (multicast too) and stores with their bulk groups, clusters, register reallocation, wgmma fences
 // and the 64 x N warpgroup MMAs (bf16, f16: k16 with either operand K-major or MN-major; tf32: k8,
-// K-major only; fp8 e4m3 / e5m2: k32, K-major only, n256, n128), the shared-memory matrix descriptor
-// for the 128-byte swizzle that TMA writes, and the epilogues built on them. The host side
-// (tensor maps, cluster launches) is core/tensor_map.hpp.
+// K-major only; fp8 e4m3 / e5m2: k32, K-major only, n256, n128 and the narrow n8 to n64), the
+// shared-memory matrix descriptor for the 128-byte swizzle that TMA writes, and the epilogues built
+// on them. The host side (tensor maps, cluster launches) is core/tensor_map.hpp.
 //
 // Guards: every caller is a kernel of an sm_90a rung, so every wrapper that emits an instruction
 // is guarded the same way, by __CUDA_ARCH_FEAT_SM90_ALL (device code for sm_90a). Device code for
@@ -804,6 +804,108 @@ __device__ __forceinline__ void wgmma_narrow(float (&d)[R], uint64_t da, uint64_
   else if constexpr (N == 64) wgmma_64_f16<TA, TB>(d, da, db);
   else if constexpr (std::is_same_v<T, __nv_bfloat16>) wgmma_128_bf16<TA, TB>(d, da, db);
   else wgmma_128_f16<TA, TB>(d, da, db);
+}
+
+// The narrow shapes in fp8: d (64 x N per warpgroup, N = 8, 16, 32 or 64: the first N / 2 of R
+// registers) = (accumulate ? d : 0) + A (64 x 32) * B (32 x N), A and B each e4m3 or e5m2, both
+// K-major (as wgmma_256_fp8). The fp8 decode rung (30) multiplies a weight tile by the few rows of
+// activations, which are wgmma's N; N = 128 is wgmma_128_fp8.
+#define RUNGS_WGMMA_FP8_NARROW(NS, DREGS, IA, IB, IP, AT, BT, ...)                                                     \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" IP ", 0;\n"                                                        \
+               "wgmma.mma_async.sync.aligned.m64n" NS "k32.f32." AT "." BT " " DREGS ", %" IA ", %" IB                 \
+               ", p, 1, 1;\n}\n"                                                                                       \
+               : __VA_ARGS__                                                                                           \
+               : "l"(da), "l"(db), "r"(static_cast<int>(accumulate)))
+#define RUNGS_WGMMA_FP8_PAIRS(NS, DREGS, IA, IB, IP, ...)                                                              \
+  if constexpr (a4 && b4) RUNGS_WGMMA_FP8_NARROW(NS, DREGS, IA, IB, IP, "e4m3", "e4m3", __VA_ARGS__);                  \
+  else if constexpr (a4) RUNGS_WGMMA_FP8_NARROW(NS, DREGS, IA, IB, IP, "e4m3", "e5m2", __VA_ARGS__);                   \
+  else if constexpr (b4) RUNGS_WGMMA_FP8_NARROW(NS, DREGS, IA, IB, IP, "e5m2", "e4m3", __VA_ARGS__);                   \
+  else RUNGS_WGMMA_FP8_NARROW(NS, DREGS, IA, IB, IP, "e5m2", "e5m2", __VA_ARGS__)
+#define RUNGS_WGMMA_FP8_D4 "{%0, %1, %2, %3}"
+#define RUNGS_WGMMA_FP8_D4_OUT "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+template <typename TA8, typename TB8, int R>
+__device__ __forceinline__ void wgmma_8_fp8(float (&d)[R], uint64_t da, uint64_t db, bool accumulate = true) {
+  static_assert(R >= 4, "4 accumulator registers");
+  static_assert(sizeof(TA8) == 1 && sizeof(TB8) == 1, "fp8 operands");
+  constexpr bool a4 = std::is_same_v<TA8, __nv_fp8_e4m3>, b4 = std::is_same_v<TB8, __nv_fp8_e4m3>;
+  static_assert((a4 || std::is_same_v<TA8, __nv_fp8_e5m2>) && (b4 || std::is_same_v<TB8, __nv_fp8_e5m2>),
+                "__nv_fp8_e4m3 or __nv_fp8_e5m2");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  RUNGS_WGMMA_FP8_PAIRS("8", RUNGS_WGMMA_FP8_D4, "4", "5", "6", RUNGS_WGMMA_FP8_D4_OUT);
+#else
+  (void)d; (void)da; (void)db; (void)accumulate;
+  __trap();
+#endif
+}
+#undef RUNGS_WGMMA_FP8_D4
+#undef RUNGS_WGMMA_FP8_D4_OUT
+#define RUNGS_WGMMA_FP8_D8 "{%0, %1, %2, %3, %4, %5, %6, %7}"
+#define RUNGS_WGMMA_FP8_D8_OUT "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
+template <typename TA8, typename TB8, int R>
+__device__ __forceinline__ void wgmma_16_fp8(float (&d)[R], uint64_t da, uint64_t db, bool accumulate = true) {
+  static_assert(R >= 8, "8 accumulator registers");
+  static_assert(sizeof(TA8) == 1 && sizeof(TB8) == 1, "fp8 operands");
+  constexpr bool a4 = std::is_same_v<TA8, __nv_fp8_e4m3>, b4 = std::is_same_v<TB8, __nv_fp8_e4m3>;
+  static_assert((a4 || std::is_same_v<TA8, __nv_fp8_e5m2>) && (b4 || std::is_same_v<TB8, __nv_fp8_e5m2>),
+                "__nv_fp8_e4m3 or __nv_fp8_e5m2");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  RUNGS_WGMMA_FP8_PAIRS("16", RUNGS_WGMMA_FP8_D8, "8", "9", "10", RUNGS_WGMMA_FP8_D8_OUT);
+#else
+  (void)d; (void)da; (void)db; (void)accumulate;
+  __trap();
+#endif
+}
+#undef RUNGS_WGMMA_FP8_D8
+#undef RUNGS_WGMMA_FP8_D8_OUT
+#define RUNGS_WGMMA_FP8_D16 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}"
+#define RUNGS_WGMMA_FP8_D16_OUT "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+template <typename TA8, typename TB8, int R>
+__device__ __forceinline__ void wgmma_32_fp8(float (&d)[R], uint64_t da, uint64_t db, bool accumulate = true) {
+  static_assert(R >= 16, "16 accumulator registers");
+  static_assert(sizeof(TA8) == 1 && sizeof(TB8) == 1, "fp8 operands");
+  constexpr bool a4 = std::is_same_v<TA8, __nv_fp8_e4m3>, b4 = std::is_same_v<TB8, __nv_fp8_e4m3>;
+  static_assert((a4 || std::is_same_v<TA8, __nv_fp8_e5m2>) && (b4 || std::is_same_v<TB8, __nv_fp8_e5m2>),
+                "__nv_fp8_e4m3 or __nv_fp8_e5m2");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  RUNGS_WGMMA_FP8_PAIRS("32", RUNGS_WGMMA_FP8_D16, "16", "17", "18", RUNGS_WGMMA_FP8_D16_OUT);
+#else
+  (void)d; (void)da; (void)db; (void)accumulate;
+  __trap();
+#endif
+}
+#undef RUNGS_WGMMA_FP8_D16
+#undef RUNGS_WGMMA_FP8_D16_OUT
+#define RUNGS_WGMMA_FP8_D32 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
+#define RUNGS_WGMMA_FP8_D32_OUT "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+template <typename TA8, typename TB8, int R>
+__device__ __forceinline__ void wgmma_64_fp8(float (&d)[R], uint64_t da, uint64_t db, bool accumulate = true) {
+  static_assert(R >= 32, "32 accumulator registers");
+  static_assert(sizeof(TA8) == 1 && sizeof(TB8) == 1, "fp8 operands");
+  constexpr bool a4 = std::is_same_v<TA8, __nv_fp8_e4m3>, b4 = std::is_same_v<TB8, __nv_fp8_e4m3>;
+  static_assert((a4 || std::is_same_v<TA8, __nv_fp8_e5m2>) && (b4 || std::is_same_v<TB8, __nv_fp8_e5m2>),
+                "__nv_fp8_e4m3 or __nv_fp8_e5m2");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  RUNGS_WGMMA_FP8_PAIRS("64", RUNGS_WGMMA_FP8_D32, "32", "33", "34", RUNGS_WGMMA_FP8_D32_OUT);
+#else
+  (void)d; (void)da; (void)db; (void)accumulate;
+  __trap();
+#endif
+}
+#undef RUNGS_WGMMA_FP8_D32
+#undef RUNGS_WGMMA_FP8_D32_OUT
+#undef RUNGS_WGMMA_FP8_PAIRS
+#undef RUNGS_WGMMA_FP8_NARROW
+
+// d = (accumulate ? d : 0) + A * B over the first N columns, fp8 (any pair), for any N of 8, 16, 32,
+// 64, 128 (N / 2 of R registers).
+template <typename TA8, typename TB8, int N, int R>
+__device__ __forceinline__ void wgmma_narrow_fp8(float (&d)[R], uint64_t da, uint64_t db, bool accumulate = true) {
+  static_assert(N == 8 || N == 16 || N == 32 || N == 64 || N == 128, "n8, n16, n32, n64 or n128");
+  if constexpr (N == 8) wgmma_8_fp8<TA8, TB8>(d, da, db, accumulate);
+  else if constexpr (N == 16) wgmma_16_fp8<TA8, TB8>(d, da, db, accumulate);
+  else if constexpr (N == 32) wgmma_32_fp8<TA8, TB8>(d, da, db, accumulate);
+  else if constexpr (N == 64) wgmma_64_fp8<TA8, TB8>(d, da, db, accumulate);
+  else wgmma_128_fp8<TA8, TB8>(d, da, db, accumulate);
 }
 
 // d += A * B for the element type T (f16, bf16: k16, TA / TB = 1 for an MN-major operand; float:

@@ -190,6 +190,9 @@ void run_fp8(const ArgsF8&);
 namespace wgmma_fp8_overlap {                         // 30_wgmma_fp8_overlap.cu (sm_90a)
 void run_fp8(const ArgsF8&);
 }  // namespace wgmma_fp8_overlap
+namespace decode_fp8 {                                // 31_decode_fp8.cu (sm_90a)
+void run_fp8(const ArgsF8&);  // m <= 128
+}  // namespace decode_fp8
 
 // C = beta * C over m x n (beta == 0 writes zeros without reading C). Used for k == 0 / alpha == 0.
 void scale_c(int64_t m, int64_t n, float beta, float* C, int64_t ldc, cudaStream_t stream);

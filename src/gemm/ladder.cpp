@@ -120,6 +120,12 @@ const std::vector<Rung>& ladder() {
        "(named barriers), so one adds its partial sum into fp32 registers while the tensor core runs the "
        "other's (sm_90a); fp8 any pair, every scaling",
        90, false, nullptr, nullptr, nullptr, nullptr, nullptr, wgmma_fp8_overlap::run_fp8},
+      {"decode_fp8",
+       "rung 26's decode design for fp8: C^T = W A^T on wgmma.m64nNk32 e4m3/e5m2 (any pair) with m as N (8 to "
+       "128), 128 fp8 of k per TMA stage (up to 13 stages), the partial sums promoted into fp32 registers every "
+       "k tile with the block128 scales, tensor and outer in the epilogue, split-K for short n (sm_90a); m <= 128, "
+       "every scaling (m/n-major or unaligned operands copied k-major first)",
+       90, false, nullptr, nullptr, nullptr, nullptr, nullptr, decode_fp8::run_fp8},
   };
   return rungs;
 }

@@ -1,0 +1,285 @@
+// Rung 31, decode_fp8: rung 26's decode design for fp8 weights and activations (e4m3 or e5m2 each,
+// any pair), bf16 or float C, Scaling::tensor, outer and block128, m <= 128 (else
+// rungs::Unsupported "decode_fp8: m <= 128").
+// Adds over 26 decode_wgmma: the fp8 instruction wgmma.m64nNk32 (detail::wgmma_narrow_fp8, N = m
+// rounded up to 8, 16, 32, 64, 128 as rung 26 does, one kernel per N and type pair) and rung 29's
+// two-level accumulation in the transposed frame. A block still covers 128 rows of W (two
+// consumer warpgroups of 64) and all N rows of A; the producer is a whole warpgroup (rung 26's is
+// one warp) so that setmaxnreg can move registers to the consumers (232 each: d and p take 128 at
+// N = 128, beside block128's scales; 168, the even split of 384 threads, spills). A stage is still
+// one 128-byte swizzle row per row of W and of A, now 128 fp8 of k (a 128 x 128-byte box of W,
+// 16 KB, and an N x 128-byte box of A): rung 26's bytes per stage carry twice its k. As many
+// stages as fit the 227 KB, at most 16: 13 / 12 / 11 / 9 / 7 at N = 8 / 16 / 32 / 64 / 128, so
+// 208 / 192 / 176 / 144 / 112 KB of W in flight per SM (one block per SM). Promotion every k tile
+// (128 products, the interval the fp8 tolerance assumes): each consumer's four m64nNk32 of a stage
+// sum into a partial accumulator p (N / 2 registers, the first MMA starting it from zero), waited
+// for (wgmma_wait<0>), the stage released, then added into the fp32 sums d: d += p for tensor and
+// outer, d += a[i][kt] b[n0 / 128][kt] p for block128 (the block's 128 rows of W are one 128-row
+// block of b: one b per k tile; a thread's N / 4 rows of A read their a, before the stage's wait
+// at N <= 64, while adding at N = 128). Tensor and outer scales multiply d in the epilogue
+// (a[0] b[0]; a[i] b[j]: a thread's two rows of W read b, its N / 4 rows of A read a), before
+// rung 26's transposed, masked store with alpha / beta (C unread when beta == 0). Split-K as
+// rung 26 (fewer 128-row tiles than SMs: k split over gridDim.z, as many whole splits as fit the
+// SMs, each at least 4 k tiles = 512 k; scaled fp32 partial sums to a workspace, a second kernel
+// adds them in split order and applies alpha / beta: the same result every run).
+// Layouts: wgmma reads 8-bit operands K-major only, so W stored k x n (tb == N), A stored k x m
+// (ta == T) and operands TMA cannot address (base or ld not a multiple of 16 bytes: k % 16 != 0
+// in a packed matrix) are copied into aligned K-major scratch first (pack::operands_fp8, one read
+// and one write of the operand: at decode shapes that copy of W costs more than the product).
+// Bound now (not measured): reading W once from DRAM (W is k bytes per row: 58.7 MB at 7168 x
+// 8192, 235 MB at 28672 x 8192). A single launch does not reach the read bandwidth at these sizes:
+// on an H100 a kernel streaming 117 MB reaches 82 % of the measured read bandwidth (0.0463 ms, about
+// 7 us of launch, ramp and tail) and one streaming 470 MB 96 %; the same fixed cost puts the floor
+// near 73 % at 58.7 MB (19 us of reading, 26 us in all) and near 92 % at 235 MB. Below that floor:
+// the grid is whole tiles times whole splits (n = 7168: 56 tiles x 2 splits = 112 blocks on 132
+// SMs; n = 28672: 224 blocks, 1.7 waves, the second on 92 SMs), the split's partial sums (m n 8
+// bytes written and read back, 7.3 MB at m = 128, n = 7168, mostly in L2) and the second launch;
+// each consumer waits for its own MMAs every k tile (the partial sum must be complete before it is
+// added), ~40 % of a k tile's DRAM time at N = 128 (512 tensor-core cycles for the block's
+// 128 x 128 x 128 products against ~1300 cycles for its 16 KB at a 132th of 3 TB/s), less at
+// smaller N: hidden by the stages while the producer runs ahead.
+// Prediction (H100, nt, outer scales, e4m3, bf16 C; % of the measured DRAM read bandwidth counting
+// W + A + C + the scales, as `rungs bench` does): 28672 x 8192: 86-90 % at m = 1, 16, 64 and
+// 83-88 % at m = 128; 7168 x 8192: 60-68 % (the 73 % floor, less the second launch and the idle
+// SMs); >= 1.0x cuBLASLt's fp8 (74-82 %) at 28672 x 8192, ~0.85-0.95x at 7168 x 8192, where
+// cuBLASLt's 74 % (m = 16) is already above this floor estimate. The bar of 93 % is above what one
+// launch streams at 235 MB by the measured floor, and far above it at 58.7 MB.
+// Measured:
+#include "gemm/26_decode_wgmma.cuh"
+
+#include "core/errors.hpp"
+#include "core/scratch.hpp"
+
+#include <cuda_fp8.h>
+
+#include <algorithm>
+
+namespace rungs::sgemm::decode_fp8 {
+
+namespace {
+
+using decode_wgmma::BM;       // 128 rows of W per block
+using decode_wgmma::ROW;      // 128 bytes per shared-memory row
+using decode_wgmma::W_BYTES;  // a 128 x 128-byte box of W
+using detail::ceil_div;
+
+constexpr int BK = 128;       // k per stage: one 128-byte row of fp8
+constexpr int THREADS = 384;  // warpgroups 0 and 1 consume, warpgroup 2 produces (one thread issues TMA)
+constexpr int MAX_STAGES = 16;
+constexpr int MIN_KT_PER_SPLIT = 4;
+
+template <int N>
+constexpr int stage_bytes() {
+  return W_BYTES + N * ROW;
+}
+template <int N>
+constexpr int stages() {  // as many as fit the 227 KB a Hopper block may have, at most MAX_STAGES
+  constexpr int fit = (227 * 1024 - 1024 - 2 * MAX_STAGES * 8) / stage_bytes<N>();
+  return fit < MAX_STAGES ? fit : MAX_STAGES;
+}
+template <int N>
+constexpr int smem_bytes() {
+  return stages<N>() * stage_bytes<N>() + 1024 /* alignment */ + 2 * stages<N>() * 8 /* barriers */;
+}
+
+// The problem as the kernels see it (the operands travel in the tensor maps).
+template <typename TC>
+struct Params {
+  int64_t m, n, k;
+  float alpha, beta;
+  TC* C;
+  int64_t ldc;
+  Scales scales;
+};
+
+// Block (x, 0, z): W rows 128 x .., all rows of A (m <= N), k tiles of split z. TW: W's fp8 type
+// (wgmma's A operand), TA: A's (wgmma's B). part == nullptr: C = alpha * acc + beta * C; else the
+// scaled fp32 sums go to part[z][row of A][row of W] (ld n).
+template <typename TW, typename TA, typename TC, int N>
+__global__ void __launch_bounds__(THREADS, 1)
+    decode_fp8_kernel(const __grid_constant__ CUtensorMap map_w, const __grid_constant__ CUtensorMap map_a,
+                      Params<TC> a, float* part) {
+  constexpr int STAGES = stages<N>(), STAGE_BYTES = stage_bytes<N>();
+  static_assert(smem_bytes<N>() <= 227 * 1024, "fits the 227 KB a Hopper block may have");
+  static_assert(STAGES >= 2, "a pipeline");
+  extern __shared__ unsigned char smem_raw[];
+  unsigned char* smem = detail::smem_align_1024(smem_raw);
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + STAGES * STAGE_BYTES);
+  uint64_t* empty = full + STAGES;
+  const int tid = static_cast<int>(threadIdx.x), wg = tid / 128;
+  detail::init_pipeline_barriers(full, empty, STAGES, 2);  // empty: both consumer warpgroups
+  __syncthreads();
+  const int n0 = static_cast<int>(blockIdx.x) * BM;
+  const int64_t KT = ceil_div(a.k, BK), split = blockIdx.z, splits = gridDim.z;
+  const int kt0 = static_cast<int>(KT * split / splits), count = static_cast<int>(KT * (split + 1) / splits) - kt0;
+
+  if (wg == 2) {  // the producer: k tile kt0 + i into stage i % STAGES once its use i / STAGES - 1 is released
+    detail::setmaxnreg_dec<40>();
+    if (tid == 256) {
+      detail::tma_prefetch(&map_w);
+      detail::tma_prefetch(&map_a);
+      for (int i = 0; i < count; ++i) {
+        const int s = i % STAGES;
+        if (i >= STAGES) detail::mbar_wait(&empty[s], ((i / STAGES) + 1) & 1);
+        unsigned char* st = smem + s * STAGE_BYTES;
+        const int k0 = (kt0 + i) * BK;
+        detail::mbar_expect_tx(&full[s], STAGE_BYTES);  // out-of-range parts of a box count: zero-filled
+        detail::tma_load_2d(st, &map_w, k0, n0, &full[s]);
+        detail::tma_load_2d(st + W_BYTES, &map_a, k0, 0, &full[s]);
+      }
+    }
+    return;
+  }
+
+  detail::setmaxnreg_inc<232>();  // d and p: 128 registers at N = 128, beside the block128 scales
+  // Accumulator element d[4j + e] of warp w, lane 4g + q: row 16w + g + 8(e / 2) of this
+  // warpgroup's 64 rows of W, column 8j + 2q + e % 2 (a row of A).
+  const int t = tid % 128, lane = t % 32, w = t / 32, g = lane / 4, q = lane % 4;
+  const int m = static_cast<int>(a.m), n = static_cast<int>(a.n);
+  constexpr int J = N / 8;
+  const bool block = a.scales.kind == Scaling::block128;
+  const float* __restrict__ sa = a.scales.a;
+  const float* __restrict__ sb = a.scales.b;
+  const int KTi = static_cast<int>(KT);
+  float d[N / 2], p[N / 2];  // the fp32 sums and the tensor core's partial sum of one k tile
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) d[i] = 0.0f, p[i] = 0.0f;
+  for (int i = 0; i < count; ++i) {
+    const int kt = kt0 + i, s = i % STAGES;
+    // block128: the scale of each of this thread's rows of A (clamped into the array: a row past m
+    // multiplies products that are never stored) times the block's b. N <= 64: read before the
+    // stage's wait into N / 4 registers; N = 128: read while adding (d and p already take 128).
+    constexpr bool EARLY = N <= 64;
+    const float* __restrict__ sak = sa + kt;  // row c of a at sak[c * KTi] (m <= 128: fits an int)
+    float b = 1.0f, sc[EARLY ? 2 * J : 1];
+    if (block) {
+      b = __ldg(sb + blockIdx.x * KT + kt);
+      if constexpr (EARLY) {
+#pragma unroll
+        for (int j = 0; j < J; ++j)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) sc[2 * j + e] = b * __ldg(sak + min(8 * j + 2 * q + e, m - 1) * KTi);
+      }
+    }
+    detail::mbar_wait(&full[s], (i / STAGES) & 1);
+    const unsigned char* Ws = smem + s * STAGE_BYTES;
+    const unsigned char* As = Ws + W_BYTES;
+    detail::wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < BK / 32; ++kk) {
+      // Both operands K-major: W's 64 rows of this warpgroup, A's N rows; k32 steps of 32 bytes.
+      const uint64_t dw = detail::smem_desc(Ws + wg * 64 * ROW + kk * 32, 16, 1024);
+      const uint64_t da = detail::smem_desc(As + kk * 32, 16, 1024);
+      detail::wgmma_narrow_fp8<TW, TA, N>(p, dw, da, kk > 0);
+    }
+    detail::wgmma_commit();
+    detail::wgmma_wait<0>();  // the partial sum is complete and the stage read
+    if (t == 0) detail::mbar_arrive(&empty[s]);
+    if (block) {
+#pragma unroll
+      for (int j = 0; j < J; ++j)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          float x;
+          if constexpr (EARLY) x = sc[2 * j + e];
+          else x = b * __ldg(sak + min(8 * j + 2 * q + e, m - 1) * KTi);
+          d[4 * j + e] = fmaf(x, p[4 * j + e], d[4 * j + e]);
+          d[4 * j + 2 + e] = fmaf(x, p[4 * j + 2 + e], d[4 * j + 2 + e]);
+        }
+    } else {
+#pragma unroll
+      for (int i2 = 0; i2 < N / 2; ++i2) d[i2] += p[i2];
+    }
+  }
+
+  // The scales that do not depend on k.
+  const int r0 = n0 + wg * 64 + 16 * w + g;  // this thread's rows of W: r0, r0 + 8
+  if (a.scales.kind == Scaling::tensor) {
+    const float s = __ldg(sa) * __ldg(sb);
+#pragma unroll
+    for (int i = 0; i < N / 2; ++i) d[i] *= s;
+  } else if (a.scales.kind == Scaling::outer) {
+    const float b0 = r0 < n ? __ldg(sb + r0) : 0.0f, b1 = r0 + 8 < n ? __ldg(sb + r0 + 8) : 0.0f;
+#pragma unroll
+    for (int j = 0; j < J; ++j)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int c = 8 * j + 2 * q + e;
+        const float x = c < m ? __ldg(sa + c) : 0.0f;
+        d[4 * j + e] *= x * b0, d[4 * j + 2 + e] *= x * b1;
+      }
+  }
+
+  // d holds C^T's rows n0 + 64 wg .. (C's columns) and columns 0 .. N - 1 (C's rows).
+  if (part == nullptr)
+    detail::store_acc_64xn_t<TC, N>(d, a.C, a.ldc, n0 + wg * 64, 0, n, m, a.alpha, a.beta);
+  else
+    detail::store_acc_64xn_t<float, N>(d, part + split * a.m * a.n, a.n, n0 + wg * 64, 0, n, m, 1.0f, 0.0f);
+}
+
+// C = alpha * (sum over the splits of part, in split order) + beta * C (beta == 0: C unread).
+template <typename TC>
+__global__ void __launch_bounds__(256) add_splits(const float* __restrict__ part, int splits, Params<TC> a) {
+  const int64_t mn = a.m * a.n;
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < mn; e += int64_t(gridDim.x) * blockDim.x) {
+    float acc = 0.0f;
+    for (int s = 0; s < splits; ++s) acc += part[s * mn + e];
+    detail::store_c(a.C, a.ldc, e / a.n, e % a.n, acc, a.alpha, a.beta);
+  }
+}
+
+// The split count: 1 where the tiles fill the SMs, else as many whole splits as fit them, each at
+// least MIN_KT_PER_SPLIT k tiles (rung 26's rule).
+int64_t split_count(int64_t tiles, int64_t KT, int64_t sms) {
+  if (tiles >= sms) return 1;
+  return std::max<int64_t>(1, std::min(sms / tiles, KT / MIN_KT_PER_SPLIT));
+}
+
+template <typename TW, typename TA, typename TC, int N>
+void launch(const ArgsF8& a) {
+  constexpr int SMEM = smem_bytes<N>();
+  // W (n x k) in 128 x 128 boxes, A (m x k) in N x 128 boxes, both bytes with the 128-byte swizzle.
+  const CUtensorMap map_w = detail::make_tensor_map_2d(a.B, CU_TENSOR_MAP_DATA_TYPE_UINT8, 1, a.n, a.k, a.ldb, BM, BK);
+  const CUtensorMap map_a = detail::make_tensor_map_2d(a.A, CU_TENSOR_MAP_DATA_TYPE_UINT8, 1, a.m, a.k, a.lda, N, BK);
+  const Params<TC> p{a.m, a.n, a.k, a.alpha, a.beta, static_cast<TC*>(a.C), a.ldc, a.scales};
+  const int64_t tiles = ceil_div(a.n, BM), KT = ceil_div(a.k, BK), sms = detail::sm_count();
+  const int64_t splits = split_count(tiles, KT, sms);
+  // Partial sums: splits * m * n floats, where tiles * splits <= SMs bounds n by SMs * 128.
+  detail::Scratch part(splits > 1 ? static_cast<size_t>(splits * a.m * a.n) * sizeof(float) : 0, a.stream);
+  auto* kernel = &decode_fp8_kernel<TW, TA, TC, N>;
+  detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), SMEM);
+  const dim3 grid(static_cast<unsigned>(tiles), 1, static_cast<unsigned>(splits));
+  kernel<<<grid, THREADS, SMEM, a.stream>>>(map_w, map_a, p, part.as<float>());
+  detail::check_launch("decode_fp8");
+  if (splits > 1) {
+    const int64_t blocks = std::min<int64_t>(ceil_div(a.m * a.n, 256), 8 * sms);
+    add_splits<TC><<<static_cast<unsigned>(blocks), 256, 0, a.stream>>>(part.as<float>(), static_cast<int>(splits), p);
+    detail::check_launch("decode_fp8");
+  }
+}
+
+}  // namespace
+
+void run_fp8(const ArgsF8& user) {
+  if (user.m > 128) detail::unsupported("decode_fp8", "m <= 128");
+  detail::require_sm90a("decode_fp8");
+  std::unique_ptr<detail::Scratch> keep_a, keep_b;  // freed on the stream after the kernels
+  const ArgsF8 a = pack::operands_fp8(user, keep_a, keep_b);  // ta == N, tb == T, TMA-addressable
+  auto go = [&](auto w8, auto a8, auto c) {
+    decode_wgmma::with_n(a.m, [&](auto nn) {
+      launch<decltype(w8), decltype(a8), decltype(c), decltype(nn)::value>(a);
+    });
+  };
+  auto with_c = [&](auto w8, auto a8) {
+    if (a.c_type == F8Out::bf16) go(w8, a8, __nv_bfloat16{});
+    else go(w8, a8, float{});
+  };
+  auto with_a = [&](auto w8) {
+    if (a.a_type == F8::e4m3) with_c(w8, __nv_fp8_e4m3{});
+    else with_c(w8, __nv_fp8_e5m2{});
+  };
+  if (a.b_type == F8::e4m3) with_a(__nv_fp8_e4m3{});
+  else with_a(__nv_fp8_e5m2{});
+}
+
+}  // namespace rungs::sgemm::decode_fp8
