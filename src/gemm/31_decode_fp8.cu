@@ -58,9 +58,9 @@ namespace rungs::sgemm::decode_fp8 {
 
 namespace {
 
-using decode_wgmma::BM;       // 128 rows of W per block
 using decode_wgmma::ROW;      // 128 bytes per shared-memory row
-using decode_wgmma::W_BYTES;  // a 128 x 128-byte box of W
+constexpr int BM = decode_wgmma::bm<1>();        // 128 rows of W per block
+constexpr int W_BYTES = decode_wgmma::w_bytes<1>();  // a 128 x 128-byte box of W
 using detail::ceil_div;
 
 constexpr int BK = 128;       // k per stage: one 128-byte row of fp8
