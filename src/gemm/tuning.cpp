@@ -72,14 +72,17 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   //    sm_90 without sm_90a runs cuBLAS; other sm_80+ GPUs (not measured) mma_sync (f16, bf16) or
   //    wmma (tf32).
   //  - Decode shapes, f16/bf16 nt (W stored n x k, as PyTorch's Linear) with aligned rows, H100
-  //    (14456e9, `rungs bench gemm --dtype bf16,f16 --trans nt --m 1,8,16,32,64,128`, docs/gemm_tc.md
+  //    (f36fe0c, `rungs bench gemm --dtype bf16,f16 --trans nt --m 1,8,16,32,64,128`, docs/gemm_tc.md
   //    "Decode shapes"): where W holds 2^27 elements or more (28672 x 8192, 8192 x 28672: 470 MB)
-  //    rung 26 (decode_wgmma) reads at 90-96 % of DRAM, 1.01-1.05x cuBLAS at m = 1..64 (m = 128:
-  //    0.99-1.01x, not taken); below it (7168 x 8192) it runs 0.82-0.99x and cuBLAS stays, except
-  //    at m = 1 from 2^25 elements, where rung 25 (decode_splitk: rung 24's kernel, k split where n
-  //    is too short to fill the GPU) is 1.03-1.04x (82 % of DRAM, the same as a 117 MB streaming
-  //    read: 0.0463 ms for cub::DeviceReduce). nn and other transposes stay on cuBLAS (rung 26
-  //    0.51-0.96x there).
+  //    rung 26 (decode_wgmma) reads at 91-96 % of DRAM, 1.02-1.08x cuBLAS at m = 1..128 (28672 x
+  //    8192 at m = 128: 1.00-1.01x, a tie); at 7168 x 8192 it runs 1.07-1.09x at m = 1 and 8 (82-83 %,
+  //    the same as a 117 MB streaming read: 0.0463 ms for cub::DeviceReduce) and 0.90-0.99x from
+  //    m = 16, where cuBLAS stays. Both rules ask for n >= 7168 (rung 26's 128-row tiles and at most 8
+  //    splits per tile need many rows of W; shorter n is not measured). m = 1 with a short n and a
+  //    long k (W from 2^25 elements): rung 25 (decode_splitk: rung 24's kernel, k split over the
+  //    blocks), 1.03-1.04x at 7168 x 8192 (14456e9). nn and other transposes stay on cuBLAS (rung 26
+  //    reads W in place through wgmma's transpose bit at 0.86-1.04x: 83 % at 7168 x 8192, 92-94 % at
+  //    28672 x 8192, where cuBLAS reads at 86-96 %).
   //  - fp8: cuBLAS (cublasLt, in the cublas rung) on every device. Rung 28 (wgmma_fp8) is faster
   //    (1.00 / 1.05 / 1.04x per-tensor at 2048 / 4096 / 8192^3 nt, H100, 6b05a1d) but does not
   //    promote: its error is 18x cuBLASLt's at k = 8192 and 43x at 32768; rung 29 (promoted, the same
@@ -94,8 +97,9 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
     const bool half = type != GemmType::f32;
     const double w_elems = static_cast<double>(n) * static_cast<double>(k);
     if (hopper && half && rows_aligned && ta == Trans::N && tb == Trans::T) {
-      if (m >= 1 && m <= 64 && w_elems >= 134217728.0) return "decode_wgmma";  // 2^27
-      if (m == 1 && w_elems >= 33554432.0) return "decode_splitk";              // 2^25
+      if (m >= 1 && m <= 128 && n >= 7168 && w_elems >= 134217728.0) return "decode_wgmma";  // 2^27
+      if (m >= 1 && m <= 8 && n >= 7168 && w_elems >= 33554432.0) return "decode_wgmma";    // 2^25
+      if (m == 1 && w_elems >= 33554432.0) return "decode_splitk";                          // 2^25
     }
     if (hopper && half && !rows_aligned && work >= 34359738368.0) return "wgmma_balanced";  // 2^35
     if (hopper && !rows_aligned && work >= 34359738368.0) return "wgmma_ragged";  // 2^35

@@ -38,14 +38,19 @@ TEST(GemmAuto, HopperTensorCoreChoices) {
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 8200, 8191, 8193, 90, t, Math::fp32, true), kLargeChoice);
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 4095, 4097, 4093, 90, t, Math::fp32, false), kUnalignedHalfChoice);
     EXPECT_EQ(sgemm::auto_variant(Trans::T, Trans::N, 4095, 4097, 4093, 90, t, Math::fp32, false), kUnalignedHalfChoice);
-    // Decode shapes, nt with aligned rows: rung 26 from 2^27 elements of W at m <= 64, rung 25 at
-    // m = 1 from 2^25; m = 128, nn, unaligned rows and smaller W stay on cuBLAS.
+    // Decode shapes, nt with aligned rows: rung 26 from 2^27 elements of W at m <= 128 and from 2^25
+    // at m <= 8, n >= 7168 for both; rung 25 at m = 1 from 2^25 (a short n); m = 16 at 7168 x 8192,
+    // nn, unaligned rows, m > 128 and smaller W stay on cuBLAS.
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 16, 28672, 8192, 90, t, Math::fp32, true), kDecodeChoice);
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 1, 8192, 28672, 90, t, Math::fp32, true), kDecodeChoice);
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 64, 28672, 8192, 90, t, Math::fp32, true), kDecodeChoice);
-    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 128, 28672, 8192, 90, t, Math::fp32, true), "cublas");
-    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 1, 7168, 8192, 90, t, Math::fp32, true), kDecodeRowChoice);
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 128, 8192, 28672, 90, t, Math::fp32, true), kDecodeChoice);
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 129, 28672, 8192, 90, t, Math::fp32, true), "cublas");
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 1, 7168, 8192, 90, t, Math::fp32, true), kDecodeChoice);
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 8, 7168, 8192, 90, t, Math::fp32, true), kDecodeChoice);
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 9, 7168, 8192, 90, t, Math::fp32, true), "cublas");
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 1, 64, 1 << 20, 90, t, Math::fp32, true), kDecodeRowChoice);
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 64, 64, 1 << 22, 90, t, Math::fp32, true), "cublas");
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 16, 7168, 8192, 90, t, Math::fp32, true), "cublas");
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 16, 28672, 8192, 90, t, Math::fp32, true), "cublas");
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 16, 28672, 8192, 90, t, Math::fp32, false), "cublas");
