@@ -22,7 +22,7 @@
 // of BM x N floats (17 MB at BM x N = 128 x 128 on 132 SMs, 1 MB at N = 8), none when no tile is
 // cut.
 // Fallbacks as rung 26: ta == T, or rows TMA cannot address run rung 14.
-// Bound now (not measured): reading W once from DRAM, with every SM given an equal share (equal
+// Bound now: reading W once from DRAM, with every SM given an equal share (equal
 // bytes need not mean equal time: an SM that streams slower than the others ends last, where rung
 // 26's extra blocks go to whichever SM is free); the cut tiles' partial sums (at most P - 1 tiles,
 // 2 x BM x N floats each way per cut) and the second pass after the grid; the A boxes re-read by
@@ -36,7 +36,13 @@
 // ~0.047-0.050 ms, m = 64 0.0744 -> ~0.049-0.052, m = 128 0.1007 -> ~0.053-0.057, m = 1 / 8
 // 0.050-0.053 -> ~0.046-0.048; 28672 x 8192 m = 1..32 0.167-0.179 -> ~0.158-0.162, m = 64 / 128
 // (256-row tiles) 0.193 / 0.216 -> ~0.162-0.168. nn at nt's speed.
-// Measured: not yet.
+// Measured (H100 SXM, f36fe0c, bf16 nt, median of 20): 7168 x 8192 0.0489 / 0.0488 / 0.0492 /
+// 0.0505 / 0.0540 / 0.0599 ms at m = 1 / 8 / 16 / 32 / 64 / 128 (from 0.050-0.053 / 0.0619 /
+// 0.0744 / 0.1007 before: the excess over rung 26 halved, not gone: 2.8 / 2.7 / 3.1 / 3.6 / 6.4 /
+// 8.2 us above it); 28672 x 8192 0.164 / 0.165 / 0.167 / 0.171 / 0.180 / 0.195 ms (predicted
+// 0.158-0.168). Below rung 26 at every decode shape, nt and nn (0.72-1.05x cuBLAS): the idle SMs it
+// fills cost less than the cut tiles' partial sums and the second pass, which still reads them
+// after the grid.
 #include "gemm/26_decode_wgmma.cuh"
 
 #include "core/errors.hpp"
