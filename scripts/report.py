@@ -35,6 +35,7 @@ SLOWER_BECAUSE = {
 }
 
 SEED_GEMM_SIZES = [1024, 2048, 4096, 8192]
+FP8_SCALINGS = {"tensor": "per-tensor scales", "outer": "per-row / per-column scales", "block128": "128-block scales"}
 KIND_TITLES = OrderedDict([("bf16", "bf16"), ("f16", "f16"), ("tf32", "tf32"), ("tf32x3", "tf32x3 (x = over cuBLAS sgemm)")])
 LADDER_TITLES = OrderedDict(
     [
@@ -273,6 +274,12 @@ def block_gemm_tc(run, rows):
         if not kr:
             continue
         parts.append(f"{title}:\n\n" + gemm_table(kr, shapes_of(kr)))
+    # fp8: nt (the form cuBLASLt's fp8 kernels take), one table per scales' layout.
+    f8 = [r for r in rows if r.get("dtype") == "fp8" and r.get("trans") == "nt"]
+    for scaling in OrderedDict((r.get("scaling", "tensor"), None) for r in f8):
+        sr = [r for r in f8 if r.get("scaling", "tensor") == scaling]
+        parts.append(f"fp8 (e4m3 x e4m3 -> bf16, nt, {FP8_SCALINGS.get(scaling, scaling)}; x = over cuBLASLt):\n\n"
+                     + gemm_table(sr, shapes_of(sr)))
     return "\n\n".join(parts)
 
 
@@ -432,6 +439,8 @@ def headline(latest):
     for kind, vendor in (("bf16", "cublasGemmEx"), ("tf32x3", "cuBLAS sgemm")):
         for s in SEED_GEMM_SIZES[1:]:
             cases.append(("gemm_tc", f"gemm {kind} {s}^3", lambda r, s=s, kind=kind: r.get("dtype") == kind and r["m"] == r["n"] == r["k"] == s and r.get("trans") == "nn", vendor))
+    for s in SEED_GEMM_SIZES[1:]:
+        cases.append(("gemm_tc", f"gemm fp8 {s}^3 nt, per-tensor", lambda r, s=s: r.get("dtype") == "fp8" and r["m"] == r["n"] == r["k"] == s and r.get("trans") == "nt" and r.get("scaling", "tensor") == "tensor", "cuBLASLt"))
     def row_for(ladder, title, vendor, cells):
         """[title, vendor, then each GPU's two cells]; None where no GPU measured this ladder's case."""
         row, seen = [title, vendor], False

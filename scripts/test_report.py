@@ -214,6 +214,32 @@ def main():
         check(mb is not None and tables_parse(mb.group(1), "block decode") == 3, "block decode holds three tables")
         gemm_tc = re.search(r"<!-- report:gemm_tc -->\n(.*?)<!-- /report:gemm_tc -->", all_blocks, re.S)
         check(gemm_tc is not None and "decode_rows" not in gemm_tc.group(1), "decode rows stay out of the tensor-core tables")
+        # fp8 rows in the main job (made-up numbers): a table per scales' layout in the tensor-core
+        # block, and per-tensor headline rows; none of them without fp8 rows.
+        check("gemm fp8" not in bench5 and "fp8 (e4m3" not in bench5, "no fp8 table or headline without fp8 rows")
+        with open(SAMPLES[0]) as f:
+            with_f8 = json.load(f)
+        for s3 in (2048, 4096):
+            for variant, rung, x in (("cublas", 11, 1.0), ("wgmma_fp8", 28, 1.05), ("auto=cublas", -1, 1.0)):
+                for scaling in ("tensor", "block128"):
+                    ms = 2.0 * s3 ** 3 / (1.2e15 * x) * 1e3
+                    with_f8["benchmarks"].append({
+                        "name": f"gemm/{variant}/{s3}x{s3}x{s3}/nt/fp8", "op": "gemm", "rung": rung, "variant": variant,
+                        "m": s3, "n": s3, "k": s3, "trans": "nt", "dtype": "fp8", "scaling": scaling, "alpha": 1, "beta": 0,
+                        "baseline_rung": variant == "cublas", "repetitions": 20, "real_time": ms, "time_unit": "ms",
+                        "tflops": 2.0 * s3 ** 3 / (ms * 1e-3) / 1e12, "pct_peak": 60.0, "baseline": "cublas",
+                        "baseline_real_time": ms * x, "speedup_vs_baseline": x, "error_normwise": 1.0e-4,
+                        "pass": True, "status": "ok"})
+        with open(p, "w") as f:
+            json.dump(with_f8, f)
+        run_report(root, [p] + SAMPLES[1:])
+        bench_f8 = open(os.path.join(root, "docs", "BENCHMARKS.md")).read()
+        tables_parse(bench_f8, "BENCHMARKS.md with fp8 rows")
+        check("fp8 (e4m3 x e4m3 -> bf16, nt, per-tensor scales; x = over cuBLASLt):" in bench_f8, "an fp8 per-tensor table")
+        check("fp8 (e4m3 x e4m3 -> bf16, nt, 128-block scales; x = over cuBLASLt):" in bench_f8, "an fp8 block128 table")
+        check("| gemm fp8 4096^3 nt, per-tensor | cuBLASLt | 1.00x (cublas) | 1.05x (wgmma_fp8) |" in bench_f8,
+              "fp8 headline rows: auto and the best own rung")
+        check("bf16:" in bench_f8, "the bf16 table stays beside the fp8 ones")
         # scripts/bench_python.py's JSON: a Python section in BENCHMARKS.md and the python block, the
         # newest run per GPU (made-up numbers for the test).
         check("## Python" not in bench5, "no Python section without a bench_python.py run")

@@ -134,9 +134,11 @@ enum class GemmType { f32, f16, bf16, fp8 };
 
 // The name `auto` resolves to for this problem on the current device (what gemm would run).
 // For float, opts.math picks among the fp32, tf32 and tf32x3 rungs. lda / ldb (0: the stored row
-// length) matter where a rung's fast path needs aligned rows (16-bit types on Hopper).
+// length) matter where a rung's fast path needs aligned rows (16-bit types on Hopper). scaling: the
+// scales' layout of an fp8 call (Scales::kind; ignored for the other types).
 std::string resolve_gemm_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, const Options& opts = {},
-                                 GemmType type = GemmType::f32, int64_t lda = 0, int64_t ldb = 0);
+                                 GemmType type = GemmType::f32, int64_t lda = 0, int64_t ldb = 0,
+                                 Scaling scaling = Scaling::tensor);
 
 // gemm with A, B and C in host memory (pageable or pinned), on the current device; returns when C
 // holds the result. Same arguments and semantics as gemm; opts.variant and opts.math pick the

@@ -490,9 +490,12 @@ std::vector<Case> cases_for(const Args& a, const std::string& op) {
   // The whole seed set (bench, verify) adds the decode workload. tune times warptile's fp32
   // configurations only.
   const bool whole_seed = a.shapes.empty() && a.trans.empty() && a.gemm_kinds.empty();
-  if (whole_seed && (a.command == Command::bench || a.command == Command::verify))
+  if (whole_seed && (a.command == Command::bench || a.command == Command::verify)) {
     for (const Shape& s : decode_shapes())
       out.push_back({s, {Trans::N, Trans::T}, DType::f32, GemmKind::bf16, kDecodeWorkload});
+    // fp8 at the seed sizes, nt (the form cuBLASLt's fp8 kernels take), --scaling's layout.
+    for (const Shape& s : default_shapes()) out.push_back({s, {Trans::N, Trans::T}, DType::f32, GemmKind::fp8});
+  }
   return out;
 }
 

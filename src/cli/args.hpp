@@ -107,13 +107,17 @@ struct Case {
 };
 // The problems a run covers for `op`: the given shapes x transposes x dtypes, or the op's
 // seed workloads: gemm 1024..8192 nn in f32, bf16 and tf32x3, then the decode workload
-// (decode_shapes(), bf16 nt; bench and verify, when none of --size, --m, --n, --k, --trans,
-// --dtype is given); gemv article 000's sweep M = N = 2^12..2^15 with both transposes plus the
+// (decode_shapes(), bf16 nt) and fp8 e4m3 at 1024..8192 nt (bench and verify, when none of --size,
+// --m, --n, --k, --trans, --dtype is given); gemv article 000's sweep M = N = 2^12..2^15 with both transposes plus the
 // skinny 2^20 x 64 and 64 x 2^20; reduce article 002's int64 2^24 and 2^28, each for every dtype.
 std::vector<Case> cases_for(const Args& a, const std::string& op);
 // The gemm decode workload: a batch of m = 1, 16, 64, 128 tokens against the weight matrices of
 // one transformer layer, W stored n x k (trans nt): n x k = 7168 x 8192, 28672 x 8192, 8192 x 28672.
 // Memory-bound: the time is reading W.
+// --scaling's word for a layout: "tensor", "outer", "block128".
+inline const char* scaling_name(Scaling s) {
+  return s == Scaling::outer ? "outer" : s == Scaling::block128 ? "block128" : "tensor";
+}
 constexpr const char* kDecodeWorkload = "decode";
 std::vector<Shape> decode_shapes();
 // Reduction lengths may exceed 2^31 (64-bit indexing is part of the ladder); matrix dimensions may not.

@@ -243,7 +243,8 @@ class GemmWorkload : public Workload {
   std::string resolve_auto() const override {
     Options o;
     o.math = check::math_of(case_.kind);
-    return resolve_gemm_variant(s_.ta, s_.tb, s_.m, s_.n, s_.k, o, check::gemm_type_of(case_.kind), s_.lda, s_.ldb);
+    return resolve_gemm_variant(s_.ta, s_.tb, s_.m, s_.n, s_.k, o, check::gemm_type_of(case_.kind), s_.lda, s_.ldb,
+                                args_.scaling);
   }
   // A and B once, C written (and read when beta != 0).
   double bytes() const override {

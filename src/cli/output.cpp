@@ -541,7 +541,7 @@ std::vector<std::string> csv_columns() {
           "tflops",        "pct_peak",  "baseline",      "baseline_median_ms", "speedup_vs_baseline",
           "checked_rows",  "max_rel",   "error_normwise", "normwise_tolerance", "bound_ratio",
           "fastest",       "reason",    "dtype",         "bytes",          "gbs",
-          "pct_dram",      "arithmetic_intensity",      "memory_bound",   "workload"};
+          "pct_dram",      "arithmetic_intensity",      "memory_bound",   "workload",       "scaling"};
 }
 
 std::string format_csv(const std::vector<Result>& rows) {
@@ -592,6 +592,7 @@ std::string format_csv(const std::vector<Result>& rows) {
         t && r.op == "gemm" && r.bytes > 0 ? num(r.intensity) : "",
         t && r.op == "gemm" && r.bytes > 0 ? (r.memory_bound ? "true" : "false") : "",
         r.workload,
+        r.scaling,
     };
     for (size_t i = 0; i < cells.size(); ++i) os << (i ? "," : "") << csv_field(cells[i]);
     os << "\n";
@@ -666,6 +667,7 @@ std::string format_json(const Context& ctx, const std::vector<Result>& rows) {
                     {"baseline_rung", jbool(r.is_baseline)}};
     b.insert(b.end(), shape.begin(), shape.end());
     if (!r.workload.empty()) b.push_back({"workload", jstr(r.workload)});
+    if (!r.scaling.empty()) b.push_back({"scaling", jstr(r.scaling)});
     if (r.timed) {
       Fields t = {{"repetitions", jint(r.reps)},
                   {"repetitions_requested", jint(r.reps_requested)},

@@ -158,7 +158,7 @@ void gemm_fp8(sgemm::ArgsF8 a, const Options& opts) {
     detail::fail_arg("gemm", "scales.b", "nullptr", "a device pointer (k > 0, alpha != 0)");
   // Resolve the variant before the early returns so a bad name always throws.
   const std::string name = opts.variant == "auto"
-                               ? resolve_gemm_variant(a.ta, a.tb, a.m, a.n, a.k, opts, GemmType::fp8, a.lda, a.ldb)
+                               ? resolve_gemm_variant(a.ta, a.tb, a.m, a.n, a.k, opts, GemmType::fp8, a.lda, a.ldb, kind)
                                : opts.variant;
   const sgemm::Rung& rung = find_rung(name);
   if (!rung.fp8) detail::unsupported(rung.name, "does not do fp8 inputs");
@@ -223,13 +223,13 @@ void gemm_f8(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, c
 }  // namespace
 
 std::string resolve_gemm_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, const Options& opts,
-                                 GemmType type, int64_t lda, int64_t ldb) {
+                                 GemmType type, int64_t lda, int64_t ldb, Scaling scaling) {
   if (opts.variant != "auto") return find_rung(opts.variant).name;
   const int64_t elem = type == GemmType::f32 ? 4 : type == GemmType::fp8 ? 1 : 2;
   if (lda == 0) lda = ta == Trans::N ? k : m;
   if (ldb == 0) ldb = tb == Trans::N ? n : k;
   const bool rows_aligned = (lda * elem) % 16 == 0 && (ldb * elem) % 16 == 0;
-  return sgemm::auto_variant(ta, tb, m, n, k, detail::current_sm(), type, opts.math, rows_aligned);
+  return sgemm::auto_variant(ta, tb, m, n, k, detail::current_sm(), type, opts.math, rows_aligned, scaling);
 }
 
 void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,

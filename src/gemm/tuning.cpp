@@ -28,7 +28,7 @@ const Entry kTable[] = {
 }  // namespace
 
 std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, int sm, GemmType type, Math math,
-                         bool rows_aligned) {
+                         bool rows_aligned, Scaling scaling) {
   // Tensor cores on the H100 (sm_90, built with sm_90a), median of 20, L2 flushed, cuBLAS interleaved
   // (docs/gemm_tc.md, "What auto picks"). The rules below, in order:
   //  - tf32x3: rung 22 (wgmma_x3_rs; 517f0c9): 96.4 / 122.0 / 126.4 TFLOP/s at 2048^3 / 4096^3 /
@@ -89,9 +89,21 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   //    error as cuBLASLt's) runs at 0.83-0.93x, and at 0.86-0.89x cuBLASLt's own block128 at 4096 and
   //    8192^3 (1.09x at 2048^3, one shape: not taken). Where cuBLASLt has no fp8 (before sm_89) the
   //    cublas rung throws Unsupported.
+  //  - fp8 decode shapes with outer scales (a per row of A, b per row of W, as serving stacks keep
+  //    them), nt with aligned rows, m <= 64, n >= 7168, n k >= 2^25: rung 31 (decode_fp8), H100
+  //    (f36fe0c, `rungs bench gemm --dtype fp8 --scaling outer --m 1,16,64,128 --n 7168,28672 --k 8192
+  //    --trans nt`): 1.39 / 1.31 / 1.04x cuBLASLt at m = 1 / 16 / 64 on 7168 x 8192 and 1.19 / 1.13 /
+  //    1.06x on 28672 x 8192 (H200 1.05-1.70x); m = 128 0.81 / 0.98x stays on cuBLASLt. With one scale
+  //    per tensor cuBLASLt is level or faster (0.76-1.04x), so tensor and block128 stay on it.
   const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   const bool hopper = sm == 90 && detail::built_for_sm90a();
-  if (type == GemmType::fp8) return "cublas";
+  if (type == GemmType::fp8) {
+    const double w_elems = static_cast<double>(n) * static_cast<double>(k);
+    if (hopper && scaling == Scaling::outer && rows_aligned && ta == Trans::N && tb == Trans::T && m >= 1 && m <= 64 &&
+        n >= 7168 && w_elems >= 33554432.0)  // 2^25
+      return "decode_fp8";
+    return "cublas";
+  }
   if (math == Math::tf32x3) return hopper ? "wgmma_x3_rs" : "wmma";
   if (type != GemmType::f32 || math == Math::tf32) {
     const bool half = type != GemmType::f32;

@@ -171,7 +171,7 @@ TEST(CliArgs, GemvAndReduceShapes) {
   // The seed workloads per ladder.
   const Args none = parse_args({"bench"});
   const std::vector<Case> gm = cases_for(none, "gemm");
-  ASSERT_EQ(gm.size(), 24u);  // 1024..8192 in f32, then bf16, then tf32x3, then the decode workload
+  ASSERT_EQ(gm.size(), 28u);  // 1024..8192 in f32, then bf16, then tf32x3, the decode workload, fp8 nt
   EXPECT_EQ(gm[0].kind, check::GemmKind::f32);
   EXPECT_EQ(gm[4].kind, check::GemmKind::bf16);
   EXPECT_EQ(gm[8].kind, check::GemmKind::tf32x3);
@@ -201,8 +201,8 @@ TEST(CliArgs, DecodeWorkload) {
   EXPECT_EQ(d[11], (Shape{128, 8192, 28672}));
   for (const std::vector<std::string>& argv : std::vector<std::vector<std::string>>{{"bench"}, {"bench", "gemm"}, {"verify"}}) {
     const std::vector<Case> c = cases_for(parse_args(argv), "gemm");
-    ASSERT_EQ(c.size(), 24u) << argv.size();
-    for (size_t i = 12; i < c.size(); ++i) {
+    ASSERT_EQ(c.size(), 28u) << argv.size();
+    for (size_t i = 12; i < 24; ++i) {
       EXPECT_EQ(c[i].shape, d[i - 12]);
       EXPECT_EQ(c[i].workload, kDecodeWorkload);
       EXPECT_EQ(c[i].kind, check::GemmKind::bf16);
@@ -218,6 +218,28 @@ TEST(CliArgs, DecodeWorkload) {
   ASSERT_EQ(e.size(), 4u);
   EXPECT_EQ(e[3].shape, d[3]);
   EXPECT_TRUE(e[3].workload.empty());
+}
+
+// fp8 at the seed sizes: e4m3 nt 1024..8192, after the decode workload, in the whole seed set of
+// bench and verify only; its rows carry --scaling's layout.
+TEST(CliArgs, Fp8SeedWorkload) {
+  for (const std::vector<std::string>& argv : std::vector<std::vector<std::string>>{{"bench"}, {"bench", "gemm"}, {"verify"}}) {
+    const std::vector<Case> c = cases_for(parse_args(argv), "gemm");
+    ASSERT_EQ(c.size(), 28u) << argv.size();
+    for (size_t i = 24; i < c.size(); ++i) {
+      const int64_t s = int64_t{1024} << (i - 24);
+      EXPECT_EQ(c[i].shape, (Shape{s, s, s}));
+      EXPECT_EQ(c[i].kind, check::GemmKind::fp8);
+      EXPECT_EQ(trans_name(c[i].trans), "nt");
+      EXPECT_TRUE(c[i].workload.empty());
+    }
+  }
+  for (const Case& c : cases_for(parse_args({"tune"}), "gemm")) EXPECT_NE(c.kind, check::GemmKind::fp8);
+  for (const Case& c : cases_for(parse_args({"bench", "gemm", "--dtype", "bf16"}), "gemm"))
+    EXPECT_NE(c.kind, check::GemmKind::fp8);
+  EXPECT_STREQ(scaling_name(Scaling::tensor), "tensor");
+  EXPECT_STREQ(scaling_name(Scaling::outer), "outer");
+  EXPECT_STREQ(scaling_name(Scaling::block128), "block128");
 }
 
 // Which rungs bench times on the decode workload: by name prefix and property, so new decode_* rungs join.

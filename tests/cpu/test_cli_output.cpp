@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <limits>
@@ -507,6 +508,30 @@ TEST(CliOutput, MemoryBoundGemmRowsShowBandwidth) {
   EXPECT_EQ(lines[1][col("memory_bound")], "false");
   EXPECT_EQ(lines[2][col("workload")], "decode");
   EXPECT_FALSE(lines[2][col("gbs")].empty());
+}
+
+// fp8 rows carry their scales' layout (JSON "scaling", the CSV column); other rows leave it out.
+TEST(CliOutput, Fp8RowsNameTheirScaling) {
+  Result f = timed("wgmma_fp8_promote", 29, Shape{4096, 4096, 4096}, 0.12, 0.13);
+  f.kind = check::GemmKind::fp8;
+  f.trans = {Trans::N, Trans::T};
+  f.scaling = "block128";
+  const std::vector<Result> rows = {timed("cublas", 11, Shape{4096, 4096, 4096}, 0.1, 0.11), f};
+  const std::string j = format_json(fake_context(), rows);
+  JsonChecker chk(j);
+  ASSERT_TRUE(chk.valid()) << j;
+  EXPECT_EQ(chk.keys.count("scaling"), 1u);
+  EXPECT_NE(j.find("\"scaling\": \"block128\""), std::string::npos) << j;
+  const std::vector<std::string> cols = csv_columns();
+  const size_t at = static_cast<size_t>(std::find(cols.begin(), cols.end(), "scaling") - cols.begin());
+  ASSERT_LT(at, cols.size());
+  std::istringstream cs(format_csv(rows));
+  std::string line;
+  std::vector<std::vector<std::string>> lines;
+  while (std::getline(cs, line)) lines.push_back(csv_split(line));
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[1][at], "");
+  EXPECT_EQ(lines[2][at], "block128");
 }
 
 TEST(CliOutput, InfoAndList) {
