@@ -399,9 +399,9 @@ TEST_P(GemmFp8, PoolManagedAndVmmScalesAreAccepted) {
 // 128, one k tile per split or several: split-K over k with 2 splits at 1024), odd (multiples of
 // nothing: every rung's copy path; 1537 splits unevenly in three), all with m n k <= 2^22 (under
 // compute-sanitizer); then a deeper split (k = 4096 over 8 splits, n = 1000) at m = 16 and 128,
-// which RUNGS_TEST_MAX_MNK = 2^22 leaves out, and which wgmma_fp8 skips: it sums all of k in the
-// tensor core unpromoted, so its error at k = 4096 is above the fp8 tolerance (ErrorAtLargeKBesideCublas
-// records it).
+// and 16 x 7168 x 4736 (where `auto` takes decode_fp8), which RUNGS_TEST_MAX_MNK = 2^22 leaves out
+// and wgmma_fp8 skips: it sums all of k in the tensor core unpromoted, so its error at k >= 4096 is
+// above the fp8 tolerance (ErrorAtLargeKBesideCublas records it).
 TEST_P(GemmFp8, DecodeShapes) {
   const int64_t ms[] = {1, 5, 16, 64, 128};
   const int64_t nk[][2] = {{144, 224}, {32, 1024}, {77, 301}, {19, 1537}};
@@ -418,7 +418,7 @@ TEST_P(GemmFp8, DecodeShapes) {
           c.kind = kind, c.bf16_out = seed % 2 == 0;
           check_case(c, seed);
         }
-  if (GetParam() != "wgmma_fp8")
+  if (GetParam() != "wgmma_fp8") {
     for (int64_t m : {int64_t{16}, int64_t{128}})
       for (bool bf16_out : {true, false}) {
         Fp8Case c;
@@ -426,6 +426,12 @@ TEST_P(GemmFp8, DecodeShapes) {
         c.kind = Scaling::outer, c.bf16_out = bf16_out;
         check_case(c, ++seed);
       }
+    // A W of 2^25 elements with outer scales: where `auto` takes decode_fp8 on Hopper.
+    Fp8Case c;
+    c.s = shape(Trans::N, Trans::T, 16, 7168, 4736);
+    c.kind = Scaling::outer;
+    check_case(c, ++seed);
+  }
   RUNGS_FINISH(tally_);
 }
 
