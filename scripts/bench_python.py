@@ -127,13 +127,16 @@ def main():
     rows.append({"what": f"device time, {n}^3 float32: rungs._rungs.gemm (raw)", "us": raw_med})
     rows.append({"what": f"rungs.gemm / raw, {n}^3", "ratio": py_med / raw_med})
 
+    path = ("rungs._rungs_torch (libtorch's C++ API)" if getattr(rungs._core, "_rungs_torch", None)
+            else "rungs._rungs.gemm_torch (torch's Python API)")
+    print(f"rungs.gemm's eager torch path: {path}")
     for r in rows:
         value = f"{r['us']:.2f} us" if "us" in r else f"{r['ratio']:.4f}"
         print(f"{r['what']}: {value}")
     if args.json:
         meta = {"device": torch.cuda.get_device_name(), "commit": commit(), "date": time.strftime("%Y-%m-%d"),
                 "rungs": rungs.__version__,
-                "torch": torch.__version__, "calls": args.calls, "reps": args.reps}
+                "torch": torch.__version__, "calls": args.calls, "reps": args.reps, "torch_path": path}
         Path(args.json).write_text(json.dumps({"meta": meta, "rows": rows}, indent=2) + "\n")
 
 

@@ -122,7 +122,8 @@ def python_block(py_runs):
         m = data["meta"]
         head = (f"**{m.get('device', '?')}**: commit {m.get('commit', '?')}, {m.get('date', '?')}, "
                 f"`python scripts/bench_python.py` (rungs {m.get('rungs', '?')}, torch {m.get('torch', '?')}, "
-                f"median of {m.get('calls', '?')} calls; device times: median of {m.get('reps', '?')})")
+                f"median of {m.get('calls', '?')} calls; device times: median of {m.get('reps', '?')})"
+                + (f"; rungs.gemm's eager torch path: {m['torch_path']}" if m.get("torch_path") else ""))
         rows = []
         for r in data["rows"]:
             value = f"{r['us']:.2f} us" if "us" in r else f"{r['ratio']:.4f}"

@@ -234,11 +234,33 @@ def _gemm_impl(a, b, out, alpha, beta, variant, math, stream):
     return result
 
 
+def _load_torch_module():
+    """rungs._rungs_torch (libtorch's C++ API) where it was built against the torch imported now; else None."""
+    try:
+        from . import _torch_build
+    except ImportError:  # built without torch at hand
+        return None
+    if _torch_build.TORCH_VERSION != _arrays._torch.__version__:
+        return None  # another torch than the one it links: its C++ ABI may differ
+    try:
+        from . import _rungs_torch
+    except ImportError as e:  # the path through torch's Python API still works: say why, and go on
+        import warnings
+
+        warnings.warn(f"rungs: rungs._rungs_torch does not load ({e}); rungs.gemm reads torch tensors through "
+                      "torch's Python API instead", RuntimeWarning, stacklevel=2)
+        return None
+    return _rungs_torch
+
+
 if _arrays._torch is not None:
     _Tensor, _Parameter = _arrays._torch.Tensor, _arrays._torch.nn.Parameter
     _grad_enabled = _arrays._torch.is_grad_enabled
     _is_compiling = getattr(getattr(_arrays._torch, "compiler", None), "is_compiling", None) or (lambda: False)
     _current_torch_stream = _arrays._raw_stream or (lambda d: _arrays.current_stream("torch", d))
+    _rungs_torch = _load_torch_module()
+    if _rungs_torch is not None:
+        _rungs_torch.setup(_rungs.Error, _rungs.Unsupported)
 
     def _setup_torch_path(raw_stream=None):
         """Hands the extension module's torch path (gemm_torch) the torch objects it reads: the
@@ -254,12 +276,15 @@ if _arrays._torch is not None:
 
     def gemm_torch(a, b, out, alpha, beta, variant, math):
         """gemm on plain torch CUDA tensors in eager mode, on torch's current stream: the common call,
-        its tensors read by the extension module (_rungs.gemm_torch) rather than here. None (having
+        its tensors read in C++: by rungs._rungs_torch through libtorch where that module was built,
+        else by the extension module through torch's Python API (_rungs.gemm_torch). None (having
         done nothing) for anything else, and under torch.compile (whose trace must see the custom
         operators): then the general path runs, with its checks and messages, or the torch
         operators (route)."""
         if _is_compiling():
             return None
+        if _rungs_torch is not None:
+            return _rungs_torch.gemm(a, b, out, alpha, beta, variant, math)
         return _rungs.gemm_torch(a, b, out, alpha, beta, variant, math)
 else:  # pragma: no cover - depends on the environment
     gemm_torch = None

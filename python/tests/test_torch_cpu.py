@@ -275,6 +275,64 @@ def test_extension_path_declines_without_a_call(torch_path):
     assert ext(a[None], b, None, 1.0, 0.0, "auto", "fp32") is None            # 3-D
 
 
+_torch_module = rungs._core._rungs_torch if hasattr(rungs._core, "_rungs_torch") else None
+needs_torch_module = pytest.mark.skipif(
+    _torch_module is None, reason="rungs._rungs_torch not built here (no CUDA build of torch at build time)")
+
+
+@needs_torch_module
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+def test_libtorch_path_makes_the_general_paths_call(library, dtype):
+    # rungs._rungs_torch reads the tensors through libtorch; its plan (CPU tensors standing in for
+    # CUDA ones on device 0, the stream given) must make the general path's call.
+    for a in _views(5, 7, dtype):
+        for b in _views(7, 3, dtype):
+            for out in [None] + _views(5, 3, dtype):
+                kw = dict(alpha=0.5, beta=0.0 if out is None else 2.0, variant="auto", math="fp32")
+                plan = _torch_module.plan(a, b, out, kw["alpha"], kw["beta"], kw["variant"], kw["math"], 4242)
+                general = rungs._core._gemm_impl(a, b, out, stream=None, **kw)
+                assert plan is not None and general is not None
+                result, f = plan
+                g = library[-1][1:]
+                if out is None:  # each allocated its own result
+                    assert result.shape == (5, 3) and result.dtype == dtype
+                    assert f[12] == result.data_ptr() and g[12] == general.data_ptr()
+                    f, g = f[:12] + f[13:], g[:12] + g[13:]
+                else:
+                    assert result is out
+                assert f == g, (a.stride(), b.stride(), None if out is None else out.stride())
+
+
+@needs_torch_module
+def test_libtorch_path_declines():
+    a, b = torch.randn(4, 4), torch.randn(4, 4)
+    plan = _torch_module.plan
+    assert plan(a, b, None, 1.0, 0.0, "auto", "fp32", 0) is not None
+    assert plan(a.requires_grad_(), b, None, 1.0, 0.0, "auto", "fp32", 0) is None
+    with torch.no_grad():  # without grad mode a tensor that requires grad is read as any other
+        assert plan(a, b, None, 1.0, 0.0, "auto", "fp32", 0) is not None
+    a = a.detach()
+    assert plan(a, b.half(), None, 1.0, 0.0, "auto", "fp32", 0) is None
+    assert plan(a, b[:, ::2], None, 1.0, 0.0, "auto", "fp32", 0) is None
+    assert plan(a, b, None, 1.0, 1.0, "auto", "fp32", 0) is None                # beta without out
+    assert plan(a, b, None, 1.0, 0.0, "auto", "fp8", 0) is None
+    assert plan(a, torch.randn(5, 4), None, 1.0, 0.0, "auto", "fp32", 0) is None  # k mismatch
+    assert plan(a, b, torch.empty(4, 5), 1.0, 0.0, "auto", "fp32", 0) is None     # out's shape
+    assert plan(a, b, torch.empty(4, 4).half(), 1.0, 0.0, "auto", "fp32", 0) is None
+    assert plan(a, b, None, torch.tensor(1.0), 0.0, "auto", "fp32", 0) is None    # alpha not a number
+    assert plan(a.int(), b.int(), None, 1.0, 0.0, "auto", "fp32", 0) is None
+    assert plan(a[None], b, None, 1.0, 0.0, "auto", "fp32", 0) is None           # 3-D
+    assert plan(a.to_sparse(), b, None, 1.0, 0.0, "auto", "fp32", 0) is None     # not strided
+    assert plan(torch.nn.Parameter(a, requires_grad=False), b, None, 1.0, 0.0, "auto", "fp32", 0) is not None
+
+    class Sub(torch.Tensor):
+        pass
+
+    assert plan(a.as_subclass(Sub), b, None, 1.0, 0.0, "auto", "fp32", 0) is None  # a subclass: its own rules
+    # The call itself takes CUDA tensors only: CPU tensors are declined before anything runs.
+    assert _torch_module.gemm(a, b, None, 1.0, 0.0, "auto", "fp32") is None
+
+
 def test_fast_path_numerically(monkeypatch, torch_path):
     # The direct torch path on CPU tensors standing in for CUDA ones, with the library replaced by
     # HostLibrary (conftest.py): every layout of a, b and out gives the float64 product.
