@@ -12,6 +12,8 @@
 
 #include <rungs/rungs.hpp>
 
+#include "view_layout.hpp"
+
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -319,18 +321,7 @@ int64_t as_int(const nb::object& o) {
   return v;
 }
 
-// The (transposed, ld) of an r x c view with strides (sr, sc), as _core._layout; false where the
-// library has no storage for it.
-bool torch_layout(int64_t r, int64_t c, int64_t sr, int64_t sc, bool& t, int64_t& ld) {
-  t = false;
-  if (r == 0 || c == 0) return ld = std::max<int64_t>(c, 1), true;
-  if (c == 1 || sc == 1) {
-    if (r == 1) return ld = c, true;
-    if (sr >= c) return ld = sr, true;
-  }
-  if ((r == 1 || sr == 1) && sc >= r) return t = true, ld = sc, true;
-  return false;
-}
+using rungs::python::view_layout;
 
 // A 2-D tensor's shape and strides; false unless it has two dimensions.
 bool shape_strides(PyObject* x, int64_t& r, int64_t& c, int64_t& sr, int64_t& sc) {
@@ -392,7 +383,7 @@ bool torch_gemm_plan(nb::handle a, nb::handle b, nb::handle out, nb::handle alph
   if (!shape_strides(a.ptr(), m, k, sa0, sa1) || !shape_strides(b.ptr(), k2, n, sb0, sb1) || k2 != k) return false;
   bool ta, tb;
   int64_t lda, ldb;
-  if (!torch_layout(m, k, sa0, sa1, ta, lda) || !torch_layout(k, n, sb0, sb1, tb, ldb)) return false;
+  if (!view_layout(m, k, sa0, sa1, ta, lda) || !view_layout(k, n, sb0, sb1, tb, ldb)) return false;
   Py_ssize_t len = 0;
   const char* v = PyUnicode_AsUTF8AndSize(variant.ptr(), &len);
   if (!v) throw nb::python_error();
@@ -417,7 +408,7 @@ bool torch_gemm_plan(nb::handle a, nb::handle b, nb::handle out, nb::handle alph
       return false;
     bool tc;
     int64_t ldc;
-    if (!torch_layout(m, n, so0, so1, tc, ldc)) return false;
+    if (!view_layout(m, n, so0, so1, tc, ldc)) return false;
     g.result = nb::borrow(out);
     g.beta = static_cast<float>(be), g.k = k, g.ldc = ldc;
     if (tc) {  // a transposed out: out.T = b.T @ a.T on the same memory

@@ -18,6 +18,8 @@
 
 #include <rungs/rungs.hpp>
 
+#include "view_layout.hpp"
+
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -33,18 +35,7 @@ PyObject* g_unsupported = nullptr;  // rungs.Unsupported
 // A plain torch tensor (torch.Tensor or torch.nn.Parameter, not a subclass with its own behaviour).
 bool plain_tensor(PyObject* o) { return THPVariableClass && THPVariable_CheckExact(o); }
 
-// The (transposed, ld) of an r x c view with strides (sr, sc), as rungs/_core.py's _layout; false
-// where the library has no storage for it.
-bool layout_of(int64_t r, int64_t c, int64_t sr, int64_t sc, bool& t, int64_t& ld) {
-  t = false;
-  if (r == 0 || c == 0) return ld = c > 1 ? c : 1, true;
-  if (c == 1 || sc == 1) {
-    if (r == 1) return ld = c, true;
-    if (sr >= c) return ld = sr, true;
-  }
-  if ((r == 1 || sr == 1) && sc >= r) return t = true, ld = sc, true;
-  return false;
-}
+using rungs::python::view_layout;
 
 bool number(PyObject* o, double& v) {
   if (!PyFloat_CheckExact(o) && !PyLong_CheckExact(o)) return false;
@@ -102,7 +93,8 @@ bool read_call(PyObject* const* args, bool cuda, Call& g) {
   if (b.size(0) != k) return false;
   bool ta = false, tb = false;
   int64_t lda = 0, ldb = 0;
-  if (!layout_of(m, k, a.stride(0), a.stride(1), ta, lda) || !layout_of(k, n, b.stride(0), b.stride(1), tb, ldb))
+  if (!view_layout(m, k, a.stride(0), a.stride(1), ta, lda) ||
+      !view_layout(k, n, b.stride(0), b.stride(1), tb, ldb))
     return false;
   Py_ssize_t len = 0;
   const char* v = PyUnicode_AsUTF8AndSize(pvariant, &len);
@@ -131,7 +123,7 @@ bool read_call(PyObject* const* args, bool cuda, Call& g) {
       return false;
     bool tc = false;
     int64_t ldc = 0;
-    if (!layout_of(m, n, out.stride(0), out.stride(1), tc, ldc)) return false;
+    if (!view_layout(m, n, out.stride(0), out.stride(1), tc, ldc)) return false;
     g.result = out;
     g.beta = static_cast<float>(beta), g.k = k, g.ldc = ldc;
     if (tc) {  // a transposed out: out.T = b.T @ a.T on the same memory
@@ -211,8 +203,8 @@ PyObject* plan(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
                                  static_cast<long long>(g.m), static_cast<long long>(g.n), static_cast<long long>(g.k),
                                  static_cast<double>(g.alpha), ptr(g.a), static_cast<long long>(g.lda), ptr(g.b),
                                  static_cast<long long>(g.ldb), static_cast<double>(g.beta), ptr(g.c),
-                                 static_cast<long long>(g.ldc), g.variant.data(), static_cast<Py_ssize_t>(g.variant.size()),
-                                 g.math, args[7], g.device);
+                                 static_cast<long long>(g.ldc), g.variant.data(),
+                                 static_cast<Py_ssize_t>(g.variant.size()), g.math, args[7], g.device);
   if (!call) {
     Py_DECREF(result);
     return nullptr;
