@@ -102,6 +102,18 @@ int pieces_of(int64_t rows, int64_t row_bytes) {
   return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(p, rows)));
 }
 
+// auto: rung 2 (chunked_overlap) from 2^39 multiply-adds per rank on two or more ranks, else rung 1.
+// Measured on 2 H200s (dd3d148, `rungs bench allgather_gemm --world 2 --m 8192 --n 4096 --k 8192` and
+// `rungs bench gemm_reducescatter --world 2 --m 16384 --n 8192 --k 4096`, 2^39 per rank each): rung 2
+// 1.389 ms against rung 1's 1.820 (1.31x; ring 1.401, copy_engine 1.551) and 2.094 against 2.642
+// (1.26x; ring 2.381). Smaller products are not measured: rung 1, whose gemm is the single-GPU
+// auto's bit for bit.
+size_t auto_rung(bool allgather, int64_t m, int64_t n, int64_t k, int world) {
+  const double per_rank = (allgather ? static_cast<double>(world) * static_cast<double>(m) : static_cast<double>(m)) *
+                          static_cast<double>(n) * static_cast<double>(k);
+  return world >= 2 && per_rank >= 549755813888.0 ? 1 : 0;  // 2^39
+}
+
 void set_pieces_for_testing(int pieces) { g_pieces_for_testing.store(pieces > 0 ? pieces : 0); }
 
 void Workspace::free() {
@@ -355,9 +367,9 @@ void dispatch(Kind kind, int64_t m, int64_t n, int64_t k, float alpha, const T* 
     throw Error(own_error);
   }
   if (m == 0 || n == 0) return;  // C is empty on every rank (the sizes agree)
-  // auto: rung 1 until measured rungs choose per shape (from the agreed sizes only, so every rank
-  // picks the same one).
-  const Rung& r = detail::ladder()[variant == 0 ? 0 : variant - 1];
+  // auto: from the agreed sizes only, so every rank picks the same rung (detail::auto_rung).
+  const Rung& r = detail::ladder()[variant == 0 ? detail::auto_rung(kind == Kind::allgather_gemm, m, n, k, world)
+                                                : static_cast<size_t>(variant - 1)];
   const auto run = entry<T>(r, kind);
   if (run == nullptr) rungs::detail::unsupported(r.name, std::string("does not do ") + TypeCode<T>::name);
   rungs::detail::require_sm(fn, r.name, r.min_sm);

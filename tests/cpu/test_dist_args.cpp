@@ -165,6 +165,21 @@ TEST(DistLadder, PiecesFollowTheRule) {
       }
     }
 }
+
+// auto: rung 2 (chunked_overlap, index 1) from 2^39 multiply-adds per rank on 2+ ranks (the shapes
+// measured), else rung 1 (index 0); the same on every rank for the same agreed sizes.
+TEST(DistLadder, AutoFollowsTheRule) {
+  using dist::detail::auto_rung;
+  ASSERT_GE(dist::detail::ladder().size(), 2u);
+  EXPECT_STREQ(dist::detail::ladder()[1].name, "chunked_overlap");
+  EXPECT_EQ(auto_rung(true, 8192, 4096, 8192, 2), 1u);    // 16384 x 4096 x 8192 per rank
+  EXPECT_EQ(auto_rung(false, 16384, 8192, 4096, 2), 1u);  // 16384 x 8192 x 4096 per rank
+  EXPECT_EQ(auto_rung(true, 4096, 4096, 8192, 4), 1u);    // the same product per rank on 4 ranks
+  EXPECT_EQ(auto_rung(true, 8192, 4096, 8191, 2), 0u);    // just below 2^39
+  EXPECT_EQ(auto_rung(false, 16384, 8192, 4095, 2), 0u);
+  EXPECT_EQ(auto_rung(true, 200, 264, 520, 2), 0u);       // the GPU tests' shapes: rung 1
+  EXPECT_EQ(auto_rung(true, 1 << 20, 8192, 8192, 1), 0u); // one rank: nothing to overlap
+}
 #else
 TEST(DistLadder, EmptyWithoutNccl) {
   EXPECT_TRUE(variants(Op::allgather_gemm).empty());

@@ -247,8 +247,11 @@ void reducescatter_case(const Comms& c, const std::string& variant, const Shape&
 const Shape kShapes[] = {{37, 29, 53, 3, 1.0f, 0.0f}, {37, 29, 53, 0, 0.5f, -1.5f}, {64, 128, 256, 0, 1.0f, 0.0f},
                          {5, 7, 0, 1, 2.0f, 0.5f},    {1, 1, 1, 0, 1.0f, 1.0f},      {200, 264, 520, 8, 1.0f, 1.0f}};
 
-bool allgather_bitwise(const std::string& variant) {
-  if (variant == "auto") return dist::detail::ladder()[0].allgather_bitwise;
+// Whether allgather_gemm's C is the single-GPU gemm's bit for bit: the rung's flag (auto: the rung
+// auto runs at this shape).
+bool allgather_bitwise(const std::string& variant, const Shape& s) {
+  if (variant == "auto")
+    return dist::detail::ladder()[dist::detail::auto_rung(true, s.m, s.n, s.k, kWorld)].allgather_bitwise;
   for (const auto& r : dist::detail::ladder())
     if (variant == r.name) return r.allgather_bitwise;
   return false;
@@ -260,8 +263,8 @@ TEST(DistThreads, AllgatherGemmEveryRung) {
   for (const std::string& v : variant_names_with_auto(Op::allgather_gemm)) {
     uint64_t seed = 1;
     for (const Shape& s : kShapes) {
-      allgather_case<__nv_bfloat16>(c, v, allgather_bitwise(v), s, seed++);
-      allgather_case<__half>(c, v, allgather_bitwise(v), s, seed++);
+      allgather_case<__nv_bfloat16>(c, v, allgather_bitwise(v, s), s, seed++);
+      allgather_case<__half>(c, v, allgather_bitwise(v, s), s, seed++);
     }
     record_ran("allgather_gemm", v);
   }
@@ -300,7 +303,7 @@ TEST(DistThreads, ForcedPiecesEveryRung) {
         reducescatter_case<__half>(c, v, s, seed++);
       }
     for (const std::string& v : variant_names_with_auto(Op::allgather_gemm))
-      for (const Shape& s : shapes) allgather_case<__nv_bfloat16>(c, v, allgather_bitwise(v), s, seed++);
+      for (const Shape& s : shapes) allgather_case<__nv_bfloat16>(c, v, allgather_bitwise(v, s), s, seed++);
   }
 }
 
@@ -310,15 +313,15 @@ TEST(DistThreads, RepeatedCallsAndRelease) {
   Comms c;
   const Shape small{16, 24, 40, 0, 1.0f, 0.0f}, big{96, 80, 300, 0, 1.0f, 1.0f};
   for (int rep = 0; rep < 3; ++rep) {
-    allgather_case<__nv_bfloat16>(c, "auto", allgather_bitwise("auto"), small, 7 + rep);
-    allgather_case<__nv_bfloat16>(c, "auto", allgather_bitwise("auto"), big, 17 + rep);
+    allgather_case<__nv_bfloat16>(c, "auto", allgather_bitwise("auto", small), small, 7 + rep);
+    allgather_case<__nv_bfloat16>(c, "auto", allgather_bitwise("auto", big), big, 17 + rep);
     reducescatter_case<__nv_bfloat16>(c, "auto", big, 27 + rep);
     reducescatter_case<__nv_bfloat16>(c, "auto", small, 37 + rep);
   }
   for (int r = 0; r < kWorld; ++r) EXPECT_GT(dist::workspace_bytes(c.comm[r]), 0u);
   for (int r = 0; r < kWorld; ++r) dist::release(c.comm[r]);
   for (int r = 0; r < kWorld; ++r) EXPECT_EQ(dist::workspace_bytes(c.comm[r]), 0u);
-  allgather_case<__nv_bfloat16>(c, "auto", allgather_bitwise("auto"), small, 47);
+  allgather_case<__nv_bfloat16>(c, "auto", allgather_bitwise("auto", small), small, 47);
   reducescatter_case<__half>(c, "auto", small, 48);
 }
 
@@ -348,7 +351,7 @@ TEST(DistThreads, FailureThenWorkingCall) {
         dist::allgather_gemm(m, n, k, 1.0f, A, k, B, r == 1 ? n - 1 : n, 0.0f, C, n, c.comm[r]);
       },
       "rank 1 rejected its own arguments", "ldb = 15", 1);
-  allgather_case<B16>(c, "auto", allgather_bitwise("auto"), {m, n, k, 0, 1.0f, 0.0f}, 5);
+  allgather_case<B16>(c, "auto", allgather_bitwise("auto", {m, n, k, 0, 1.0f, 0.0f}), {m, n, k, 0, 1.0f, 0.0f}, 5);
   // The ranks disagree on k: every rank says which field and the range.
   each_rank_throws(
       [&](int r, B16* A, B16* B, B16* C) {
@@ -369,7 +372,7 @@ TEST(DistThreads, FailureThenWorkingCall) {
                                  named(r == 0 ? "nccl_then_gemm" : "no_such_rung"));
       },
       "rank 1 rejected its own arguments", "unknown variant", 1);
-  allgather_case<B16>(c, "auto", allgather_bitwise("auto"), {m, n, k, 0, 1.0f, 0.0f}, 8);
+  allgather_case<B16>(c, "auto", allgather_bitwise("auto", {m, n, k, 0, 1.0f, 0.0f}), {m, n, k, 0, 1.0f, 0.0f}, 8);
   reducescatter_case<B16>(c, "auto", {m, n, k, 0, 1.0f, 0.0f}, 9);
 }
 
