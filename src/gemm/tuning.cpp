@@ -96,9 +96,9 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   //    1.06x on 28672 x 8192 (H200 1.05-1.70x); m = 128 0.81 / 0.98x stays on cuBLASLt. With one scale
   //    per tensor cuBLASLt is level or faster (0.76-1.04x), so tensor and block128 stay on it.
   const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  const double w_elems = static_cast<double>(n) * static_cast<double>(k);  // a decode shape's weights
   const bool hopper = sm == 90 && detail::built_for_sm90a();
   if (type == GemmType::fp8) {
-    const double w_elems = static_cast<double>(n) * static_cast<double>(k);
     if (hopper && scaling == Scaling::outer && rows_aligned && ta == Trans::N && tb == Trans::T && m >= 1 && m <= 64 &&
         n >= 7168 && w_elems >= 33554432.0)  // 2^25
       return "decode_fp8";
@@ -107,7 +107,6 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   if (math == Math::tf32x3) return hopper ? "wgmma_x3_rs" : "wmma";
   if (type != GemmType::f32 || math == Math::tf32) {
     const bool half = type != GemmType::f32;
-    const double w_elems = static_cast<double>(n) * static_cast<double>(k);
     if (hopper && half && rows_aligned && ta == Trans::N && tb == Trans::T) {
       if (m >= 1 && m <= 128 && n >= 7168 && w_elems >= 134217728.0) return "decode_wgmma";  // 2^27
       if (m >= 1 && m <= 8 && n >= 7168 && w_elems >= 33554432.0) return "decode_wgmma";    // 2^25
