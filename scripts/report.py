@@ -61,6 +61,11 @@ def gpu_slug(device):
     return re.sub(r"[^a-z0-9]+", "-", (device or "unknown").lower()).strip("-") or "unknown"
 
 
+def short_commit(c):
+    """A full 40-digit sha as git's 7-digit short form (runs record either)."""
+    return c[:7] if re.fullmatch(r"[0-9a-f]{40}", c or "") else c
+
+
 def ladder_of(row):
     op = row.get("op", "gemm")
     if op == "gemm" and row.get("workload") == "decode":
@@ -87,7 +92,7 @@ class Run:
     def header(self):
         c = self.context
         day = self.date[:10]
-        parts = [f"{self.device}", f"commit {c.get('git_commit', '?')}", day, f"`{self.command()}`"]
+        parts = [f"{self.device}", f"commit {short_commit(c.get('git_commit', '?'))}", day, f"`{self.command()}`"]
         return ", ".join(p for p in parts if p)
 
 
@@ -120,7 +125,7 @@ def python_block(py_runs):
     parts = []
     for data in (newest[k] for k in sorted(newest)):
         m = data["meta"]
-        head = (f"**{m.get('device', '?')}**: commit {m.get('commit', '?')}, {m.get('date', '?')}, "
+        head = (f"**{m.get('device', '?')}**: commit {short_commit(m.get('commit', '?'))}, {m.get('date', '?')}, "
                 f"`python scripts/bench_python.py` (rungs {m.get('rungs', '?')}, torch {m.get('torch', '?')}, "
                 f"median of {m.get('calls', '?')} calls; device times: median of {m.get('reps', '?')})"
                 + (f"; rungs.gemm's eager torch path: {m['torch_path']}" if m.get("torch_path") else ""))
@@ -206,6 +211,18 @@ def skip_notes(rows):
     return "".join(f"- {n}\n" for n in notes)
 
 
+def none_ran_note(rows):
+    """A line under a table that leaves out the rungs that ran none of its sizes: which, and why."""
+    ran = {base_variant(r) for r in rows if ok(r)}
+    why = OrderedDict()
+    for r in rows:
+        if base_variant(r) not in ran and r.get("reason"):
+            why.setdefault(rung_label(r), re.sub(r"^m = \d+ rows of A; ", "", r["reason"]))
+    if not why:
+        return ""
+    return "\n\nNot run at these sizes:\n" + "".join(f"- {k}: {v}\n" for k, v in why.items()).rstrip()
+
+
 def cell_tflops(r):
     if r is None or not ok(r):
         return "-"
@@ -221,15 +238,15 @@ def cell_gbs(r):
     return f"{gbs:.0f}" + ("" if r.get("baseline_rung") or x is None else f" ({ratio(x)})")
 
 
-def rung_rows(rows, cases, case_of):
+def rung_rows(rows, cases, case_of, ran_only=False):
     """(label, cells) per rung in ladder order: cells[i] is the rung's row at cases[i] (or None); auto's
-    label names the rungs it resolved to."""
+    label names the rungs it resolved to. ran_only: leave out the rungs that ran no case."""
     by = {(base_variant(r), case_of(r)): r for r in rows}
     out = []
     for v in rung_order(rows):
         cells = [by.get((v, c)) for c in cases]
         present = [c for c in cells if c is not None]
-        if not present:
+        if not present or (ran_only and not any(ok(c) for c in present)):
             continue
         label = rung_label(present[0])
         if v == "auto":
@@ -238,12 +255,12 @@ def rung_rows(rows, cases, case_of):
     return out
 
 
-def gemm_table(rows, shapes):
+def gemm_table(rows, shapes, ran_only=False):
     """Rungs x sizes, TFLOP/s (x baseline); the normwise error at the largest size."""
     big = shapes[-1]
     header = ["rung"] + [shape_title(s) for s in shapes] + [f"error at {shape_title(big)}"]
     body = []
-    for label, cells in rung_rows(rows, shapes, lambda r: (r["m"], r["n"], r["k"])):
+    for label, cells in rung_rows(rows, shapes, lambda r: (r["m"], r["n"], r["k"]), ran_only):
         e = cells[-1]
         err = f"{e['error_normwise']:.2e}" if e is not None and e.get("error_normwise") is not None and ok(e) else "-"
         body.append([label] + [cell_tflops(c) for c in cells] + [err])
@@ -274,13 +291,13 @@ def block_gemm_tc(run, rows):
         kr = [r for r in rows if r.get("dtype") == kind and r.get("trans", "nn") == "nn"]
         if not kr:
             continue
-        parts.append(f"{title}:\n\n" + gemm_table(kr, shapes_of(kr)))
+        parts.append(f"{title}:\n\n" + gemm_table(kr, shapes_of(kr), ran_only=True) + none_ran_note(kr))
     # fp8: nt (the form cuBLASLt's fp8 kernels take), one table per scales' layout.
     f8 = [r for r in rows if r.get("dtype") == "fp8" and r.get("trans") == "nt"]
     for scaling in OrderedDict((r.get("scaling", "tensor"), None) for r in f8):
         sr = [r for r in f8 if r.get("scaling", "tensor") == scaling]
         parts.append(f"fp8 (e4m3 x e4m3 -> bf16, nt, {FP8_SCALINGS.get(scaling, scaling)}; x = over cuBLASLt):\n\n"
-                     + gemm_table(sr, shapes_of(sr)))
+                     + gemm_table(sr, shapes_of(sr), ran_only=True) + none_ran_note(sr))
     return "\n\n".join(parts)
 
 
@@ -755,7 +772,7 @@ def pictures(latest, img_dir):
     for slug, per in latest.items():
         for ladder, (run, rows) in per.items():
             path = os.path.join(img_dir, f"{ladder}-{slug}.svg")
-            name = f"{run.device}, commit {run.context.get('git_commit', '?')}"
+            name = f"{run.device}, commit {short_commit(run.context.get('git_commit', '?'))}"
             done = False
             if ladder == "gemm":
                 done = picture_gemm_like(plt, path, f"SGEMM ladder (fp32, CUDA cores) on {name}", rows, "gemm")
