@@ -209,6 +209,9 @@ void scale_into(int64_t rows, int64_t cols, float alpha, const float* P, int64_t
                 int64_t ldc, cudaStream_t stream);
 void scale_into(int64_t rows, int64_t cols, float alpha, const float* P, int64_t ldp, float beta, __half* C,
                 int64_t ldc, cudaStream_t stream);
+// The same from a bf16 P (rung 5's sums).
+void scale_into(int64_t rows, int64_t cols, float alpha, const __nv_bfloat16* P, int64_t ldp, float beta,
+                __nv_bfloat16* C, int64_t ldc, cudaStream_t stream);
 
 // The fp32 partial products of the reduce-scatter rungs through cuBLAS (16-bit inputs, fp32
 // accumulation and output: rungs::gemm writes 16-bit C only), `batch` row blocks in one call: for
@@ -221,6 +224,10 @@ void partial_gemm(const char* rung, int64_t rows, int64_t n, int64_t k, const __
 void partial_gemm(const char* rung, int64_t rows, int64_t n, int64_t k, const __half* A, int64_t lda, int64_t strideA,
                   const __half* B, int64_t ldb, bool accumulate, float* P, int64_t ldp, int64_t strideP, int batch,
                   cudaStream_t stream);
+// The same, each partial rounded once to bf16 (rung 5), never accumulating.
+void partial_gemm(const char* rung, int64_t rows, int64_t n, int64_t k, const __nv_bfloat16* A, int64_t lda,
+                  int64_t strideA, const __nv_bfloat16* B, int64_t ldb, __nv_bfloat16* P, int64_t ldp, int64_t strideP,
+                  int batch, cudaStream_t stream);
 
 // Rung 1, 01_nccl_then_gemm.cu.
 namespace nccl_then_gemm {
@@ -251,6 +258,11 @@ namespace copy_engine {
 void allgather_gemm_bf16(const ArgsBF&);
 void allgather_gemm_f16(const ArgsH&);
 }  // namespace copy_engine
+
+// Rung 5, 05_narrow_partials.cu (gemm_reducescatter, bf16 only).
+namespace narrow_partials {
+void gemm_reducescatter_bf16(const ArgsBF&);
+}  // namespace narrow_partials
 
 }  // namespace rungs::dist::detail
 

@@ -31,6 +31,11 @@ const std::vector<Rung>& ladder() {
        "with CTAPolicy = NCCL_CTA_POLICY_ZERO into an ncclMemAlloc buffer registered as a symmetric window, so the "
        "product keeps every SM; the own rows' product first, each piece's others' as it lands",
        80, false, copy_engine::allgather_gemm_bf16, copy_engine::allgather_gemm_f16, nullptr, nullptr, false},
+      {"narrow_partials",
+       "gemm_reducescatter as rung 2 with each stripe's partial products rounded to bf16 by the product and "
+       "reduce-scattered in bf16: half the bytes on the wire and in the workspace, the sums written straight into C "
+       "when alpha = 1 and beta = 0; 2*world roundings instead of one (PyTorch's numerics), bf16 only",
+       80, false, nullptr, nullptr, narrow_partials::gemm_reducescatter_bf16, nullptr, false},
   };
   return rungs;
 }

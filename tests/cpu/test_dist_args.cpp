@@ -114,7 +114,7 @@ TEST(DistLadder, ListsAreWellFormed) {
 }
 
 // Rungs 2 and 3 do both operations in both types, after the baseline, in ladder order; rung 4
-// allgather_gemm only.
+// allgather_gemm only, rung 5 gemm_reducescatter in bf16 only.
 TEST(DistLadder, OverlapRungsFollowTheBaseline) {
   for (Op op : {Op::allgather_gemm, Op::gemm_reducescatter}) {
     const auto v = variants(op);
@@ -135,6 +135,13 @@ TEST(DistLadder, OverlapRungsFollowTheBaseline) {
   EXPECT_EQ(ag[3].rung, 4);
   EXPECT_EQ(ag[3].types, "f16 bf16");
   for (const auto& v : variants(Op::gemm_reducescatter)) EXPECT_NE(v.name, "copy_engine");
+  // Rung 5 rounds the partials to bf16 (f16 ones could overflow): gemm_reducescatter in bf16 only.
+  const auto rs = variants(Op::gemm_reducescatter);
+  ASSERT_GE(rs.size(), 4u);
+  EXPECT_EQ(rs[3].name, "narrow_partials");
+  EXPECT_EQ(rs[3].rung, 5);
+  EXPECT_EQ(rs[3].types, "bf16");
+  for (const auto& v : variants(Op::allgather_gemm)) EXPECT_NE(v.name, "narrow_partials");
 }
 
 // The pipelines' pieces: >= kMinPieceBytes each, at most kMaxPieces, at most one per row, at least

@@ -148,12 +148,13 @@ std::vector<double> magnitudes(const std::vector<T>& A, const std::vector<T>& B,
 // got against ref over rows x cols (ld apart): bit for bit, or within what two correct products may
 // differ by: each rounds once to the type (half a unit in the last place of the result, relative
 // to its magnitude mag) after fp32 sums whose order differs (k u mag each), so
-// |got - ref| <= (2 ulp + 2 k u) mag.
+// |got - ref| <= (2 ulp + 2 k u) mag; `extra` roundings of got on the way (each of a value within
+// mag) add half an ulp each.
 template <typename T>
 std::string compare(const std::vector<T>& got, const std::vector<T>& ref, const std::vector<double>& mag, int64_t rows,
-                    int64_t cols, int64_t ld, bool bitwise, int64_t k) {
+                    int64_t cols, int64_t ld, bool bitwise, int64_t k, int extra = 0) {
   const double ulp = std::is_same_v<T, __half> ? std::ldexp(1.0, -10) : std::ldexp(1.0, -7);
-  const double gamma = 2 * ulp + 2 * static_cast<double>(k) * std::ldexp(1.0, -24);
+  const double gamma = (2 + 0.5 * extra) * ulp + 2 * static_cast<double>(k) * std::ldexp(1.0, -24);
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j) {
       const size_t at = static_cast<size_t>(i * ld + j);
@@ -162,7 +163,8 @@ std::string compare(const std::vector<T>& got, const std::vector<T>& ref, const 
       const bool close = std::fabs(g - r) <= gamma * mag[at];
       if (bitwise ? !same : !close)
         return "C[" + std::to_string(i) + "][" + std::to_string(j) + "] = " + std::to_string(g) + ", expected " +
-               std::to_string(r) + (bitwise ? " (bit for bit)" : " (beyond (2 ulp + 2 k u) |alpha||A||B| + |beta||C0|)");
+               std::to_string(r) + (bitwise ? " (bit for bit)"
+                           : " (beyond (2 ulp + " + std::to_string(extra) + " half ulp + 2 k u) |alpha||A||B| + |beta||C0|)");
     }
   return "";
 }
@@ -207,8 +209,26 @@ void allgather_case(const Comms& c, const std::string& variant, bool bitwise, co
   });
 }
 
+// The roundings gemm_reducescatter's C goes through beyond the reference's one: rung 5 rounds each
+// rank's partial and each of the world-1 sums of the reduction to bf16 (auto: the rung auto runs).
+int extra_roundings(const std::string& variant, int64_t m, int64_t n, int64_t k) {
+  const std::string name =
+      variant == "auto" ? dist::detail::ladder()[dist::detail::auto_rung(false, m, n, k, kWorld)].name : variant;
+  return name == "narrow_partials" ? 2 * kWorld - 1 : 0;
+}
+
+// Whether the variant takes this element type (auto takes both; rung 5 bf16 only).
+template <typename T>
+bool takes(Op op, const std::string& variant) {
+  if (variant == "auto") return true;
+  for (const VariantInfo& v : variants(op))
+    if (v.name == variant) return (" " + v.types + " ").find(std::string(" ") + type_name<T>() + " ") != std::string::npos;
+  return false;
+}
+
 // One gemm_reducescatter case: A_r m x k_local, B_r k_local x n per rank; the reference is
-// rungs::gemm of [A_0 A_1] (m x world*k_local) and [B_0; B_1], rank r's rows.
+// rungs::gemm of [A_0 A_1] (m x world*k_local) and [B_0; B_1], rank r's rows. A variant that does not
+// take T must refuse it (Unsupported on every rank).
 template <typename T>
 void reducescatter_case(const Comms& c, const std::string& variant, const Shape& s, uint64_t seed) {
   on_ranks([&](int r) {
@@ -229,6 +249,13 @@ void reducescatter_case(const Comms& c, const std::string& variant, const Shape&
     Options o;
     o.variant = variant;
     if (cudaStreamCreateWithFlags(&o.stream, cudaStreamNonBlocking) != cudaSuccess) throw std::runtime_error("stream");
+    if (!takes<T>(Op::gemm_reducescatter, variant)) {
+      EXPECT_THROW(dist::gemm_reducescatter(M, s.n, s.k, s.alpha, A.p, lda, B.p, ldb, s.beta, C.p, ldc, c.comm[r], o),
+                   Unsupported)
+          << variant << " " << type_name<T>();
+      cudaStreamDestroy(o.stream);
+      return;
+    }
     dist::gemm_reducescatter(M, s.n, s.k, s.alpha, A.p, lda, B.p, ldb, s.beta, C.p, ldc, c.comm[r], o);
     Options single;  // the reference: the single-GPU gemm's own auto choice, on the same stream
     single.stream = o.stream;
@@ -237,7 +264,8 @@ void reducescatter_case(const Comms& c, const std::string& variant, const Shape&
     cudaStreamSynchronize(o.stream);
     cudaStreamDestroy(o.stream);
     const std::vector<double> mag = magnitudes(a_cat, b_cat, ldb, c0, s.m, s.n, K, ldc, s.alpha, s.beta);
-    const std::string diff = compare(C.get(), C_ref.get(), mag, s.m, s.n, ldc, false, K);
+    const std::string diff =
+        compare(C.get(), C_ref.get(), mag, s.m, s.n, ldc, false, K, extra_roundings(variant, M, s.n, s.k));
     EXPECT_EQ(diff, "") << "gemm_reducescatter " << variant << " " << type_name<T>() << " rank " << r
                         << " m=" << M << " n=" << s.n << " k_local=" << s.k << " beta=" << s.beta;
   });

@@ -1,0 +1,59 @@
+// Rung 5, narrow_partials: what it adds over rung 2 (chunked_overlap), whose gemm_reducescatter it
+// otherwise is (the same stripes, streams and events): each stripe's partial products leave cuBLAS
+// rounded to bf16 (fp32 accumulation inside the product) and are reduce-scattered in bf16, so the
+// wire, the workspace and the product's stores carry half of rung 2's fp32 bytes. With alpha = 1,
+// beta = 0 and C_local's rows tight (ldc == n) the reduce-scatter writes C_local itself and the
+// epilogue is gone; otherwise the epilogue applies alpha and beta to the bf16 sums as rung 2 does.
+// gemm_reducescatter in bf16 only: f16 partials could overflow (65504) where their sum does not, so
+// f16 stays on rungs 1-3.
+//
+// The price is rounding: rung 2 rounds once (the fp32 sum, to bf16, in the epilogue); this rung
+// rounds each rank's partial, each of the world-1 additions of the reduction (NCCL adds bf16 in
+// fp32 and stores bf16) and, off the direct path, the epilogue: at most 2*world half-units in the
+// last place of the magnitude sum |alpha||A||B| + |beta||C|, against one. That is what PyTorch's
+// tensor-parallel layers do (bf16 matmul, then a bf16 reduce-scatter); `auto` keeps rung 2's single
+// rounding, so this rung is asked for by name.
+//
+// Bound: max(product, bf16 reduce-scatter) plus the last stripe's reduce-scatter, as rung 2, with
+// the reduce-scatter half as long: at the issue's shape on 2 GPUs (m = 16384, n = 8192, k_local =
+// 4096) the product (about 1.23 ms on an H200) outlasts the bf16 reduce-scatter (about 0.55 ms).
+// Prediction (2 H200): 1.40-1.60 ms against rung 2's 2.10 (1.3-1.5x), 1.65-1.9x rung 1's 2.64;
+// the rest over the product is the SMs NCCL's kernels take while the stripes are multiplied.
+#include "dist/dist_rung.hpp"
+
+namespace rungs::dist::detail::narrow_partials {
+
+namespace {
+
+constexpr const char* kName = "narrow_partials";
+
+void gemm_reducescatter(const ArgsBF& a) {
+  using T = __nv_bfloat16;
+  const int64_t mb = a.m / a.world;  // rows of C_local: each rank's block
+  const int stripes = pieces_of(mb, a.n * a.world * static_cast<int64_t>(sizeof(T)));
+  T* partial = static_cast<T*>(a.ws->get(static_cast<size_t>(a.m) * a.n * sizeof(T)));
+  // The reduce-scatter's sums are C_local's values when nothing is scaled and its rows are tight.
+  const bool direct = a.alpha == 1.0f && a.beta == 0.0f && a.ldc == a.n;
+  Fork f(*a.ws, a.stream);
+  const cudaStream_t comp = f.stream(kCompute), comm = f.stream(kComm), epi = f.stream(kEpilogue);
+  for (int s = 0; s < stripes; ++s) {
+    const int64_t lo = piece_begin(mb, stripes, s), rows = piece_begin(mb, stripes, s + 1) - lo;
+    // Stripe s's slot: [d][rows][n] for d < world, after the stripes before it.
+    T* buf = partial + a.world * lo * a.n;
+    partial_gemm(kName, rows, a.n, a.k, a.A + lo * a.lda, a.lda, mb * a.lda, a.B, a.ldb, buf, a.n, rows * a.n,
+                 a.world, comp);
+    f.order(2 * static_cast<size_t>(s), comp, comm);
+    T* sums = direct ? a.C + lo * a.ldc : buf + a.rank * rows * a.n;
+    RUNGS_NCCL(ncclReduceScatter(buf, sums, static_cast<size_t>(rows * a.n), ncclBfloat16, ncclSum, a.comm, comm));
+    if (direct) continue;
+    f.order(2 * static_cast<size_t>(s) + 1, comm, epi);
+    scale_into(rows, a.n, a.alpha, sums, a.n, a.beta, a.C + lo * a.ldc, a.ldc, epi);
+  }
+  f.join();
+}
+
+}  // namespace
+
+void gemm_reducescatter_bf16(const ArgsBF& a) { gemm_reducescatter(a); }
+
+}  // namespace rungs::dist::detail::narrow_partials
