@@ -5,14 +5,16 @@ and the generated blocks of README.md and docs/*.md.
 usage: scripts/report.py RUN.json [RUN.json ...] [--root DIR] [--no-images]
 
 Each RUN.json is what `rungs bench --format json --output RUN.json` wrote: the main job (gemm, gemv,
-reduce), `rungs bench gemm_host`, or any part of them. The runs are grouped by GPU; for each GPU and
+reduce), `rungs bench gemm_host`, `rungs bench allgather_gemm|gemm_reducescatter` (2+ GPUs), or any part
+of them. The runs are grouped by GPU; for each GPU and
 each ladder the newest run (the context's date) that measured that ladder is the one reported, so
 the output holds the latest numbers per GPU only (older runs live in git history). The same JSON
 gives the same files, byte for byte.
 
 Generated blocks: in README.md and docs/*.md, the text between `<!-- report:NAME -->` and
 `<!-- /report:NAME -->` is replaced by block NAME: headline, gemm, gemm_tc, decode, gemv, reduce,
-gemm_host, python. decode is the gemm ladder's decode workload (the rows with "workload": "decode");
+gemm_host, allgather_gemm, gemm_reducescatter, python. decode is the gemm ladder's decode workload (the
+rows with "workload": "decode");
 python is scripts/bench_python.py's JSON (also accepted as a RUN.json: {"meta", "rows"}).
 """
 import argparse
@@ -45,8 +47,11 @@ LADDER_TITLES = OrderedDict(
         ("gemv", "gemv: SGEMV (fp32), GB/s (x cuBLAS)"),
         ("reduce", "reduce: reduce_sum, GB/s (x CUB)"),
         ("gemm_host", "gemm_host: the host-to-host flow"),
+        ("allgather_gemm", "allgather_gemm: tensor-parallel gemm over NCCL (bf16), ms (x rung 1)"),
+        ("gemm_reducescatter", "gemm_reducescatter: tensor-parallel gemm over NCCL (bf16), ms (x rung 1)"),
     ]
 )
+DIST_OPS = ("allgather_gemm", "gemm_reducescatter")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -68,6 +73,8 @@ def short_commit(c):
 
 def ladder_of(row):
     op = row.get("op", "gemm")
+    if op in DIST_OPS:
+        return op
     if op == "gemm" and row.get("workload") == "decode":
         return "decode"
     if op == "gemm":
@@ -403,6 +410,39 @@ def block_gemm_host(run, rows):
     )
 
 
+def block_dist(run, rows):
+    """One dist operation (its own run): rungs (and auto) x shapes, the time, TFLOP/s per GPU, x rung 1, the communication
+    and the product alone, and time over the longer of those two."""
+    parts = []
+    for op in DIST_OPS:
+        orows = [r for r in rows if r.get("op") == op]
+        if not orows:
+            continue
+        names = {r["rung"]: r["variant"] for r in orows if r.get("variant") != "auto"}
+        base = {(r["m"], r["n"], r["k"]): r for r in orows if r.get("rung") == 1 and r.get("variant") != "auto" and ok(r)}
+        sizes = "m_local x n_local x k" if op == "allgather_gemm" else "m x n x k_local"
+        body = []
+        for r in orows:
+            label = (f"auto ({names.get(r['rung'], r['rung'])})" if r.get("variant") == "auto"
+                     else f"{r['rung']} {r['variant']}")
+            shape = f"{r['m']}x{r['n']}x{r['k']}"
+            if not ok(r):
+                body.append([label, shape, r.get("status", "?"), "-", "-", "-", "-", "-"])
+                continue
+            b = base.get((r["m"], r["n"], r["k"]))
+            x = "-" if b is None or (r.get("rung") == 1 and r.get("variant") != "auto") else ratio(b["real_time"] / r["real_time"])
+            longer = max(r.get("comm_ms", 0), r.get("gemm_ms", 0))
+            body.append([label, shape, f"{r['real_time']:.3f}", f"{r['tflops_per_gpu']:.0f}", x, f"{r['comm_ms']:.3f}",
+                         f"{r['gemm_ms']:.3f}", f"{r['real_time'] / longer:.2f}" if longer > 0 else "-"])
+        parts.append(f"{op} on {orows[0].get('world', '?')} GPUs ({sizes} per rank's call):\n\n"
+                     + md_table(["rung", "shape", "time ms", "TFLOP/s per GPU", "x rung 1", "comm ms", "gemm ms",
+                                 "time / max(comm, gemm)"], body))
+    return "\n\n".join(parts) + (
+        "\n\nMedians of the slowest rank's time; comm = rung 1's collective alone (ncclAllGather of A in bf16; "
+        "ncclReduceScatter of the fp32 partials); gemm = rungs::gemm of one rank's product alone; x rung 1 = rung 1's "
+        "median over the rung's, same run.")
+
+
 BLOCKS = OrderedDict(
     [
         ("gemm", block_gemm),
@@ -411,6 +451,8 @@ BLOCKS = OrderedDict(
         ("gemv", block_gemv),
         ("reduce", block_reduce),
         ("gemm_host", block_gemm_host),
+        ("allgather_gemm", block_dist),
+        ("gemm_reducescatter", block_dist),
     ]
 )
 

@@ -20,8 +20,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 DATA = os.path.join(REPO, "tests", "data")
 SAMPLES = [os.path.join(DATA, "bench_sample.json"), os.path.join(DATA, "bench_host_sample.json")]
-BLOCKS = ["headline", "gemm", "gemm_tc", "decode", "gemv", "reduce", "gemm_host"]
-NO_SAMPLE_ROWS = {"decode"}  # blocks the committed samples have no rows for
+BLOCKS = ["headline", "gemm", "gemm_tc", "decode", "gemv", "reduce", "gemm_host", "allgather_gemm", "gemm_reducescatter"]
+NO_SAMPLE_ROWS = {"decode", "allgather_gemm", "gemm_reducescatter"}  # blocks the committed samples have no rows for
 DECODE_WEIGHTS = [(7168, 8192), (28672, 8192), (8192, 28672)]
 
 failures = []
@@ -105,6 +105,23 @@ def decode_run(sample_context):
                 "name": f"gemm/wgmma_streamk/{m}x{n}x{k}/nt/bf16", "op": "gemm", "rung": 19, "variant": "wgmma_streamk",
                 "m": m, "n": n, "k": k, "trans": "nt", "dtype": "bf16", "baseline_rung": False, "workload": "decode",
                 "pass": False, "status": "skip", "reason": "made-up reason for the test"})
+    return {"context": ctx, "benchmarks": rows}
+
+
+def dist_run(sample_context):
+    """`rungs bench allgather_gemm|gemm_reducescatter --format json` rows with made-up times: rungs 1 and 2,
+    auto (on rung 2), and rung 5 with an error row."""
+    ctx = copy.deepcopy(sample_context)
+    ctx["git_commit"] = "d15d15d"
+    ctx["command_line"] = "rungs bench gemm_reducescatter --format json --output dist.json"
+    rows = []
+    for op, (m, n, k) in (("allgather_gemm", (8192, 4096, 8192)), ("gemm_reducescatter", (16384, 8192, 4096))):
+        for variant, rung, ms in (("nccl_then_gemm", 1, 2.0), ("chunked_overlap", 2, 1.6), ("auto", 2, 1.6)):
+            rows.append({"op": op, "variant": variant, "rung": rung, "world": 2, "dtype": "bf16", "m": m, "n": n, "k": k,
+                         "status": "ok", "real_time": ms, "time_unit": "ms", "tflops_per_gpu": 500.0,
+                         "comm_ms": 0.5, "gemm_ms": 1.25, "overlap_eff": 1.25 / ms})
+    rows.append({"op": "gemm_reducescatter", "variant": "narrow_partials", "rung": 5, "world": 2, "dtype": "bf16",
+                 "m": 16384, "n": 8192, "k": 4096, "status": "error", "reason": "made-up reason for the test"})
     return {"context": ctx, "benchmarks": rows}
 
 
@@ -214,6 +231,22 @@ def main():
         check(mb is not None and tables_parse(mb.group(1), "block decode") == 3, "block decode holds three tables")
         gemm_tc = re.search(r"<!-- report:gemm_tc -->\n(.*?)<!-- /report:gemm_tc -->", all_blocks, re.S)
         check(gemm_tc is not None and "decode_rows" not in gemm_tc.group(1), "decode rows stay out of the tensor-core tables")
+        # dist rows (made-up numbers): one table per operation, auto naming its rung, x rung 1.
+        check("### allgather_gemm" not in bench5, "no dist section without dist rows")
+        dist_json = os.path.join(tmp, "dist.json")
+        with open(dist_json, "w") as f:
+            json.dump(dist_run(sample_context), f)
+        run_report(root, SAMPLES + [dist_json])
+        with open(os.path.join(root, "docs", "BENCHMARKS.md")) as f:
+            bench_d = f.read()
+        check("### allgather_gemm: tensor-parallel gemm over NCCL" in bench_d and
+              "### gemm_reducescatter: tensor-parallel gemm over NCCL" in bench_d, "BENCHMARKS.md has the dist sections")
+        tables_parse(bench_d, "BENCHMARKS.md with dist rows")
+        check("allgather_gemm on 2 GPUs (m_local x n_local x k per rank's call):" in bench_d, "an allgather_gemm table")
+        check("| 2 chunked_overlap | 16384x8192x4096 | 1.600 | 500 | 1.25x | 0.500 | 1.250 | 1.28 |" in bench_d,
+              "a dist row: time, TFLOP/s, x rung 1, comm, gemm, time / max")
+        check("| auto (chunked_overlap) |" in bench_d, "dist auto names the rung it ran")
+        check("| 5 narrow_partials | 16384x8192x4096 | error |" in bench_d, "a dist error row")
         # fp8 rows in the main job (made-up numbers): a table per scales' layout in the tensor-core
         # block, and per-tensor headline rows; none of them without fp8 rows.
         check("gemm fp8" not in bench5 and "fp8 (e4m3" not in bench5, "no fp8 table or headline without fp8 rows")

@@ -25,6 +25,11 @@
 #include <vector>
 
 #if RUNGS_HAVE_DIST
+#include "cli/device.hpp"
+#include "cli/output.hpp"
+#include "dist/dist_rung.hpp"
+
+#include <fstream>
 #include <rungs/dist.hpp>
 #endif
 
@@ -43,7 +48,7 @@ int visible_gpus() {
 
 bool dist_built() { return false; }
 
-int cmd_bench_dist(const Args& a, std::ostream&, std::ostream&) {
+int cmd_bench_dist(const Args& a, const std::string&, std::ostream&, std::ostream&) {
   throw CliError("rungs bench " + a.op + ": this build has no rungs::dist (configured without NCCL: not found, "
                  "or RUNGS_DIST=OFF; docs/dist.md says how to enable it)");
 }
@@ -121,7 +126,10 @@ struct Rank {
 };
 
 struct Row {
-  std::string rung, shape;
+  std::string rung, shape;  // rung: "2 chunked_overlap", or "auto (chunked_overlap)"
+  std::string variant;      // the name asked for ("auto" for auto's row)
+  int number = 0;           // the rung that ran (auto's: the rung it chose)
+  int64_t m = 0, n = 0, k = 0;
   double ms = 0, comm_ms = 0, gemm_ms = 0, tflops_per_gpu = 0;
   std::string error;
 };
@@ -189,9 +197,13 @@ std::vector<Shape> default_dist_shapes() { return {{2048, 4096, 8192}, {8192, 40
 
 }  // namespace
 
-int cmd_bench_dist(const Args& a, std::ostream& out, std::ostream& err) {
-  if (a.format != Format::table || !a.output.empty())
-    throw CliError("rungs bench " + a.op + " prints a table on stdout only (no --format csv|json, no --output)");
+int cmd_bench_dist(const Args& a, const std::string& argv0, std::ostream& out, std::ostream& err) {
+  if (a.format == Format::csv) throw CliError("rungs bench " + a.op + ": --format table or json (no csv)");
+  std::ofstream file;
+  if (!a.output.empty()) {
+    file.open(a.output);
+    if (!file) throw CliError("--output " + a.output + ": cannot open for writing");
+  }
   const bool ag = a.op == "allgather_gemm";
   const Op op = ag ? Op::allgather_gemm : Op::gemm_reducescatter;
   std::vector<VariantInfo> rungs;
@@ -199,8 +211,11 @@ int cmd_bench_dist(const Args& a, std::ostream& out, std::ostream& err) {
     if (a.variants.empty() || std::find(a.variants.begin(), a.variants.end(), v.name) != a.variants.end() ||
         std::find(a.variants.begin(), a.variants.end(), std::to_string(v.rung)) != a.variants.end())
       rungs.push_back(v);
+  // auto's row after the rungs: with no --variant, or when named.
+  const bool with_auto = a.variants.empty() || std::find(a.variants.begin(), a.variants.end(), "auto") != a.variants.end();
+  if (with_auto) rungs.push_back({"auto", "", 0, 0, false, "bf16"});
   for (const std::string& w : a.variants) {
-    bool found = false;
+    bool found = w == "auto";
     for (const VariantInfo& v : variants(op)) found = found || w == v.name || w == std::to_string(v.rung);
     if (!found) throw CliError("--variant: unknown " + a.op + " rung '" + w + "' (see rungs list " + a.op + ")");
   }
@@ -291,8 +306,14 @@ int cmd_bench_dist(const Args& a, std::ostream& out, std::ostream& err) {
     });
     for (const VariantInfo& v : rungs) {
       Row row;
-      row.rung = std::to_string(v.rung) + " " + v.name;
+      row.variant = v.name;
+      row.number = v.name == "auto" ? static_cast<int>(dist::detail::auto_rung(ag, m, n, k, world)) + 1 : v.rung;
+      row.rung = v.name == "auto" ? std::string("auto (") + dist::detail::ladder()[row.number - 1].name + ")"
+                                  : std::to_string(v.rung) + " " + v.name;
       row.shape = shape;
+      row.m = m;
+      row.n = n;
+      row.k = k;
       row.comm_ms = comm_ms;
       row.gemm_ms = gemm_ms;
       if (!a.quiet) err << "[" << a.op << "] " << v.name << " " << shape << std::endl;
@@ -318,6 +339,36 @@ int cmd_bench_dist(const Args& a, std::ostream& out, std::ostream& err) {
     }
   }
 
+  if (a.format == Format::json) {  // the main job's layout: its context, one object per row
+    Context ctx = make_context(a, argv0);
+    ctx.device = query_device(0, false);
+    ctx.has_device = true;
+    ctx.baseline = "nccl_then_gemm";
+    std::ostringstream js;
+    js << "{\n  \"context\": " << format_json_context(ctx, "  ") << ",\n  \"benchmarks\": [";
+    for (size_t j = 0; j < rows.size(); ++j) {
+      const Row& r = rows[j];
+      const double eff = r.ms > 0 ? std::max(r.comm_ms, r.gemm_ms) / r.ms : 0;
+      js << (j ? "," : "") << "\n    {\"op\": \"" << a.op << "\", \"variant\": \"" << r.variant << "\", \"rung\": " << r.number
+         << ", \"world\": " << world << ", \"dtype\": \"bf16\", \"m\": " << r.m << ", \"n\": " << r.n << ", \"k\": " << r.k
+         << ", \"status\": \"" << (r.error.empty() ? "ok" : "error") << "\"";
+      if (r.error.empty())
+        js << ", \"real_time\": " << fmt(r.ms, 6) << ", \"time_unit\": \"ms\", \"tflops_per_gpu\": " << fmt(r.tflops_per_gpu, 3)
+           << ", \"comm_ms\": " << fmt(r.comm_ms, 6) << ", \"gemm_ms\": " << fmt(r.gemm_ms, 6)
+           << ", \"overlap_eff\": " << fmt(eff, 4);
+      else
+        js << ", \"reason\": \"" << json_escape(r.error) << "\"";
+      js << "}";
+    }
+    js << (rows.empty() ? "]\n}\n" : "\n  ]\n}\n");
+    (file.is_open() ? static_cast<std::ostream&>(file) : out) << js.str();
+    if (file.is_open() && !file) throw CliError("--output " + a.output + ": write failed");
+    if (!file.is_open()) {
+      for (const Row& r : rows)
+        if (!r.error.empty()) return 1;
+      return 0;
+    }
+  }
   out << a.op << " (" << world << " GPUs, bf16; --m --n --k are each rank's "
       << (ag ? "m_local, n_local, k" : "m, n, k_local") << "; median of " << reps << " reps, the slowest rank's time):\n";
   const char* heads[] = {"rung", "shape", "time ms", "TFLOP/s/GPU", "comm ms", "gemm ms", "overlap eff"};

@@ -10,7 +10,7 @@
 namespace rungs::cli {
 
 // Times every rung (or --variant's) on --world ranks; prints one table per operation.
-int cmd_bench_dist(const Args& a, std::ostream& out, std::ostream& err);
+int cmd_bench_dist(const Args& a, const std::string& argv0, std::ostream& out, std::ostream& err);
 
 // GPUs visible to this process (0 where none is usable).
 int visible_gpus();

@@ -597,7 +597,7 @@ void write_results(const Args& a, const Context& ctx, const std::vector<Result>&
 
 int cmd_run(const Args& a, const std::string& argv0, std::ostream& out, std::ostream& err) {
   if (a.op == "gemm_host") return cmd_bench_host(a, argv0, out, err);
-  if (is_dist_op(a.op)) return cmd_bench_dist(a, out, err);
+  if (is_dist_op(a.op)) return cmd_bench_dist(a, argv0, out, err);
   // Everything that can be checked without the GPU first.
   const std::vector<std::string> ops = a.command == Command::tune ? std::vector<std::string>{"gemm"} : ops_to_run(a);
   for (const std::string& op : ops) {
@@ -662,7 +662,7 @@ int cmd_run(const Args& a, const std::string& argv0, std::ostream& out, std::ost
       d.format = Format::table;
       d.output.clear();
       out << "\n";
-      code = std::max(code, cmd_bench_dist(d, out, err));
+      code = std::max(code, cmd_bench_dist(d, argv0, out, err));
     }
   }
   return code;
