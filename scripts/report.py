@@ -434,9 +434,21 @@ def block_dist(run, rows):
             longer = max(r.get("comm_ms", 0), r.get("gemm_ms", 0))
             body.append([label, shape, f"{r['real_time']:.3f}", f"{r['tflops_per_gpu']:.0f}", x, f"{r['comm_ms']:.3f}",
                          f"{r['gemm_ms']:.3f}", f"{r['real_time'] / longer:.2f}" if longer > 0 else "-"])
-        parts.append(f"{op} on {orows[0].get('world', '?')} GPUs ({sizes} per rank's call):\n\n"
+        world = orows[0].get("world", 0)
+        parts.append(f"{op} on {world or '?'} GPUs ({sizes} per rank's call):\n\n"
                      + md_table(["rung", "shape", "time ms", "TFLOP/s per GPU", "x rung 1", "comm ms", "gemm ms",
                                  "time / max(comm, gemm)"], body))
+        # The interconnect as NCCL's tests count it: bus bandwidth = bytes / time * (world - 1) / world,
+        # the bytes being the gathered A (bf16) or the reduce-scattered fp32 partials (m x n).
+        bw = []
+        for (m, n, k), b in base.items():
+            if world > 1 and b.get("comm_ms"):
+                nbytes = world * m * k * 2 if op == "allgather_gemm" else m * n * 4
+                bw.append(f"{m}x{n}x{k}: {nbytes / 1e6:.0f} MB in {b['comm_ms']:.3f} ms, "
+                          f"{nbytes / (b['comm_ms'] * 1e-3) / 1e9 * (world - 1) / world:.0f} GB/s")
+        if bw:
+            what = "ncclAllGather (bf16)" if op == "allgather_gemm" else "ncclReduceScatter (fp32)"
+            parts.append(f"Interconnect, {what} alone as NCCL's bus bandwidth: " + "; ".join(bw) + ".")
     return "\n\n".join(parts) + (
         "\n\nMedians of the slowest rank's time; comm = rung 1's collective alone (ncclAllGather of A in bf16; "
         "ncclReduceScatter of the fp32 partials); gemm = rungs::gemm of one rank's product alone; x rung 1 = rung 1's "
@@ -548,6 +560,8 @@ def headline(latest):
     for slug in slugs:
         runs = OrderedDict()
         for ladder in latest[slug]:
+            if ladder in DIST_OPS:  # no headline rows of their own (their tables are in docs/dist.md)
+                continue
             run = latest[slug][ladder][0]
             runs.setdefault(run.path, run)
         for run in runs.values():

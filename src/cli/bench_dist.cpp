@@ -193,6 +193,10 @@ double time_ranks(int world, int warmup, int reps, std::vector<Rank>& ranks, con
   return summarize(slowest).median;
 }
 
+constexpr const char* kDistTiming =
+    "median over reps of the slowest rank's time (events on each rank's stream, the ranks released together by a "
+    "host barrier after warm-up); each rung, the collective alone and the product alone timed in turn; no L2 flush";
+
 std::vector<Shape> default_dist_shapes() { return {{2048, 4096, 8192}, {8192, 4096, 8192}}; }
 
 }  // namespace
@@ -344,6 +348,8 @@ int cmd_bench_dist(const Args& a, const std::string& argv0, std::ostream& out, s
     ctx.device = query_device(0, false);
     ctx.has_device = true;
     ctx.baseline = "nccl_then_gemm";
+    ctx.flush_l2 = false;
+    ctx.timing = kDistTiming;
     std::ostringstream js;
     js << "{\n  \"context\": " << format_json_context(ctx, "  ") << ",\n  \"benchmarks\": [";
     for (size_t j = 0; j < rows.size(); ++j) {

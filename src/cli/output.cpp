@@ -637,8 +637,9 @@ std::string format_json_context(const Context& ctx, const std::string& indent) {
                    {"seed", jint(static_cast<int64_t>(ctx.seed))},
                    {"alpha", json_number(ctx.alpha)},
                    {"beta", json_number(ctx.beta)},
-                   {"timing", jstr("median of interleaved (flush L2, event, rung, event, flush L2, event, baseline, "
-                                   "event) x reps; cudaEventElapsedTime")}};
+                   {"timing", jstr(!ctx.timing.empty() ? ctx.timing
+                                                       : "median of interleaved (flush L2, event, rung, event, flush "
+                                                         "L2, event, baseline, event) x reps; cudaEventElapsedTime")}};
   // verify and profile time nothing: of the method, only the data's seed, alpha and beta.
   if (ctx.command != "verify" && ctx.command != "profile") c.insert(c.end(), method.begin(), method.end());
   else c.insert(c.end(), method.begin() + 4, method.end() - 1);

@@ -51,6 +51,7 @@ struct Context {
   }
   uint64_t seed = 0;
   float alpha = 1, beta = 0;
+  std::string timing;           // how the rows were timed, where not the interleaved default
 };
 
 enum class Status { ok, fail, skip, error };
