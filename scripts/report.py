@@ -411,44 +411,39 @@ def block_gemm_host(run, rows):
 
 
 def block_dist(run, rows):
-    """One dist operation (its own run): rungs (and auto) x shapes, the time, TFLOP/s per GPU, x rung 1, the communication
-    and the product alone, and time over the longer of those two."""
-    parts = []
-    for op in DIST_OPS:
-        orows = [r for r in rows if r.get("op") == op]
-        if not orows:
+    """One dist operation (its rows of one run): rungs (and auto) x shapes, the time, TFLOP/s per GPU, x rung 1,
+    the communication and the product alone, time over the longer of those two, and NCCL's bus bandwidth."""
+    op = rows[0]["op"]
+    names = {r["rung"]: r["variant"] for r in rows if r.get("variant") != "auto"}
+    base = {(r["m"], r["n"], r["k"]): r for r in rows if r.get("rung") == 1 and r.get("variant") != "auto" and ok(r)}
+    sizes = "m_local x n_local x k" if op == "allgather_gemm" else "m x n x k_local"
+    body = []
+    for r in rows:
+        label = f"auto ({names.get(r['rung'], r['rung'])})" if r.get("variant") == "auto" else f"{r['rung']} {r['variant']}"
+        shape = f"{r['m']}x{r['n']}x{r['k']}"
+        if not ok(r):
+            body.append([label, shape, r.get("status", "?"), "-", "-", "-", "-", "-"])
             continue
-        names = {r["rung"]: r["variant"] for r in orows if r.get("variant") != "auto"}
-        base = {(r["m"], r["n"], r["k"]): r for r in orows if r.get("rung") == 1 and r.get("variant") != "auto" and ok(r)}
-        sizes = "m_local x n_local x k" if op == "allgather_gemm" else "m x n x k_local"
-        body = []
-        for r in orows:
-            label = (f"auto ({names.get(r['rung'], r['rung'])})" if r.get("variant") == "auto"
-                     else f"{r['rung']} {r['variant']}")
-            shape = f"{r['m']}x{r['n']}x{r['k']}"
-            if not ok(r):
-                body.append([label, shape, r.get("status", "?"), "-", "-", "-", "-", "-"])
-                continue
-            b = base.get((r["m"], r["n"], r["k"]))
-            x = "-" if b is None or (r.get("rung") == 1 and r.get("variant") != "auto") else ratio(b["real_time"] / r["real_time"])
-            longer = max(r.get("comm_ms", 0), r.get("gemm_ms", 0))
-            body.append([label, shape, f"{r['real_time']:.3f}", f"{r['tflops_per_gpu']:.0f}", x, f"{r['comm_ms']:.3f}",
-                         f"{r['gemm_ms']:.3f}", f"{r['real_time'] / longer:.2f}" if longer > 0 else "-"])
-        world = orows[0].get("world", 0)
-        parts.append(f"{op} on {world or '?'} GPUs ({sizes} per rank's call):\n\n"
-                     + md_table(["rung", "shape", "time ms", "TFLOP/s per GPU", "x rung 1", "comm ms", "gemm ms",
-                                 "time / max(comm, gemm)"], body))
-        # The interconnect as NCCL's tests count it: bus bandwidth = bytes / time * (world - 1) / world,
-        # the bytes being the gathered A (bf16) or the reduce-scattered fp32 partials (m x n).
-        bw = []
-        for (m, n, k), b in base.items():
-            if world > 1 and b.get("comm_ms"):
-                nbytes = world * m * k * 2 if op == "allgather_gemm" else m * n * 4
-                bw.append(f"{m}x{n}x{k}: {nbytes / 1e6:.0f} MB in {b['comm_ms']:.3f} ms, "
-                          f"{nbytes / (b['comm_ms'] * 1e-3) / 1e9 * (world - 1) / world:.0f} GB/s")
-        if bw:
-            what = "ncclAllGather (bf16)" if op == "allgather_gemm" else "ncclReduceScatter (fp32)"
-            parts.append(f"Interconnect, {what} alone as NCCL's bus bandwidth: " + "; ".join(bw) + ".")
+        b = base.get((r["m"], r["n"], r["k"]))
+        x = "-" if b is None or (r.get("rung") == 1 and r.get("variant") != "auto") else ratio(b["real_time"] / r["real_time"])
+        longer = max(r.get("comm_ms", 0), r.get("gemm_ms", 0))
+        body.append([label, shape, f"{r['real_time']:.3f}", f"{r['tflops_per_gpu']:.0f}", x, f"{r['comm_ms']:.3f}",
+                     f"{r['gemm_ms']:.3f}", f"{r['real_time'] / longer:.2f}" if longer > 0 else "-"])
+    world = rows[0].get("world", 0)
+    parts = [f"{op} on {world or '?'} GPUs ({sizes} per rank's call):\n\n"
+             + md_table(["rung", "shape", "time ms", "TFLOP/s per GPU", "x rung 1", "comm ms", "gemm ms",
+                         "time / max(comm, gemm)"], body)]
+    # The interconnect as NCCL's tests count it: bus bandwidth = bytes / time * (world - 1) / world,
+    # the bytes being the gathered A (bf16) or the reduce-scattered fp32 partials (m x n).
+    bw = []
+    for (m, n, k), b in base.items():
+        if world > 1 and b.get("comm_ms"):
+            nbytes = world * m * k * 2 if op == "allgather_gemm" else m * n * 4
+            bw.append(f"{m}x{n}x{k}: {nbytes / 1e6:.0f} MB in {b['comm_ms']:.3f} ms, "
+                      f"{nbytes / (b['comm_ms'] * 1e-3) / 1e9 * (world - 1) / world:.0f} GB/s")
+    if bw:
+        what = "ncclAllGather (bf16)" if op == "allgather_gemm" else "ncclReduceScatter (fp32)"
+        parts.append(f"Interconnect, {what} alone as NCCL's bus bandwidth: " + "; ".join(bw) + ".")
     return "\n\n".join(parts) + (
         "\n\nMedians of the slowest rank's time; comm = rung 1's collective alone (ncclAllGather of A in bf16; "
         "ncclReduceScatter of the fp32 partials); gemm = rungs::gemm of one rank's product alone; x rung 1 = rung 1's "
