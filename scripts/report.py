@@ -145,14 +145,25 @@ def python_block(py_runs):
 
 
 def latest_by_gpu(runs):
-    """{slug: {ladder: (run, rows)}}: per GPU and ladder, the rows of the newest run that has any."""
-    out = {}
+    """{slug: {ladder: (run, rows)}}: per GPU and ladder, the rows of the newest run that has any. A dist
+    operation keeps the newest run per world size (2 and 4 GPUs are separate runs), its rows together under
+    the newest run, each row carrying its own run's header line in '_header'."""
+    out, dist = {}, {}
     for run in sorted(runs, key=lambda r: (r.date, r.path)):
         per = {}
         for row in run.rows:
             per.setdefault(ladder_of(row), []).append(row)
         for ladder, rows in per.items():
-            out.setdefault(run.slug, {})[ladder] = (run, rows)
+            if ladder in DIST_OPS:
+                for row in rows:
+                    row["_header"] = f"**{run.device}**: {run.header().split(', ', 1)[1]}"
+                worlds = dist.setdefault((run.slug, ladder), {})
+                for w in sorted({r.get("world", 0) for r in rows}):
+                    worlds[w] = (run, [r for r in rows if r.get("world", 0) == w])
+                newest = max((rv[0] for rv in worlds.values()), key=lambda r: (r.date, r.path))
+                out.setdefault(run.slug, {})[ladder] = (newest, [r for w in sorted(worlds) for r in worlds[w][1]])
+            else:
+                out.setdefault(run.slug, {})[ladder] = (run, rows)
     return OrderedDict(sorted(out.items()))
 
 
@@ -411,8 +422,25 @@ def block_gemm_host(run, rows):
 
 
 def block_dist(run, rows):
-    """One dist operation (its rows of one run): rungs (and auto) x shapes, the time, TFLOP/s per GPU, x rung 1,
-    the communication and the product alone, time over the longer of those two, and NCCL's bus bandwidth."""
+    """One dist operation: per world size (the newest run of each), its run's header line and a table of rungs
+    (and auto) x shapes: the time, TFLOP/s per GPU, x rung 1, the communication and the product alone, time
+    over the longer of those two (with the per-rank product of the 1-GPU shape, the weak-scaling ratio), and
+    NCCL's bus bandwidth."""
+    worlds = OrderedDict()
+    for r in rows:
+        worlds.setdefault(r.get("world", 0), []).append(r)
+    parts = []
+    for w, wrows in sorted(worlds.items()):
+        head = wrows[0].get("_header")
+        parts.append((head + "\n\n" if head else "") + block_dist_world(wrows))
+    return "\n\n".join(parts) + (
+        "\n\nMedians of the slowest rank's time; comm = rung 1's collective alone (ncclAllGather of A in bf16; "
+        "ncclReduceScatter of the fp32 partials); gemm = rungs::gemm of one rank's product alone; x rung 1 = rung 1's "
+        "median over the rung's, same run.")
+
+
+def block_dist_world(rows):
+    """block_dist's table for the rows of one run (one world size)."""
     op = rows[0]["op"]
     names = {r["rung"]: r["variant"] for r in rows if r.get("variant") != "auto"}
     base = {(r["m"], r["n"], r["k"]): r for r in rows if r.get("rung") == 1 and r.get("variant") != "auto" and ok(r)}
@@ -444,10 +472,7 @@ def block_dist(run, rows):
     if bw:
         what = "ncclAllGather (bf16)" if op == "allgather_gemm" else "ncclReduceScatter (fp32)"
         parts.append(f"Interconnect, {what} alone as NCCL's bus bandwidth: " + "; ".join(bw) + ".")
-    return "\n\n".join(parts) + (
-        "\n\nMedians of the slowest rank's time; comm = rung 1's collective alone (ncclAllGather of A in bf16; "
-        "ncclReduceScatter of the fp32 partials); gemm = rungs::gemm of one rank's product alone; x rung 1 = rung 1's "
-        "median over the rung's, same run.")
+    return "\n\n".join(parts)
 
 
 BLOCKS = OrderedDict(
@@ -471,8 +496,8 @@ def ladder_block(latest, ladder, with_images=True):
         if ladder not in per:
             continue
         run, rows = per[ladder]
-        head = f"**{run.device}**: {run.header().split(', ', 1)[1]}"
-        parts.append(head + "\n\n" + BLOCKS[ladder](run, rows))
+        head = "" if ladder in DIST_OPS else f"**{run.device}**: {run.header().split(', ', 1)[1]}\n\n"
+        parts.append(head + BLOCKS[ladder](run, rows))
     return "\n\n".join(parts) if parts else "(no run of this ladder in the report's input)"
 
 

@@ -108,19 +108,19 @@ def decode_run(sample_context):
     return {"context": ctx, "benchmarks": rows}
 
 
-def dist_run(sample_context):
+def dist_run(sample_context, world=2):
     """`rungs bench allgather_gemm|gemm_reducescatter --format json` rows with made-up times: rungs 1 and 2,
     auto (on rung 2), and rung 5 with an error row."""
     ctx = copy.deepcopy(sample_context)
     ctx["git_commit"] = "d15d15d"
-    ctx["command_line"] = "rungs bench gemm_reducescatter --format json --output dist.json"
+    ctx["command_line"] = f"rungs bench gemm_reducescatter --world {world} --format json --output dist.json"
     rows = []
     for op, (m, n, k) in (("allgather_gemm", (8192, 4096, 8192)), ("gemm_reducescatter", (16384, 8192, 4096))):
         for variant, rung, ms in (("nccl_then_gemm", 1, 2.0), ("chunked_overlap", 2, 1.6), ("auto", 2, 1.6)):
-            rows.append({"op": op, "variant": variant, "rung": rung, "world": 2, "dtype": "bf16", "m": m, "n": n, "k": k,
+            rows.append({"op": op, "variant": variant, "rung": rung, "world": world, "dtype": "bf16", "m": m, "n": n, "k": k,
                          "status": "ok", "real_time": ms, "time_unit": "ms", "tflops_per_gpu": 500.0,
                          "comm_ms": 0.5, "gemm_ms": 1.25, "overlap_eff": 1.25 / ms})
-    rows.append({"op": "gemm_reducescatter", "variant": "narrow_partials", "rung": 5, "world": 2, "dtype": "bf16",
+    rows.append({"op": "gemm_reducescatter", "variant": "narrow_partials", "rung": 5, "world": world, "dtype": "bf16",
                  "m": 16384, "n": 8192, "k": 4096, "status": "error", "reason": "made-up reason for the test"})
     return {"context": ctx, "benchmarks": rows}
 
@@ -247,6 +247,19 @@ def main():
               "a dist row: time, TFLOP/s, x rung 1, comm, gemm, time / max")
         check("| auto (chunked_overlap) |" in bench_d, "dist auto names the rung it ran")
         check("| 5 narrow_partials | 16384x8192x4096 | error |" in bench_d, "a dist error row")
+        # A run on 4 GPUs beside the one on 2: both tables, each under its own run's command.
+        dist4_json = os.path.join(tmp, "dist4.json")
+        with open(dist4_json, "w") as f:
+            json.dump(dist_run(sample_context, world=4), f)
+        run_report(root, SAMPLES + [dist_json, dist4_json])
+        with open(os.path.join(root, "docs", "BENCHMARKS.md")) as f:
+            bench_d4 = f.read()
+        tables_parse(bench_d4, "BENCHMARKS.md with dist rows on 2 and 4 GPUs")
+        check("allgather_gemm on 2 GPUs (" in bench_d4 and "allgather_gemm on 4 GPUs (" in bench_d4,
+              "a dist table per world size")
+        check("`rungs bench gemm_reducescatter --world 4 --format json --output dist.json`" in bench_d4 and
+              "`rungs bench gemm_reducescatter --world 2 --format json --output dist.json`" in bench_d4,
+              "each world's table under its run's command")
         # fp8 rows in the main job (made-up numbers): a table per scales' layout in the tensor-core
         # block, and per-tensor headline rows; none of them without fp8 rows.
         check("gemm fp8" not in bench5 and "fp8 (e4m3" not in bench5, "no fp8 table or headline without fp8 rows")

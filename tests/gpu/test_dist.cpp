@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <thread>
@@ -31,14 +32,21 @@ namespace {
 
 #if RUNGS_HAVE_DIST
 
-constexpr int kWorld = 2;
+// The ranks of every test: 2, or RUNGS_TEST_WORLD GPUs (the same tests on 4: scripts/gpu.sh dist).
+int test_world() {
+  const char* w = std::getenv("RUNGS_TEST_WORLD");
+  const int n = w != nullptr ? std::atoi(w) : 2;
+  return n >= 2 ? n : 2;
+}
+const int kWorld = test_world();
 
 std::string two_gpus_unavailable() {
   const std::string why = gpu_unavailable_reason();
   if (!why.empty()) return why;
   int count = 0;
   cudaGetDeviceCount(&count);
-  if (count < kWorld) return "rungs::dist needs 2 GPUs; " + std::to_string(count) + " visible";
+  if (count < kWorld)
+    return "rungs::dist needs " + std::to_string(kWorld) + " GPUs; " + std::to_string(count) + " visible";
   return "";
 }
 
@@ -392,7 +400,8 @@ TEST(DistThreads, FailureThenWorkingCall) {
       [&](int r, B16* A, B16* B, B16* C) {
         dist::gemm_reducescatter(kWorld * m + 1, n, k, 1.0f, A, k, B, n, 0.0f, C, n, c.comm[r]);
       },
-      "multiple of the world size 2", "multiple of the world size 2", -1);
+      "multiple of the world size " + std::to_string(kWorld), "multiple of the world size " + std::to_string(kWorld),
+      -1);
   // The ranks name different variants (one of them unknown).
   each_rank_throws(
       [&](int r, B16* A, B16* B, B16* C) {
