@@ -10,8 +10,7 @@
 // NCCL's kernels and the result is the same. No NVLink multicast: with NCCL_NVLS_ENABLE=0 NCCL's
 // copy-engine collectives synchronize the ranks with plain (unicast) flag writes.
 //
-// allgather_gemm only (copy engines move bytes, they do not add: NCCL has no copy-engine
-// reduce-scatter). The rows are cut into pieces (pieces_of: >= 8 MiB gathered per piece, at most
+// allgather_gemm: the rows are cut into pieces (pieces_of: >= 8 MiB gathered per piece, at most
 // 8); for each piece the rank copies its own rows into its place in the window and the split
 // communicator gathers them in place (ncclAllGather) on the communication stream; the product of
 // the own rows starts first, from A_local, on the compute stream, then each piece's other ranks'
@@ -21,6 +20,19 @@
 // kernels' 240 GB/s; one extra local copy of A_local into the window (m_local x k, at memory
 // speed). Workspace: world*m_local*k elements in the window, besides the generic workspace.
 //
+// gemm_reducescatter: copy engines move bytes, they do not add, so the reduction is split in two:
+// the fp32 partials travel by an all-to-all (NCCL 2.28 runs ncclAlltoAll on copy engines under the
+// same conditions as ncclAllGather) and a kernel adds them. Rung 2's stripes (>= 8 MiB of fp32 per
+// stripe, at most 8) are multiplied into the window, one strided-batched cuBLAS call per stripe
+// ([destination][rows][n]); each stripe goes out by ncclAlltoAll on the communication stream (the
+// block of destination d to rank d, the own block copied in place), and on the epilogue stream the
+// world partials of the rank's rows are added in rank order in fp32, scaled by alpha, beta * C
+// added, one rounding: the numerics of rung 1 (fp32 partials, one rounding), the order of the sum
+// fixed. Bound: the product on every SM plus the last stripe's all-to-all and sum; beside it, the
+// sums' reads of world fp32 partials per element of C (memory traffic that the products share)
+// and the copy engines' bandwidth against the product's time. Workspace: 2 m n floats in the
+// window (the partials sent and received).
+//
 // Prediction (2 H100, bf16; issue 37 measured all-gather 560 us, product 1,430 us, one after the
 // other 2,050 us at M = 16384, k = 8192, n_local = 4096): the product at full speed with the
 // gather under its first half: about 1,450-1,550 us if the copy engines reach the SM kernels'
@@ -29,6 +41,10 @@
 // Measured on 2 H200 (dd3d148, as rung 2): 1.551 ms, 1.17x rung 1 and slower than rung 2's 1.389;
 // whether NCCL took the copy engines (NCCL_DEBUG=INFO) was not recorded in that run. A second run:
 // 1.545 ms.
+// gemm_reducescatter, prediction (2 H100, m = 16384, n = 8192, k_local = 4096: product about
+// 1.43 ms, 268 MB of fp32 partials out of each rank at 300-400 GB/s of copy engines, 0.7-0.9 ms
+// under the product; the sums read 537 MB and write 134 MB per rank, about 0.25 ms of DRAM time
+// beside the product): 1.50-1.65 ms, 1.05-1.15x the product, against rung 2's 1.70x.
 #include "dist/dist_rung.hpp"
 
 #include <memory>
@@ -40,6 +56,7 @@ namespace {
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
 
 constexpr int kRung = 4;  // its state's key in the workspace
+constexpr const char* kName = "copy_engine";
 
 // Per communicator: the split communicator and its window. The window grows like the workspace
 // (after the last call's work, an event recorded on the caller's stream); every rank grows it in the
@@ -130,12 +147,55 @@ void allgather_gemm(const ArgsT<T>& a) {
   RUNGS_CUDA(cudaEventRecord(st.last_use, a.stream));
 }
 
+template <typename T>
+void gemm_reducescatter(const ArgsT<T>& a) {
+  const int64_t mb = a.m / a.world;  // rows of C_local: each rank's block
+  const int stripes = pieces_of(mb, a.n * a.world * static_cast<int64_t>(sizeof(float)));
+  const size_t elems = static_cast<size_t>(a.m) * static_cast<size_t>(a.n);
+  if (a.world == 1) {
+    // Nothing to move: the one rank's partial, scaled, in one stripe.
+    float* p = static_cast<float*>(a.ws->get(elems * sizeof(float)));
+    partial_gemm(kName, a.m, a.n, a.k, a.A, a.lda, 0, a.B, a.ldb, false, p, a.n, 0, 1, a.stream);
+    sum_into(a.m, a.n, 1, 0, a.alpha, p, a.n, a.beta, a.C, a.ldc, a.stream);
+    return;
+  }
+  std::unique_ptr<RungState>& held = a.ws->rung_state(kRung);
+  if (!held) held = std::make_unique<CeState>();
+  CeState& st = static_cast<CeState&>(*held);
+  st.ensure(a.comm, a.rank, 2 * elems * sizeof(float));
+  float* sent = static_cast<float*>(st.buf);  // [stripe][destination][rows][n]
+  float* got = sent + elems;                   // [stripe][source][rows][n]
+  Fork f(*a.ws, a.stream);
+  const cudaStream_t comp = f.stream(kCompute), comm = f.stream(kComm), epi = f.stream(kEpilogue);
+  for (int s = 0; s < stripes; ++s) {
+    const int64_t lo = piece_begin(mb, stripes, s), rows = piece_begin(mb, stripes, s + 1) - lo;
+    float* out = sent + a.world * lo * a.n;
+    float* const in = got + a.world * lo * a.n;
+    partial_gemm(kName, rows, a.n, a.k, a.A + lo * a.lda, a.lda, mb * a.lda, a.B, a.ldb, false, out, a.n,
+                 rows * a.n, a.world, comp);
+    f.order(2 * static_cast<size_t>(s), comp, comm);
+    RUNGS_NCCL(ncclAlltoAll(out, in, static_cast<size_t>(rows * a.n), ncclFloat32, st.comm, comm));
+    f.order(2 * static_cast<size_t>(s) + 1, comm, epi);
+    sum_into(rows, a.n, a.world, rows * a.n, a.alpha, in, a.n, a.beta, a.C + lo * a.ldc, a.ldc, epi);
+  }
+  f.join();
+  RUNGS_CUDA(cudaEventRecord(st.last_use, a.stream));
+}
+
 #else
 
 template <typename T>
-void allgather_gemm(const ArgsT<T>&) {
+[[noreturn]] void too_old() {
   rungs::detail::unsupported("copy_engine", "needs NCCL 2.28 or newer (copy-engine collectives on symmetric windows); "
                                     "this build has NCCL " + std::to_string(NCCL_VERSION_CODE));
+}
+template <typename T>
+void allgather_gemm(const ArgsT<T>&) {
+  too_old<T>();
+}
+template <typename T>
+void gemm_reducescatter(const ArgsT<T>&) {
+  too_old<T>();
 }
 
 #endif
@@ -144,5 +204,7 @@ void allgather_gemm(const ArgsT<T>&) {
 
 void allgather_gemm_bf16(const ArgsBF& a) { allgather_gemm(a); }
 void allgather_gemm_f16(const ArgsH& a) { allgather_gemm(a); }
+void gemm_reducescatter_bf16(const ArgsBF& a) { gemm_reducescatter(a); }
+void gemm_reducescatter_f16(const ArgsH& a) { gemm_reducescatter(a); }
 
 }  // namespace rungs::dist::detail::copy_engine

@@ -212,6 +212,12 @@ void scale_into(int64_t rows, int64_t cols, float alpha, const float* P, int64_t
 // The same from a bf16 P (rung 5's sums).
 void scale_into(int64_t rows, int64_t cols, float alpha, const __nv_bfloat16* P, int64_t ldp, float beta,
                 __nv_bfloat16* C, int64_t ldc, cudaStream_t stream);
+// C = alpha * (P_0 + ... + P_{parts-1}) + beta * C, P_q at P + q * part_stride, added in that order in
+// fp32, one rounding (rung 4's sums of the partials its copy engines brought).
+void sum_into(int64_t rows, int64_t cols, int parts, int64_t part_stride, float alpha, const float* P, int64_t ldp,
+              float beta, __nv_bfloat16* C, int64_t ldc, cudaStream_t stream);
+void sum_into(int64_t rows, int64_t cols, int parts, int64_t part_stride, float alpha, const float* P, int64_t ldp,
+              float beta, __half* C, int64_t ldc, cudaStream_t stream);
 
 // The fp32 partial products of the reduce-scatter rungs through cuBLAS (16-bit inputs, fp32
 // accumulation and output: rungs::gemm writes 16-bit C only), `batch` row blocks in one call: for
@@ -253,10 +259,12 @@ void gemm_reducescatter_bf16(const ArgsBF&);
 void gemm_reducescatter_f16(const ArgsH&);
 }  // namespace ring
 
-// Rung 4, 04_copy_engine.cu (allgather_gemm only).
+// Rung 4, 04_copy_engine.cu.
 namespace copy_engine {
 void allgather_gemm_bf16(const ArgsBF&);
 void allgather_gemm_f16(const ArgsH&);
+void gemm_reducescatter_bf16(const ArgsBF&);
+void gemm_reducescatter_f16(const ArgsH&);
 }  // namespace copy_engine
 
 // Rung 5, 05_narrow_partials.cu (gemm_reducescatter, bf16 only).

@@ -27,10 +27,13 @@ const std::vector<Rung>& ladder() {
        80, false, ring::allgather_gemm_bf16, ring::allgather_gemm_f16, ring::gemm_reducescatter_bf16,
        ring::gemm_reducescatter_f16, false},
       {"copy_engine",
-       "allgather_gemm with the transfer on the copy engines: an ncclAllGather per piece on a communicator split "
-       "with CTAPolicy = NCCL_CTA_POLICY_ZERO into an ncclMemAlloc buffer registered as a symmetric window, so the "
-       "product keeps every SM; the own rows' product first, each piece's others' as it lands",
-       80, false, copy_engine::allgather_gemm_bf16, copy_engine::allgather_gemm_f16, nullptr, nullptr, false},
+       "the transfer on the copy engines, on a communicator split with CTAPolicy = NCCL_CTA_POLICY_ZERO and an "
+       "ncclMemAlloc buffer registered as a symmetric window, so the product keeps every SM: allgather_gemm gathers "
+       "each piece (ncclAllGather), the own rows' product first, each piece's others' as it lands; "
+       "gemm_reducescatter sends each stripe of fp32 partials by ncclAlltoAll and a kernel adds them in rank order "
+       "(one rounding)",
+       80, false, copy_engine::allgather_gemm_bf16, copy_engine::allgather_gemm_f16,
+       copy_engine::gemm_reducescatter_bf16, copy_engine::gemm_reducescatter_f16, false},
       {"narrow_partials",
        "gemm_reducescatter as rung 2 with each stripe's partial products rounded to bf16 by the product and "
        "reduce-scattered in bf16: half the bytes on the wire and in the workspace, the sums written straight into C "

@@ -128,19 +128,20 @@ TEST(DistLadder, OverlapRungsFollowTheBaseline) {
       EXPECT_FALSE(v[i].baseline) << v[i].name;
     }
   }
-  // Rung 4 moves bytes on the copy engines, which do not add: allgather_gemm only.
-  const auto ag = variants(Op::allgather_gemm);
-  ASSERT_GE(ag.size(), 4u);
-  EXPECT_EQ(ag[3].name, "copy_engine");
-  EXPECT_EQ(ag[3].rung, 4);
-  EXPECT_EQ(ag[3].types, "f16 bf16");
-  for (const auto& v : variants(Op::gemm_reducescatter)) EXPECT_NE(v.name, "copy_engine");
+  // Rung 4 moves bytes on the copy engines in both operations (the reduce-scatter's adds in a kernel).
+  for (Op op : {Op::allgather_gemm, Op::gemm_reducescatter}) {
+    const auto v = variants(op);
+    ASSERT_GE(v.size(), 4u);
+    EXPECT_EQ(v[3].name, "copy_engine");
+    EXPECT_EQ(v[3].rung, 4);
+    EXPECT_EQ(v[3].types, "f16 bf16");
+  }
   // Rung 5 rounds the partials to bf16 (f16 ones could overflow): gemm_reducescatter in bf16 only.
   const auto rs = variants(Op::gemm_reducescatter);
-  ASSERT_GE(rs.size(), 4u);
-  EXPECT_EQ(rs[3].name, "narrow_partials");
-  EXPECT_EQ(rs[3].rung, 5);
-  EXPECT_EQ(rs[3].types, "bf16");
+  ASSERT_GE(rs.size(), 5u);
+  EXPECT_EQ(rs[4].name, "narrow_partials");
+  EXPECT_EQ(rs[4].rung, 5);
+  EXPECT_EQ(rs[4].types, "bf16");
   for (const auto& v : variants(Op::allgather_gemm)) EXPECT_NE(v.name, "narrow_partials");
 }
 
