@@ -14,11 +14,13 @@
 // 8); for each piece the rank copies its own rows into its place in the window and the split
 // communicator gathers them in place (ncclAllGather) on the communication stream; the product of
 // the own rows starts first, from A_local, on the compute stream, then each piece's other ranks'
-// rows are multiplied as soon as that piece has landed (events). Bound: the product (world-1 gemms
-// per piece after the own rows' one, each smaller than rung 2's) and whatever of the last piece's
-// gather is not hidden; the copy engines' NVLink bandwidth (not measured here) against the SM
-// kernels' 240 GB/s; one extra local copy of A_local into the window (m_local x k, at memory
-// speed). Workspace: world*m_local*k elements in the window, besides the generic workspace.
+// rows are multiplied as soon as that piece has landed (events), in strided-batched cuBLAS calls
+// (the ranks below this one, then those above: one call each, so that a piece's products fill the
+// SMs at 4 ranks and more, where one product per rank and piece left most of them idle). Bound: the
+// product (pieces smaller than rung 2's chunks) and whatever of the last piece's gather is not
+// hidden; the copy engines' NVLink bandwidth against the SM kernels' 240 GB/s; one extra local
+// copy of A_local into the window (m_local x k, at memory speed). Workspace: world*m_local*k
+// elements in the window, besides the generic workspace.
 //
 // gemm_reducescatter: copy engines move bytes, they do not add, so the reduction is split in two:
 // the fp32 partials travel by an all-to-all (NCCL 2.28 runs ncclAlltoAll on copy engines under the
@@ -138,10 +140,13 @@ void allgather_gemm(const ArgsT<T>& a) {
     const int64_t lo = piece_begin(a.m, pieces, p), rows = piece_begin(a.m, pieces, p + 1) - lo;
     const T* stripe = gathered + a.world * lo * a.k;
     f.wait(static_cast<size_t>(p), comp);
-    for (int q = 0; q < a.world; ++q) {
-      if (q == a.rank) continue;
-      rank_product(a, rows, stripe + q * rows * a.k, a.k, a.C + (q * a.m + lo) * a.ldc, comp);
-    }
+    // The other ranks' rows of the piece in at most two batched calls (the ranks below this one,
+    // then those above): world-1 small products would leave most SMs idle at 4 ranks and more.
+    const int64_t sa = rows * a.k, sc = a.m * a.ldc;
+    batched_product(rows, a.n, a.k, a.alpha, stripe, a.k, sa, a.B, a.ldb, a.beta, a.C + lo * a.ldc, a.ldc, sc,
+                    a.rank, comp);
+    batched_product(rows, a.n, a.k, a.alpha, stripe + (a.rank + 1) * sa, a.k, sa, a.B, a.ldb, a.beta,
+                    a.C + ((a.rank + 1) * a.m + lo) * a.ldc, a.ldc, sc, a.world - a.rank - 1, comp);
   }
   f.join();
   RUNGS_CUDA(cudaEventRecord(st.last_use, a.stream));

@@ -230,6 +230,15 @@ void partial_gemm(const char* rung, int64_t rows, int64_t n, int64_t k, const __
 void partial_gemm(const char* rung, int64_t rows, int64_t n, int64_t k, const __half* A, int64_t lda, int64_t strideA,
                   const __half* B, int64_t ldb, bool accumulate, float* P, int64_t ldp, int64_t strideP, int batch,
                   cudaStream_t stream);
+// C_b = alpha A_b B + beta C_b for b < batch, A_b = A + b * strideA, C_b = C + b * strideC (rows x n
+// each, row-major): one strided-batched cuBLAS call (fp32 accumulation), rung 4's products of the
+// rows several ranks sent in one piece.
+void batched_product(int64_t rows, int64_t n, int64_t k, float alpha, const __nv_bfloat16* A, int64_t lda,
+                     int64_t strideA, const __nv_bfloat16* B, int64_t ldb, float beta, __nv_bfloat16* C, int64_t ldc,
+                     int64_t strideC, int batch, cudaStream_t stream);
+void batched_product(int64_t rows, int64_t n, int64_t k, float alpha, const __half* A, int64_t lda, int64_t strideA,
+                     const __half* B, int64_t ldb, float beta, __half* C, int64_t ldc, int64_t strideC, int batch,
+                     cudaStream_t stream);
 // The same, each partial rounded once to bf16 (rung 5), never accumulating.
 void partial_gemm(const char* rung, int64_t rows, int64_t n, int64_t k, const __nv_bfloat16* A, int64_t lda,
                   int64_t strideA, const __nv_bfloat16* B, int64_t ldb, __nv_bfloat16* P, int64_t ldp, int64_t strideP,

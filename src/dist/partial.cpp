@@ -1,6 +1,7 @@
 // The partial products of the reduce-scatter rungs: cuBLAS with 16-bit inputs and fp32
 // accumulation, written as fp32 (rungs 1 to 3) or rounded to bf16 (rung 5), several row blocks in
-// one strided-batched call.
+// one strided-batched call; and rung 4's all-gather products, the rows of several ranks in one
+// strided-batched call with alpha and beta.
 #include "dist/dist_rung.hpp"
 
 #include "core/cublas_handle.hpp"
@@ -46,7 +47,34 @@ void partial(const char* rung, int64_t rows, int64_t n, int64_t k, const T* A, i
   }
 }
 
+template <typename T>
+void batched(int64_t rows, int64_t n, int64_t k, float alpha, const T* A, int64_t lda, int64_t strideA, const T* B,
+             int64_t ldb, float beta, T* C, int64_t ldc, int64_t strideC, int batch, cudaStream_t stream,
+             cudaDataType_t type) {
+  if (rows == 0 || n == 0 || batch == 0) return;
+  if (rows > INT_MAX || n > INT_MAX || k > INT_MAX || lda > INT_MAX || ldb > INT_MAX || ldc > INT_MAX)
+    rungs::detail::unsupported("copy_engine", "cuBLAS takes 32-bit sizes and leading dimensions");
+  // Row-major C = A B is column-major C^T = B^T A^T; k = 0 leaves beta * C (cuBLAS reads C only
+  // when beta != 0).
+  cublasHandle_t h = rungs::detail::cublas_handle(stream);
+  RUNGS_CUBLAS(cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(rows),
+                                          static_cast<int>(k), &alpha, B, type, static_cast<int>(ldb), 0, A, type,
+                                          static_cast<int>(lda), strideA, &beta, C, type, static_cast<int>(ldc),
+                                          strideC, batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
 }  // namespace
+
+void batched_product(int64_t rows, int64_t n, int64_t k, float alpha, const __nv_bfloat16* A, int64_t lda,
+                     int64_t strideA, const __nv_bfloat16* B, int64_t ldb, float beta, __nv_bfloat16* C, int64_t ldc,
+                     int64_t strideC, int batch, cudaStream_t stream) {
+  batched(rows, n, k, alpha, A, lda, strideA, B, ldb, beta, C, ldc, strideC, batch, stream, CUDA_R_16BF);
+}
+void batched_product(int64_t rows, int64_t n, int64_t k, float alpha, const __half* A, int64_t lda, int64_t strideA,
+                     const __half* B, int64_t ldb, float beta, __half* C, int64_t ldc, int64_t strideC, int batch,
+                     cudaStream_t stream) {
+  batched(rows, n, k, alpha, A, lda, strideA, B, ldb, beta, C, ldc, strideC, batch, stream, CUDA_R_16F);
+}
 
 void partial_gemm(const char* rung, int64_t rows, int64_t n, int64_t k, const __nv_bfloat16* A, int64_t lda,
                   int64_t strideA, const __nv_bfloat16* B, int64_t ldb, bool accumulate, float* P, int64_t ldp,

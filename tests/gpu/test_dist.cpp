@@ -406,7 +406,7 @@ TEST(DistThreads, FailureThenWorkingCall) {
   each_rank_throws(
       [&](int r, B16* A, B16* B, B16* C) {
         dist::gemm_reducescatter(kWorld * m, n, k, 1.0f, A, k, B, n, 0.0f, C, n, c.comm[r],
-                                 named(r == 0 ? "nccl_then_gemm" : "no_such_rung"));
+                                 named(r == 1 ? "no_such_rung" : "nccl_then_gemm"));
       },
       "rank 1 rejected its own arguments", "unknown variant", 1);
   allgather_case<B16>(c, "auto", allgather_bitwise("auto", {m, n, k, 0, 1.0f, 0.0f}), {m, n, k, 0, 1.0f, 0.0f}, 8);

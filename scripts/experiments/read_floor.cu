@@ -1,0 +1,195 @@
+// The fastest single launch that only reads B bytes, at the decode weights' sizes: the floor under
+// the decode rungs' "% of DRAM" (docs/gemm_tc.md, "The floor at each size"). Two kinds of reader,
+// each in several shapes, the best median kept per size:
+//  - ldg: the `rungs info` read kernel (grid-stride, four 16-byte loads in flight per thread);
+//  - bulk: one thread per block streams chunks into shared memory by cp.async.bulk through S
+//    mbarrier stages (rung 26's way of reading W, without the MMAs), chunks dealt round-robin.
+// Timed as `rungs bench` times: the L2 flushed before each launch by reading another buffer, CUDA
+// events around the one launch, median of 30. The percentages are of the best rate at 2 GiB (the
+// `rungs info` denominator); the last column is what 93 % of it would need at that size.
+//   source scripts/experiments/lib.sh && run_cu read_floor [BYTES...]
+#include "detail/hopper.cuh"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#define CK(x)                                                                                \
+  do {                                                                                       \
+    cudaError_t e_ = (x);                                                                    \
+    if (e_ != cudaSuccess) {                                                                 \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                          \
+    }                                                                                        \
+  } while (0)
+
+using rungs::detail::mbar_expect_tx;
+using rungs::detail::mbar_init;
+using rungs::detail::mbar_init_fence;
+using rungs::detail::mbar_wait;
+using rungs::detail::smem_u32;
+
+__global__ void ldg_read(const float4* __restrict__ p, size_t n4, float* sink) {
+  float acc = 0.0f;
+  const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+  size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (; i + 3 * stride < n4; i += 4 * stride) {
+    const float4 a = p[i], b = p[i + stride], c = p[i + 2 * stride], d = p[i + 3 * stride];
+    acc += (a.x + a.y + a.z + a.w) + (b.x + b.y + b.z + b.w) + (c.x + c.y + c.z + c.w) + (d.x + d.y + d.z + d.w);
+  }
+  for (; i < n4; i += stride) acc += p[i].x;
+  if (acc == -1.0f) *sink = acc;
+}
+
+constexpr int kMaxStages = 16;
+
+// Chunk c of the buffer goes to block c % gridDim.x; each block keeps `stages` chunks in flight.
+__global__ void bulk_read(const char* __restrict__ p, size_t chunks, unsigned chunk, int stages, float* sink) {
+  extern __shared__ __align__(128) unsigned char buf[];
+  __shared__ uint64_t full[kMaxStages];
+  if (threadIdx.x != 0) return;
+  for (int s = 0; s < stages; ++s) mbar_init(&full[s], 1);
+  mbar_init_fence();
+  const size_t first = blockIdx.x, step = gridDim.x;
+  auto issue = [&](size_t c, int s) {
+    mbar_expect_tx(&full[s], chunk);
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
+                     smem_u32(buf + static_cast<size_t>(s) * chunk)),
+                 "l"(p + c * chunk), "r"(chunk), "r"(smem_u32(&full[s]))
+                 : "memory");
+  };
+  size_t issued = 0, done = 0;
+  for (int s = 0; s < stages && first + issued * step < chunks; ++s, ++issued) issue(first + issued * step, s);
+  float acc = 0.0f;
+  while (done < issued) {
+    const int s = static_cast<int>(done % stages);
+    mbar_wait(&full[s], static_cast<unsigned>((done / stages) & 1));
+    acc += reinterpret_cast<const float*>(buf + static_cast<size_t>(s) * chunk)[0];
+    ++done;
+    if (first + issued * step < chunks) {
+      issue(first + issued * step, static_cast<int>(issued % stages));
+      ++issued;
+    }
+  }
+  if (acc == -1.0f) *sink = acc;
+}
+
+__global__ void spin(unsigned long long ns) {
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  while (t - t0 < ns);
+}
+__global__ void empty() {}
+
+template <typename Launch>
+double median_ms(Launch launch, const float4* flush, size_t flush4, float* sink, int sms) {
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  std::vector<double> v;
+  launch();
+  for (int r = 0; r < 30; ++r) {
+    ldg_read<<<sms * 8, 256>>>(flush, flush4, sink);
+    CK(cudaEventRecord(e0));
+    launch();
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    v.push_back(ms);
+  }
+  CK(cudaGetLastError());
+  CK(cudaEventDestroy(e0));
+  CK(cudaEventDestroy(e1));
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+int main(int argc, char** argv) {
+  std::vector<size_t> sizes = {size_t{7168} * 8192 * 2, size_t{28672} * 8192 * 2, size_t{7168} * 8192,
+                               size_t{28672} * 8192, size_t{2} << 30};
+  if (argc > 1) {
+    sizes.clear();
+    for (int i = 1; i < argc; ++i) sizes.push_back(std::strtoull(argv[i], nullptr, 10));
+    sizes.push_back(size_t{2} << 30);
+  }
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  const int sms = prop.multiProcessorCount;
+  const size_t big = *std::max_element(sizes.begin(), sizes.end());
+  const size_t flush_bytes = std::max<size_t>(size_t{4} * prop.l2CacheSize, size_t{256} << 20);
+  char* p = nullptr;
+  float4* flush = nullptr;
+  float* sink = nullptr;
+  CK(cudaMalloc(&p, big));
+  CK(cudaMalloc(&flush, flush_bytes));
+  CK(cudaMalloc(&sink, 4));
+  CK(cudaMemset(p, 0, big));
+  CK(cudaMemset(flush, 0, flush_bytes));
+  CK(cudaFuncSetAttribute(bulk_read, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+
+  // The GPU's own cost of a queued launch (as rungs info measures it).
+  std::vector<double> lv;
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  for (int r = 0; r < 51; ++r) {
+    spin<<<1, 32>>>(50000);
+    CK(cudaEventRecord(e0));
+    empty<<<1, 32>>>();
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    lv.push_back(ms);
+  }
+  std::sort(lv.begin(), lv.end());
+  std::printf("%s, %d SMs, L2 %d MB; empty launch %.2f us\n", prop.name, sms, prop.l2CacheSize >> 20,
+              lv[lv.size() / 2] * 1e3);
+
+  struct Best {
+    double ms;
+    char what[64];
+  };
+  std::vector<Best> best(sizes.size(), Best{1e30, ""});
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const size_t bytes = sizes[i];
+    const int ldg_shapes[][2] = {{256, 4}, {256, 8}, {256, 16}, {512, 2}, {1024, 1}, {1024, 2}};
+    for (const auto& sh : ldg_shapes) {
+      const int threads = sh[0], per_sm = sh[1];
+      const double ms = median_ms(
+          [&] { ldg_read<<<sms * per_sm, threads>>>(reinterpret_cast<const float4*>(p), bytes / 16, sink); }, flush,
+          flush_bytes / 16, sink, sms);
+      if (ms < best[i].ms) {
+        best[i].ms = ms;
+        std::snprintf(best[i].what, sizeof best[i].what, "ldg %d x %d/SM", threads, per_sm);
+      }
+    }
+    // (chunk bytes, stages, blocks per SM): up to 192 KB in flight per SM.
+    const int bulk_shapes[][3] = {{16384, 8, 1}, {16384, 12, 1}, {32768, 6, 1}, {8192, 12, 2}, {16384, 6, 2}, {65536, 3, 1}};
+    for (const auto& sh : bulk_shapes) {
+      const unsigned chunk = static_cast<unsigned>(sh[0]);
+      if (bytes % chunk != 0) continue;
+      const int stages = sh[1], grid = sms * sh[2];
+      const size_t smem = static_cast<size_t>(chunk) * stages;
+      const double ms = median_ms([&] { bulk_read<<<grid, 32, smem>>>(p, bytes / chunk, chunk, stages, sink); }, flush,
+                                  flush_bytes / 16, sink, sms);
+      if (ms < best[i].ms) {
+        best[i].ms = ms;
+        std::snprintf(best[i].what, sizeof best[i].what, "bulk %u B x %d stages, %d/SM", chunk, stages, sh[2]);
+      }
+    }
+  }
+  const double ref = static_cast<double>(sizes.back()) / (best.back().ms * 1e-3) / 1e9;
+  std::printf("%14s %10s %9s %7s %14s  %s\n", "bytes", "best us", "GB/s", "% ref", "93% needs us", "reader");
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const double gbs = static_cast<double>(sizes[i]) / (best[i].ms * 1e-3) / 1e9;
+    std::printf("%14zu %10.1f %9.0f %6.1f%% %14.1f  %s\n", sizes[i], best[i].ms * 1e3, gbs, 100.0 * gbs / ref,
+                static_cast<double>(sizes[i]) / (0.93 * ref * 1e9) * 1e6, best[i].what);
+  }
+  return 0;
+}
