@@ -3,6 +3,8 @@
 // (cli/help.cpp) lists them from it.
 #include "cli/args.hpp"
 
+#include <algorithm>
+
 #include <cerrno>
 #include <climits>
 #include <cmath>
@@ -190,6 +192,18 @@ const std::vector<Flag>& flags() {
        "gemm: f32 (fp32 CUDA cores), tf32, tf32x3 (float inputs on tensor cores), f16, bf16, fp8 (e4m3 x e4m3 "
        "with scales, bf16 C; named only, not in all) or all (default f32).\n"
        "reduce: i32, i64, f32, f64 or all (default i64); i32 sums exactly into int64. gemv: f32 only"},
+      {"--workload", "LIST", bit(Command::bench) | bit(Command::verify), G::shapes,
+       "gemm without shape flags: the parts of the seed workload to run: f32, bf16, tf32x3 (the square seed "
+       "sizes, nn), decode (bf16 nt, m = 1, 16, 64, 128 against the three decode weights), fp8 (the seed sizes, "
+       "nt) or all (default all)",
+       [](ParseState& p, const Flag& f, const std::string& v) {
+         for (const std::string& w : split(v, ',')) {
+           if (w == "all") p.a.workloads = {"f32", "bf16", "tf32x3", "decode", "fp8"};
+           else if (w == "f32" || w == "bf16" || w == "tf32x3" || w == "decode" || w == "fp8") p.a.workloads.push_back(w);
+           else fail(std::string(f.name) + ": " + quoted(w) + " is not f32, bf16, tf32x3, decode, fp8 or all");
+         }
+       },
+       "gemm"},
       {"--world", "N", bit(Command::bench), G::shapes,
        "allgather_gemm, gemm_reducescatter: the ranks, one host thread and one GPU each (default: every "
        "visible GPU)",
@@ -481,10 +495,17 @@ std::vector<Case> cases_for(const Args& a, const std::string& op) {
   const std::vector<Shape> shapes = a.shapes.empty() ? default_shapes() : a.shapes;
   const std::vector<TransPair> trans = a.trans.empty() ? std::vector<TransPair>{{}} : a.trans;
   // The seed workloads add the tensor-core kinds that matter most: bf16 and fp32-accurate tf32x3.
-  const std::vector<GemmKind> kinds = !a.gemm_kinds.empty() ? a.gemm_kinds
-                                      : a.shapes.empty()     ? std::vector<GemmKind>{GemmKind::f32, GemmKind::bf16,
-                                                                                 GemmKind::tf32x3}
-                                                             : std::vector<GemmKind>{GemmKind::f32};
+  // The seed's parts (--workload; all of them by default).
+  auto part = [&](const char* w) {
+    return a.workloads.empty() || std::find(a.workloads.begin(), a.workloads.end(), w) != a.workloads.end();
+  };
+  std::vector<GemmKind> kinds = a.gemm_kinds;
+  if (kinds.empty() && !a.shapes.empty()) kinds = {GemmKind::f32};
+  if (kinds.empty()) {
+    if (part("f32")) kinds.push_back(GemmKind::f32);
+    if (part("bf16")) kinds.push_back(GemmKind::bf16);
+    if (part("tf32x3")) kinds.push_back(GemmKind::tf32x3);
+  }
   for (GemmKind kind : kinds)
     for (const Shape& s : shapes)
       for (TransPair t : trans) out.push_back({s, t, DType::f32, kind});
@@ -492,10 +513,12 @@ std::vector<Case> cases_for(const Args& a, const std::string& op) {
   // configurations only.
   const bool whole_seed = a.shapes.empty() && a.trans.empty() && a.gemm_kinds.empty();
   if (whole_seed && (a.command == Command::bench || a.command == Command::verify)) {
-    for (const Shape& s : decode_shapes())
-      out.push_back({s, {Trans::N, Trans::T}, DType::f32, GemmKind::bf16, kDecodeWorkload});
+    if (part("decode"))
+      for (const Shape& s : decode_shapes())
+        out.push_back({s, {Trans::N, Trans::T}, DType::f32, GemmKind::bf16, kDecodeWorkload});
     // fp8 at the seed sizes, nt (the form cuBLASLt's fp8 kernels take), --scaling's layout.
-    for (const Shape& s : default_shapes()) out.push_back({s, {Trans::N, Trans::T}, DType::f32, GemmKind::fp8});
+    if (part("fp8"))
+      for (const Shape& s : default_shapes()) out.push_back({s, {Trans::N, Trans::T}, DType::f32, GemmKind::fp8});
   }
   return out;
 }
@@ -650,6 +673,8 @@ Args parse_args(const std::vector<std::string>& argv) {
   // Flags whose meaning depends on the ladder need it named when they are not gemm's.
   const bool any_dim = !st.m.empty() || !st.n.empty() || !st.k.empty();
   const bool shaped = !st.size.empty() || any_dim || !st.trans.empty() || !st.dtype.empty();
+  if (!a.workloads.empty() && shaped)
+    fail("--workload picks parts of the seed workload: it goes without --size, --m, --n, --k, --trans and --dtype");
   if (shaped && a.op.empty() && (a.command == Command::bench || a.command == Command::verify))
     fail("--size, --m, --n, --k, --trans and --dtype mean different things per ladder: name the operation "
          "(rungs " + cmd + " gemm|gemv|reduce ...)");
@@ -670,7 +695,8 @@ Args parse_args(const std::vector<std::string>& argv) {
   if (a.scaling_given) {
     bool fp8 = false;
     for (check::GemmKind kind : a.gemm_kinds) fp8 = fp8 || kind == check::GemmKind::fp8;
-    if (!fp8) fail("--scaling applies to --dtype fp8 only");
+    fp8 = fp8 || std::find(a.workloads.begin(), a.workloads.end(), "fp8") != a.workloads.end();
+    if (!fp8) fail("--scaling applies to --dtype fp8 (or --workload fp8) only");
   }
   if (!st.trans.empty()) {
     if (op == "reduce") fail("--trans does not apply to reduce");

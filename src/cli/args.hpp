@@ -69,6 +69,7 @@ struct Args {
   std::vector<TransPair> trans;      // empty = {nn} (gemm), {n} (gemv); gemv uses trans.a only
   std::vector<DType> dtypes;         // reduce: empty = the seed workloads' (every dtype)
   std::vector<check::GemmKind> gemm_kinds;  // gemm --dtype: empty = f32 (with the seed shapes: f32, bf16, tf32x3)
+  std::vector<std::string> workloads;       // gemm --workload: parts of the seed (empty = all of it)
   Scaling scaling = Scaling::tensor;        // gemm --dtype fp8: the scales' layout (--scaling)
   bool scaling_given = false;
   float alpha = 1.0f, beta = 0.0f;

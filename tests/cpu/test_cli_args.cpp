@@ -285,9 +285,35 @@ TEST(CliArgs, GemmFp8AndScaling) {
   const std::string bad = parse_error({"bench", "gemm", "--dtype", "fp8", "--scaling", "rows"});
   EXPECT_NE(bad.find("--scaling: 'rows' is not tensor, outer or block128"), std::string::npos) << bad;
   const std::string no8 = parse_error({"bench", "gemm", "--dtype", "bf16", "--scaling", "outer"});
-  EXPECT_NE(no8.find("--scaling applies to --dtype fp8 only"), std::string::npos) << no8;
+  EXPECT_NE(no8.find("--scaling applies to --dtype fp8 (or --workload fp8) only"), std::string::npos) << no8;
   const std::string gemv = parse_error({"bench", "gemv", "--scaling", "outer"});
   EXPECT_NE(gemv.find("--scaling"), std::string::npos) << gemv;
+}
+
+// --workload picks parts of gemm's seed workload: the same cases as the whole seed, those parts only.
+TEST(CliArgs, GemmWorkloadParts) {
+  using check::GemmKind;
+  const std::vector<Case> whole = cases_for(parse_args({"bench", "gemm"}), "gemm");
+  auto count = [](const std::vector<Case>& cs, GemmKind kind, bool decode) {
+    size_t n = 0;
+    for (const Case& c : cs) n += c.kind == kind && (c.workload == kDecodeWorkload) == decode;
+    return n;
+  };
+  const std::vector<Case> some = cases_for(parse_args({"bench", "gemm", "--workload", "decode,fp8,bf16"}), "gemm");
+  EXPECT_EQ(count(some, GemmKind::f32, false), 0u);
+  EXPECT_EQ(count(some, GemmKind::tf32x3, false), 0u);
+  EXPECT_EQ(count(some, GemmKind::bf16, false), count(whole, GemmKind::bf16, false));
+  EXPECT_EQ(count(some, GemmKind::bf16, true), count(whole, GemmKind::bf16, true));
+  EXPECT_EQ(count(some, GemmKind::fp8, false), count(whole, GemmKind::fp8, false));
+  EXPECT_GT(count(some, GemmKind::bf16, true), 0u);
+  EXPECT_EQ(cases_for(parse_args({"bench", "gemm", "--workload", "all"}), "gemm").size(), whole.size());
+  EXPECT_EQ(parse_args({"bench", "gemm", "--workload", "fp8", "--scaling", "block128"}).scaling, Scaling::block128);
+  const std::string bad = parse_error({"bench", "gemm", "--workload", "int8"});
+  EXPECT_NE(bad.find("--workload: 'int8' is not f32, bf16, tf32x3, decode, fp8 or all"), std::string::npos) << bad;
+  const std::string shaped = parse_error({"bench", "gemm", "--workload", "decode", "--size", "256"});
+  EXPECT_NE(shaped.find("--workload picks parts of the seed workload"), std::string::npos) << shaped;
+  const std::string other = parse_error({"bench", "reduce", "--workload", "decode"});
+  EXPECT_NE(other.find("--workload applies to rungs bench gemm only"), std::string::npos) << other;
 }
 
 TEST(CliArgs, ErrorsNameTheFlag) {
