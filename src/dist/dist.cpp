@@ -102,16 +102,30 @@ int pieces_of(int64_t rows, int64_t row_bytes) {
   return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(p, rows)));
 }
 
-// auto: rung 2 (chunked_overlap) from 2^39 multiply-adds per rank on two or more ranks, else rung 1.
-// Measured on 2 H200s (dd3d148, `rungs bench allgather_gemm --world 2 --m 8192 --n 4096 --k 8192` and
-// `rungs bench gemm_reducescatter --world 2 --m 16384 --n 8192 --k 4096`, 2^39 per rank each): rung 2
-// 1.389 ms against rung 1's 1.820 (1.31x; ring 1.401, copy_engine 1.551) and 2.094 against 2.642
-// (1.26x; ring 2.381). Smaller products are not measured: rung 1, whose gemm is the single-GPU
-// auto's bit for bit.
+// auto, from the measurements on 2 and 4 H200s joined by NVLink (docs/dist.md, Measured: 7daed2b,
+// the shapes and, on 4, the weak-scaling ones; the slowest rank's medians):
+//  - allgather_gemm, 2 ranks, 2^39 multiply-adds per rank: rung 2 1.361 ms (rung 1 1.862, rung 4
+//    1.582). 4 ranks, 2^38 per rank: rung 4 1.231 (rung 1 1.327, rung 2 1.725: pairwise exchanges
+//    and small products); 2^40 per rank: rung 2 2.845 (rung 4 2.921, rung 1 3.295).
+//  - gemm_reducescatter (fp32 partials, one rounding; rung 5 rounds 2*world times and runs only by
+//    name): 2 ranks, 2^39: rung 4 1.915 (rung 2 2.153, rung 1 2.652); 4 ranks, 2^38: rung 2 1.958,
+//    rung 4 1.978, rung 1 2.166; 2^40: rung 4 3.138 (rung 2 3.519).
+// Below the sizes measured, rung 1, whose gemm is the single-GPU auto's bit for bit. Rung 4 needs
+// NCCL 2.28 (copy-engine collectives); built with an older NCCL, rung 2 takes its place.
 size_t auto_rung(bool allgather, int64_t m, int64_t n, int64_t k, int world) {
   const double per_rank = (allgather ? static_cast<double>(world) * static_cast<double>(m) : static_cast<double>(m)) *
                           static_cast<double>(n) * static_cast<double>(k);
-  return world >= 2 && per_rank >= 549755813888.0 ? 1 : 0;  // 2^39
+  constexpr double k38 = 274877906944.0, k39 = 2 * k38, k40 = 4 * k38;
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+  constexpr size_t kCopyEngine = 3;
+#else
+  constexpr size_t kCopyEngine = 1;
+#endif
+  if (world < 2) return 0;
+  if (world == 2) return per_rank >= k39 ? (allgather ? 1 : kCopyEngine) : 0;
+  if (per_rank < k38) return 0;
+  if (allgather) return per_rank >= k40 ? 1 : kCopyEngine;
+  return kCopyEngine;
 }
 
 void set_pieces_for_testing(int pieces) { g_pieces_for_testing.store(pieces > 0 ? pieces : 0); }

@@ -174,17 +174,23 @@ TEST(DistLadder, PiecesFollowTheRule) {
     }
 }
 
-// auto: rung 2 (chunked_overlap, index 1) from 2^39 multiply-adds per rank on 2+ ranks (the shapes
-// measured), else rung 1 (index 0); the same on every rank for the same agreed sizes.
+// auto (src/dist/dist.cpp, from the measured sizes): on 2 ranks from 2^39 multiply-adds per rank rung 2
+// (allgather_gemm) or rung 4 (gemm_reducescatter); on more, from 2^38 rung 4, allgather_gemm's rung 2
+// from 2^40; else rung 1 (index 0). The same on every rank for the same agreed sizes.
 TEST(DistLadder, AutoFollowsTheRule) {
   using dist::detail::auto_rung;
   ASSERT_GE(dist::detail::ladder().size(), 2u);
   EXPECT_STREQ(dist::detail::ladder()[1].name, "chunked_overlap");
-  EXPECT_EQ(auto_rung(true, 8192, 4096, 8192, 2), 1u);    // 16384 x 4096 x 8192 per rank
-  EXPECT_EQ(auto_rung(false, 16384, 8192, 4096, 2), 1u);  // 16384 x 8192 x 4096 per rank
-  EXPECT_EQ(auto_rung(true, 4096, 4096, 8192, 4), 1u);    // the same product per rank on 4 ranks
-  EXPECT_EQ(auto_rung(true, 8192, 4096, 8191, 2), 0u);    // just below 2^39
+  const size_t ce = NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0) ? 3u : 1u;  // rung 4, else rung 2
+  EXPECT_EQ(auto_rung(true, 8192, 4096, 8192, 2), 1u);    // 16384 x 4096 x 8192 per rank: rung 2
+  EXPECT_EQ(auto_rung(false, 16384, 8192, 4096, 2), ce);  // 16384 x 8192 x 4096 per rank: rung 4
+  EXPECT_EQ(auto_rung(true, 8192, 4096, 8191, 2), 0u);    // just below 2^39 on 2 ranks: rung 1
   EXPECT_EQ(auto_rung(false, 16384, 8192, 4095, 2), 0u);
+  EXPECT_EQ(auto_rung(true, 4096, 2048, 8192, 4), ce);    // 2^38 per rank on 4 ranks
+  EXPECT_EQ(auto_rung(true, 4096, 8192, 8192, 4), 1u);    // 2^40 per rank on 4 ranks: rung 2
+  EXPECT_EQ(auto_rung(false, 16384, 8192, 2048, 4), ce);
+  EXPECT_EQ(auto_rung(false, 16384, 8192, 8192, 4), ce);
+  EXPECT_EQ(auto_rung(false, 16384, 8192, 2047, 4), 0u);  // below 2^38
   EXPECT_EQ(auto_rung(true, 200, 264, 520, 2), 0u);       // the GPU tests' shapes: rung 1
   EXPECT_EQ(auto_rung(true, 1 << 20, 8192, 8192, 1), 0u); // one rank: nothing to overlap
 }
