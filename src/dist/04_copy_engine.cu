@@ -40,13 +40,16 @@
 // gather under its first half: about 1,450-1,550 us if the copy engines reach the SM kernels'
 // bandwidth, more if they do not (the gather then shows past the own half's 715 us). Which path
 // NCCL took shows with NCCL_DEBUG=INFO ("Init CE").
-// Measured on 2 H200 (dd3d148, as rung 2): 1.551 ms, 1.17x rung 1 and slower than rung 2's 1.389;
-// whether NCCL took the copy engines (NCCL_DEBUG=INFO) was not recorded in that run. A second run:
-// 1.545 ms.
+// Measured on 2 H200 (42c73ab; NCCL_DEBUG=INFO shows "Init CE" on every rank): 1.568 ms, 1.16x
+// rung 1 and slower than rung 2's 1.357; on 4 H200 at 2^38 multiply-adds per rank the fastest
+// rung, 1.222 ms against rung 1's 1.294 (the products take about 0.65 ms of it: the copy-engine
+// gather is the bound).
 // gemm_reducescatter, prediction (2 H100, m = 16384, n = 8192, k_local = 4096: product about
 // 1.43 ms, 268 MB of fp32 partials out of each rank at 300-400 GB/s of copy engines, 0.7-0.9 ms
 // under the product; the sums read 537 MB and write 134 MB per rank, about 0.25 ms of DRAM time
-// beside the product): 1.50-1.65 ms, 1.05-1.15x the product, against rung 2's 1.70x.
+// beside the product): 1.50-1.65 ms, 1.05-1.15x the product, against rung 2's 1.70x. Measured on
+// 2 H200 (product 1.24 ms): 1.884 ms, 1.52x the product, 1.12x faster than rung 2; on 4 H200 at
+// 2^40 per rank 3.097 ms against rung 2's 3.526.
 #include "dist/dist_rung.hpp"
 
 #include <memory>
