@@ -9,6 +9,7 @@
 // `rungs info` denominator); the last column is what 93 % of it would need at that size.
 //   source scripts/experiments/lib.sh && run_cu read_floor [BYTES...]
 #include "detail/hopper.cuh"
+#include "detail/read_kernel.cuh"
 
 #include <cuda_runtime.h>
 
@@ -31,18 +32,7 @@ using rungs::detail::mbar_init;
 using rungs::detail::mbar_init_fence;
 using rungs::detail::mbar_wait;
 using rungs::detail::smem_u32;
-
-__global__ void ldg_read(const float4* __restrict__ p, size_t n4, float* sink) {
-  float acc = 0.0f;
-  const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
-  size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  for (; i + 3 * stride < n4; i += 4 * stride) {
-    const float4 a = p[i], b = p[i + stride], c = p[i + 2 * stride], d = p[i + 3 * stride];
-    acc += (a.x + a.y + a.z + a.w) + (b.x + b.y + b.z + b.w) + (c.x + c.y + c.z + c.w) + (d.x + d.y + d.z + d.w);
-  }
-  for (; i < n4; i += stride) acc += p[i].x;
-  if (acc == -1.0f) *sink = acc;
-}
+using rungs::detail::stream_read_kernel;
 
 constexpr int kMaxStages = 16;
 
@@ -93,7 +83,7 @@ double median_ms(Launch launch, const float4* flush, size_t flush4, float* sink,
   std::vector<double> v;
   launch();
   for (int r = 0; r < 30; ++r) {
-    ldg_read<<<sms * 8, 256>>>(flush, flush4, sink);
+    stream_read_kernel<<<sms * 8, 256>>>(flush, flush4, sink);
     CK(cudaEventRecord(e0));
     launch();
     CK(cudaEventRecord(e1));
@@ -162,8 +152,10 @@ int main(int argc, char** argv) {
     for (const auto& sh : ldg_shapes) {
       const int threads = sh[0], per_sm = sh[1];
       const double ms = median_ms(
-          [&] { ldg_read<<<sms * per_sm, threads>>>(reinterpret_cast<const float4*>(p), bytes / 16, sink); }, flush,
-          flush_bytes / 16, sink, sms);
+          [&] {
+            stream_read_kernel<<<sms * per_sm, threads>>>(reinterpret_cast<const float4*>(p), bytes / 16, sink);
+          },
+          flush, flush_bytes / 16, sink, sms);
       if (ms < best[i].ms) {
         best[i].ms = ms;
         std::snprintf(best[i].what, sizeof best[i].what, "ldg %d x %d/SM", threads, per_sm);

@@ -5,6 +5,7 @@
 #include "cli/device.hpp"
 #include "core/errors.hpp"
 #include "core/scratch.hpp"
+#include "detail/read_kernel.cuh"
 
 #include <cuda_runtime.h>
 
@@ -16,22 +17,7 @@ namespace rungs::cli {
 
 namespace {
 
-// Each thread keeps 4 independent 16-byte loads in flight; the sum is written only by a
-// thread whose sum is an impossible value, so the loads cannot be optimized away.
-__global__ void read_kernel(const float4* __restrict__ p, size_t n4, float* sink) {
-  float acc = 0.0f;
-  const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
-  size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  for (; i + 3 * stride < n4; i += 4 * stride) {
-    const float4 a = p[i], b = p[i + stride], c = p[i + 2 * stride], d = p[i + 3 * stride];
-    acc += (a.x + a.y + a.z + a.w) + (b.x + b.y + b.z + b.w) + (c.x + c.y + c.z + c.w) + (d.x + d.y + d.z + d.w);
-  }
-  for (; i < n4; i += stride) {
-    const float4 a = p[i];
-    acc += a.x + a.y + a.z + a.w;
-  }
-  if (acc == -1.0f) *sink = acc;
-}
+using detail::stream_read_kernel;
 
 __global__ void empty_kernel() {}
 
@@ -95,12 +81,12 @@ double measure_read_gbs() {
     const std::pair<int, int> shapes[] = {{256, 4}, {256, 8}, {256, 16}, {512, 2}, {1024, 1}};
     for (const auto& [threads, blocks_per_sm] : shapes) {
       const unsigned grid = static_cast<unsigned>(sms * blocks_per_sm);
-      read_kernel<<<grid, threads>>>(static_cast<const float4*>(buf), n4, sink);
+      stream_read_kernel<<<grid, threads>>>(static_cast<const float4*>(buf), n4, sink);
       RUNGS_LAUNCHED();
       std::vector<double> ms;
       for (int r = 0; r < 9; ++r) {
         RUNGS_CUDA(cudaEventRecord(ev.e0));
-        read_kernel<<<grid, threads>>>(static_cast<const float4*>(buf), n4, sink);
+        stream_read_kernel<<<grid, threads>>>(static_cast<const float4*>(buf), n4, sink);
         RUNGS_LAUNCHED();
         RUNGS_CUDA(cudaEventRecord(ev.e1));
         ms.push_back(ev.elapsed_ms());
@@ -140,7 +126,7 @@ double measure_launch_us() {
 
 void read_flush(const void* buf, size_t bytes, float* sink, cudaStream_t stream) {
   const unsigned grid = static_cast<unsigned>(detail::sm_count() * 8);
-  read_kernel<<<grid, 256, 0, stream>>>(static_cast<const float4*>(buf), bytes / sizeof(float4), sink);
+  stream_read_kernel<<<grid, 256, 0, stream>>>(static_cast<const float4*>(buf), bytes / sizeof(float4), sink);
   RUNGS_LAUNCHED();
 }
 
