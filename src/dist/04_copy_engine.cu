@@ -164,7 +164,7 @@ void gemm_reducescatter(const ArgsT<T>& a) {
     // Nothing to move: the one rank's partial, scaled, in one stripe.
     float* p = static_cast<float*>(a.ws->get(elems * sizeof(float)));
     partial_gemm(kName, a.m, a.n, a.k, a.A, a.lda, 0, a.B, a.ldb, false, p, a.n, 0, 1, a.stream);
-    sum_into(a.m, a.n, 1, 0, a.alpha, p, a.n, a.beta, a.C, a.ldc, a.stream);
+    scale_into(a.m, a.n, a.alpha, p, a.n, a.beta, a.C, a.ldc, a.stream);
     return;
   }
   std::unique_ptr<RungState>& held = a.ws->rung_state(kRung);
