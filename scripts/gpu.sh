@@ -75,7 +75,7 @@ if on gemm_host; then  # no kernels of its own (racecheck has nothing to see); m
 fi
 # ctest leaves out the tests of the ladders not asked for.
 on gemm_host || add ctest_re 'GemmHost' '|'
-on dist || add ctest_re 'DistThreads|DistProcesses' '|'
+on dist || add ctest_re 'DistThreads|DistProcesses|DistOneRank' '|'
 on gemv || add ctest_re 'GemvRung|GemvDeterminism' '|'
 on reduce || add ctest_re 'ReduceRung|ReduceConcurrency|ReduceAuto' '|'
 on gemm || add ctest_re 'GemmRung|GemmTc|GemmAccuracy|WarptileConfig|TestTheTest\.' '|'

@@ -56,14 +56,16 @@ std::string two_gpus_unavailable() {
     if (!rungs_why_.empty()) GTEST_SKIP() << rungs_why_;      \
   } while (0)
 
-// The communicators of kWorld ranks, one per GPU, made by ncclCommInitAll in this process.
+// The communicators of `world` ranks (kWorld unless said), one per GPU, made by ncclCommInitAll in
+// this process.
 struct Comms {
-  std::vector<ncclComm_t> comm = std::vector<ncclComm_t>(kWorld, nullptr);
-  Comms() {
+  int world;
+  std::vector<ncclComm_t> comm;
+  explicit Comms(int w = kWorld) : world(w), comm(static_cast<size_t>(w), nullptr) {
     setenv("NCCL_NVLS_ENABLE", "0", 1);  // NVLink multicast stays off
-    std::vector<int> devs(kWorld);
-    for (int r = 0; r < kWorld; ++r) devs[r] = r;
-    const ncclResult_t res = ncclCommInitAll(comm.data(), kWorld, devs.data());
+    std::vector<int> devs(world);
+    for (int r = 0; r < world; ++r) devs[r] = r;
+    const ncclResult_t res = ncclCommInitAll(comm.data(), world, devs.data());
     if (res != ncclSuccess) throw std::runtime_error(std::string("ncclCommInitAll: ") + ncclGetErrorString(res));
   }
   ~Comms() {
@@ -74,11 +76,11 @@ struct Comms {
   }
 };
 
-// Runs body(rank) on kWorld threads, each on its rank's GPU; rethrows the first exception.
-void on_ranks(const std::function<void(int)>& body) {
-  std::vector<std::exception_ptr> errors(kWorld);
+// Runs body(rank) on `world` threads, each on its rank's GPU; rethrows the first exception.
+void on_ranks(const std::function<void(int)>& body, int world = kWorld) {
+  std::vector<std::exception_ptr> errors(world);
   std::vector<std::thread> threads;
-  for (int r = 0; r < kWorld; ++r)
+  for (int r = 0; r < world; ++r)
     threads.emplace_back([&, r] {
       try {
         if (cudaSetDevice(r) != cudaSuccess) throw std::runtime_error("cudaSetDevice");
@@ -187,14 +189,14 @@ struct Shape {
 template <typename T>
 void allgather_case(const Comms& c, const std::string& variant, bool bitwise, const Shape& s, uint64_t seed) {
   on_ranks([&](int r) {
-    const int64_t lda = s.k + s.pad, ldb = s.n + s.pad, ldc = s.n + s.pad, M = kWorld * s.m;
+    const int64_t lda = s.k + s.pad, ldb = s.n + s.pad, ldc = s.n + s.pad, M = c.world * s.m;
     const Dev<T> A(host_matrix<T>(seed, 10 + r, s.m, s.k, lda));
     const Dev<T> B(host_matrix<T>(seed, 20 + r, s.k, s.n, ldb));
     const std::vector<T> c0 = host_matrix<T>(seed, 30 + r, M, s.n, ldc);
     const Dev<T> C(c0), C_ref(c0);
     // The gathered A, tight rows, from every rank's inputs (made here from the seed).
     std::vector<T> full;
-    for (int q = 0; q < kWorld; ++q) {
+    for (int q = 0; q < c.world; ++q) {
       const std::vector<T> part = host_matrix<T>(seed, 10 + q, s.m, s.k, lda);
       for (int64_t i = 0; i < s.m; ++i) full.insert(full.end(), part.begin() + i * lda, part.begin() + i * lda + s.k);
     }
@@ -213,16 +215,16 @@ void allgather_case(const Comms& c, const std::string& variant, bool bitwise, co
         magnitudes(full, host_matrix<T>(seed, 20 + r, s.k, s.n, ldb), ldb, c0, M, s.n, s.k, ldc, s.alpha, s.beta);
     const std::string diff = compare(C.get(), C_ref.get(), mag, M, s.n, ldc, bitwise, s.k);
     EXPECT_EQ(diff, "") << "allgather_gemm " << variant << " " << type_name<T>() << " rank " << r << " m_local=" << s.m
-                        << " n_local=" << s.n << " k=" << s.k << " beta=" << s.beta;
-  });
+                        << " n_local=" << s.n << " k=" << s.k << " beta=" << s.beta << " world=" << c.world;
+  }, c.world);
 }
 
 // The roundings gemm_reducescatter's C goes through beyond the reference's one: rung 5 rounds each
 // rank's partial and each of the world-1 sums of the reduction to bf16 (auto: the rung auto runs).
-int extra_roundings(const std::string& variant, int64_t m, int64_t n, int64_t k) {
+int extra_roundings(const std::string& variant, int64_t m, int64_t n, int64_t k, int world) {
   const std::string name =
-      variant == "auto" ? dist::detail::ladder()[dist::detail::auto_rung(false, m, n, k, kWorld)].name : variant;
-  return name == "narrow_partials" ? 2 * kWorld - 1 : 0;
+      variant == "auto" ? dist::detail::ladder()[dist::detail::auto_rung(false, m, n, k, world)].name : variant;
+  return name == "narrow_partials" ? 2 * world - 1 : 0;
 }
 
 // Whether the variant takes this element type (auto takes both; rung 5 bf16 only).
@@ -240,13 +242,13 @@ bool takes(Op op, const std::string& variant) {
 template <typename T>
 void reducescatter_case(const Comms& c, const std::string& variant, const Shape& s, uint64_t seed) {
   on_ranks([&](int r) {
-    const int64_t M = kWorld * s.m, lda = s.k + s.pad, ldb = s.n + s.pad, ldc = s.n + s.pad, K = kWorld * s.k;
+    const int64_t M = c.world * s.m, lda = s.k + s.pad, ldb = s.n + s.pad, ldc = s.n + s.pad, K = c.world * s.k;
     const Dev<T> A(host_matrix<T>(seed, 40 + r, M, s.k, lda));
     const Dev<T> B(host_matrix<T>(seed, 50 + r, s.k, s.n, ldb));
     const std::vector<T> c0 = host_matrix<T>(seed, 60 + r, s.m, s.n, ldc);
     const Dev<T> C(c0), C_ref(c0);
     std::vector<T> a_cat(static_cast<size_t>(s.m * std::max<int64_t>(K, 1))), b_cat;
-    for (int q = 0; q < kWorld; ++q) {
+    for (int q = 0; q < c.world; ++q) {
       const std::vector<T> a = host_matrix<T>(seed, 40 + q, M, s.k, lda);
       for (int64_t i = 0; i < s.m; ++i)
         for (int64_t j = 0; j < s.k; ++j) a_cat[i * K + q * s.k + j] = a[(r * s.m + i) * lda + j];
@@ -273,10 +275,11 @@ void reducescatter_case(const Comms& c, const std::string& variant, const Shape&
     cudaStreamDestroy(o.stream);
     const std::vector<double> mag = magnitudes(a_cat, b_cat, ldb, c0, s.m, s.n, K, ldc, s.alpha, s.beta);
     const std::string diff =
-        compare(C.get(), C_ref.get(), mag, s.m, s.n, ldc, false, K, extra_roundings(variant, M, s.n, s.k));
+        compare(C.get(), C_ref.get(), mag, s.m, s.n, ldc, false, K, extra_roundings(variant, M, s.n, s.k, c.world));
     EXPECT_EQ(diff, "") << "gemm_reducescatter " << variant << " " << type_name<T>() << " rank " << r
-                        << " m=" << M << " n=" << s.n << " k_local=" << s.k << " beta=" << s.beta;
-  });
+                        << " m=" << M << " n=" << s.n << " k_local=" << s.k << " beta=" << s.beta
+                        << " world=" << c.world;
+  }, c.world);
 }
 
 // Odd sizes, padded rows, beta != 0, k = 0, and one larger shape.
@@ -285,9 +288,9 @@ const Shape kShapes[] = {{37, 29, 53, 3, 1.0f, 0.0f}, {37, 29, 53, 0, 0.5f, -1.5
 
 // Whether allgather_gemm's C is the single-GPU gemm's bit for bit: the rung's flag (auto: the rung
 // auto runs at this shape).
-bool allgather_bitwise(const std::string& variant, const Shape& s) {
+bool allgather_bitwise(const std::string& variant, const Shape& s, int world = kWorld) {
   if (variant == "auto")
-    return dist::detail::ladder()[dist::detail::auto_rung(true, s.m, s.n, s.k, kWorld)].allgather_bitwise;
+    return dist::detail::ladder()[dist::detail::auto_rung(true, s.m, s.n, s.k, world)].allgather_bitwise;
   for (const auto& r : dist::detail::ladder())
     if (variant == r.name) return r.allgather_bitwise;
   return false;
@@ -317,6 +320,26 @@ TEST(DistThreads, GemmReduceScatterEveryRung) {
     }
     record_ran("gemm_reducescatter", v);
   }
+}
+
+// One rank on one GPU (a communicator of one): every rung and auto of both operations, both types,
+// on the paths a rung takes when there is nothing to move, against the single-GPU gemm. Runs
+// wherever one GPU is visible.
+TEST(DistOneRank, EveryRung) {
+  const std::string why = gpu_unavailable_reason();
+  if (!why.empty()) GTEST_SKIP() << why;
+  Comms c(1);
+  uint64_t seed = 900;
+  for (const std::string& v : variant_names_with_auto(Op::allgather_gemm))
+    for (const Shape& s : kShapes) {
+      allgather_case<__nv_bfloat16>(c, v, allgather_bitwise(v, s, 1), s, seed++);
+      allgather_case<__half>(c, v, allgather_bitwise(v, s, 1), s, seed++);
+    }
+  for (const std::string& v : variant_names_with_auto(Op::gemm_reducescatter))
+    for (const Shape& s : kShapes) {
+      reducescatter_case<__nv_bfloat16>(c, v, s, seed++);
+      reducescatter_case<__half>(c, v, s, seed++);
+    }
 }
 
 // The pipelines of rungs 2 and 3 on small shapes: the pieces forced (the rule gives one piece
