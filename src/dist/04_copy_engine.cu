@@ -52,65 +52,13 @@
 // 2^40 per rank 3.097 ms against rung 2's 3.526.
 #include "dist/dist_rung.hpp"
 
-#include <memory>
-
 namespace rungs::dist::detail::copy_engine {
 
 namespace {
 
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
 
-constexpr int kRung = 4;  // its state's key in the workspace
 constexpr const char* kName = "copy_engine";
-
-// Per communicator: the split communicator and its window. The window grows like the workspace
-// (after the last call's work, an event recorded on the caller's stream); every rank grows it in the
-// same call (the sizes agree), as registration is collective.
-struct CeState : RungState {
-  ncclComm_t comm = nullptr;
-  void* buf = nullptr;
-  size_t bytes = 0;
-  ncclWindow_t win = nullptr;
-  cudaEvent_t last_use = nullptr;
-
-  ~CeState() override {
-    // Errors are ignored: a destructor cannot report them, and the first one was reported already.
-    if (last_use != nullptr) {
-      (void)cudaEventSynchronize(last_use);
-      (void)cudaEventDestroy(last_use);
-    }
-    if (win != nullptr) (void)ncclCommWindowDeregister(comm, win);
-    if (comm != nullptr) (void)ncclCommDestroy(comm);
-    if (buf != nullptr) (void)ncclMemFree(buf);
-  }
-
-  void ensure(const ncclComm_t parent, int rank, size_t need) {
-    if (comm == nullptr) {
-      ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
-      cfg.CTAPolicy = NCCL_CTA_POLICY_ZERO;
-      RUNGS_NCCL(ncclCommSplit(parent, 0, rank, &comm, &cfg));
-      RUNGS_CUDA(cudaEventCreateWithFlags(&last_use, cudaEventDisableTiming));
-    }
-    if (need <= bytes) return;
-    constexpr size_t kGrain = size_t{2} << 20;
-    need = (need + kGrain - 1) / kGrain * kGrain;
-    RUNGS_CUDA(cudaEventSynchronize(last_use));
-    if (win != nullptr) {
-      ncclWindow_t w = win;
-      win = nullptr;
-      RUNGS_NCCL(ncclCommWindowDeregister(comm, w));
-    }
-    if (buf != nullptr) {
-      void* b = buf;
-      buf = nullptr;
-      bytes = 0;
-      RUNGS_NCCL(ncclMemFree(b));
-    }
-    RUNGS_NCCL(ncclMemAlloc(&buf, need));
-    bytes = need;
-    RUNGS_NCCL(ncclCommWindowRegister(comm, buf, need, &win, NCCL_WIN_COLL_SYMMETRIC));
-  }
-};
 
 template <typename T>
 void allgather_gemm(const ArgsT<T>& a) {
@@ -119,10 +67,7 @@ void allgather_gemm(const ArgsT<T>& a) {
     rank_product(a, a.world * a.m, a.A, a.lda, a.C, a.stream);
     return;
   }
-  std::unique_ptr<RungState>& held = a.ws->rung_state(kRung);
-  if (!held) held = std::make_unique<CeState>();
-  CeState& st = static_cast<CeState&>(*held);
-  st.ensure(a.comm, a.rank, static_cast<size_t>(a.world) * static_cast<size_t>(a.m * a.k) * sizeof(T));
+  CeWindow& st = ce_window(*a.ws, a.comm, a.rank, static_cast<size_t>(a.world) * static_cast<size_t>(a.m * a.k) * sizeof(T));
   T* gathered = static_cast<T*>(st.buf);
   const int pieces = pieces_of(a.m, a.world * a.k * static_cast<int64_t>(sizeof(T)));
   Fork f(*a.ws, a.stream);
@@ -167,10 +112,7 @@ void gemm_reducescatter(const ArgsT<T>& a) {
     scale_into(a.m, a.n, a.alpha, p, a.n, a.beta, a.C, a.ldc, a.stream);
     return;
   }
-  std::unique_ptr<RungState>& held = a.ws->rung_state(kRung);
-  if (!held) held = std::make_unique<CeState>();
-  CeState& st = static_cast<CeState&>(*held);
-  st.ensure(a.comm, a.rank, 2 * elems * sizeof(float));
+  CeWindow& st = ce_window(*a.ws, a.comm, a.rank, 2 * elems * sizeof(float));
   float* sent = static_cast<float*>(st.buf);  // [stripe][destination][rows][n]
   float* got = sent + elems;                   // [stripe][source][rows][n]
   Fork f(*a.ws, a.stream);

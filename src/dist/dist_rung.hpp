@@ -218,6 +218,9 @@ void sum_into(int64_t rows, int64_t cols, int parts, int64_t part_stride, float 
               float beta, __nv_bfloat16* C, int64_t ldc, cudaStream_t stream);
 void sum_into(int64_t rows, int64_t cols, int parts, int64_t part_stride, float alpha, const float* P, int64_t ldp,
               float beta, __half* C, int64_t ldc, cudaStream_t stream);
+// The same from bf16 partials (rung 6), still added in fp32 and rounded once.
+void sum_into(int64_t rows, int64_t cols, int parts, int64_t part_stride, float alpha, const __nv_bfloat16* P,
+              int64_t ldp, float beta, __nv_bfloat16* C, int64_t ldc, cudaStream_t stream);
 
 // The fp32 partial products of the reduce-scatter rungs through cuBLAS (16-bit inputs, fp32
 // accumulation and output: rungs::gemm writes 16-bit C only), `batch` row blocks in one call: for
@@ -243,6 +246,27 @@ void batched_product(int64_t rows, int64_t n, int64_t k, float alpha, const __ha
 void partial_gemm(const char* rung, int64_t rows, int64_t n, int64_t k, const __nv_bfloat16* A, int64_t lda,
                   int64_t strideA, const __nv_bfloat16* B, int64_t ldb, __nv_bfloat16* P, int64_t ldp, int64_t strideP,
                   int batch, cudaStream_t stream);
+
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+// The copy-engine rungs' state per communicator (ce_window.cpp; rungs 4 and 6 share one): a
+// communicator split once from the caller's with CTAPolicy = NCCL_CTA_POLICY_ZERO and a buffer from
+// ncclMemAlloc registered with it as a symmetric window (NCCL_WIN_COLL_SYMMETRIC), on which NCCL 2.28
+// runs ncclAllGather and ncclAlltoAll by copy engines when all ranks share one NVLink domain. The
+// window grows like the workspace: after the last call's work (`last_use`, which the rung records
+// on the caller's stream after its call), and on every rank in the same call (the sizes agree), as
+// registration is collective.
+struct CeWindow : RungState {
+  ncclComm_t comm = nullptr;
+  void* buf = nullptr;
+  size_t bytes = 0;
+  ncclWindow_t win = nullptr;
+  cudaEvent_t last_use = nullptr;
+  ~CeWindow() override;
+  void ensure(ncclComm_t parent, int rank, size_t need);
+};
+// This communicator's window, split and grown to at least `bytes` on first use.
+CeWindow& ce_window(Workspace& ws, ncclComm_t parent, int rank, size_t bytes);
+#endif
 
 // Rung 1, 01_nccl_then_gemm.cu.
 namespace nccl_then_gemm {
@@ -280,6 +304,10 @@ void gemm_reducescatter_f16(const ArgsH&);
 namespace narrow_partials {
 void gemm_reducescatter_bf16(const ArgsBF&);
 }  // namespace narrow_partials
+// Rung 6, 06_narrow_copy_engine.cu (gemm_reducescatter, bf16 only).
+namespace narrow_copy_engine {
+void gemm_reducescatter_bf16(const ArgsBF&);
+}  // namespace narrow_copy_engine
 
 }  // namespace rungs::dist::detail
 

@@ -39,6 +39,11 @@ const std::vector<Rung>& ladder() {
        "reduce-scattered in bf16: half the bytes on the wire and in the workspace, the sums written straight into C "
        "when alpha = 1 and beta = 0; 2*world roundings instead of one (PyTorch's numerics), bf16 only",
        80, false, nullptr, nullptr, narrow_partials::gemm_reducescatter_bf16, nullptr, false},
+      {"narrow_copy_engine",
+       "gemm_reducescatter as rung 4 (the partials by ncclAlltoAll on the copy engines, added in rank order in "
+       "fp32 by a kernel) with rung 5's bf16 partials: half of rung 4's bytes on the wire; world+1 roundings, bf16 "
+       "only",
+       80, false, nullptr, nullptr, narrow_copy_engine::gemm_reducescatter_bf16, nullptr, false},
   };
   return rungs;
 }

@@ -1,7 +1,7 @@
 // The epilogue of the reduce-scatter rungs: C = alpha * P + beta * C with one rounding, P being
-// the sum of the ranks' partial products (fp32; bf16 for rung 5), or the sum of `parts` fp32
-// partials `part_stride` elements apart, added in order in fp32 (rung 4, whose copy engines move
-// the partials and do not add).
+// the sum of the ranks' partial products (fp32; bf16 for rung 5), or the sum of `parts` partials
+// `part_stride` elements apart (fp32 for rung 4, bf16 for rung 6), added in order in fp32 (the
+// copy-engine rungs, whose copy engines move the partials and do not add).
 #include "dist/dist_rung.hpp"
 
 #include <cuda_bf16.h>
@@ -74,6 +74,10 @@ void sum_into(int64_t rows, int64_t cols, int parts, int64_t part_stride, float 
 }
 void sum_into(int64_t rows, int64_t cols, int parts, int64_t part_stride, float alpha, const float* P, int64_t ldp,
               float beta, __half* C, int64_t ldc, cudaStream_t stream) {
+  launch(rows, cols, parts, part_stride, alpha, P, ldp, beta, C, ldc, stream);
+}
+void sum_into(int64_t rows, int64_t cols, int parts, int64_t part_stride, float alpha, const __nv_bfloat16* P,
+              int64_t ldp, float beta, __nv_bfloat16* C, int64_t ldc, cudaStream_t stream) {
   launch(rows, cols, parts, part_stride, alpha, P, ldp, beta, C, ldc, stream);
 }
 

@@ -142,7 +142,15 @@ TEST(DistLadder, OverlapRungsFollowTheBaseline) {
   EXPECT_EQ(rs[4].name, "narrow_partials");
   EXPECT_EQ(rs[4].rung, 5);
   EXPECT_EQ(rs[4].types, "bf16");
-  for (const auto& v : variants(Op::allgather_gemm)) EXPECT_NE(v.name, "narrow_partials");
+  // Rung 6 carries rung 5's bf16 partials on rung 4's copy engines: bf16 only, reduce-scatter only.
+  ASSERT_GE(rs.size(), 6u);
+  EXPECT_EQ(rs[5].name, "narrow_copy_engine");
+  EXPECT_EQ(rs[5].rung, 6);
+  EXPECT_EQ(rs[5].types, "bf16");
+  for (const auto& v : variants(Op::allgather_gemm)) {
+    EXPECT_NE(v.name, "narrow_partials");
+    EXPECT_NE(v.name, "narrow_copy_engine");
+  }
 }
 
 // The pipelines' pieces: >= kMinPieceBytes each, at most kMaxPieces, at most one per row, at least

@@ -220,11 +220,14 @@ void allgather_case(const Comms& c, const std::string& variant, bool bitwise, co
 }
 
 // The roundings gemm_reducescatter's C goes through beyond the reference's one: rung 5 rounds each
-// rank's partial and each of the world-1 sums of the reduction to bf16 (auto: the rung auto runs).
+// rank's partial and each of the world-1 sums of the reduction to bf16, rung 6 each rank's partial
+// (auto: the rung auto runs).
 int extra_roundings(const std::string& variant, int64_t m, int64_t n, int64_t k, int world) {
   const std::string name =
       variant == "auto" ? dist::detail::ladder()[dist::detail::auto_rung(false, m, n, k, world)].name : variant;
-  return name == "narrow_partials" ? 2 * world - 1 : 0;
+  if (name == "narrow_partials") return 2 * world - 1;
+  if (name == "narrow_copy_engine") return world;
+  return 0;
 }
 
 // Whether the variant takes this element type (auto takes both; rung 5 bf16 only).
