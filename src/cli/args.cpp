@@ -210,6 +210,12 @@ const std::vector<Flag>& flags() {
        [](ParseState& p, const Flag& f, const std::string& v) {
          p.a.world = static_cast<int>(parse_int(v, f.name, 1, 1024));
        }},
+      {"--pieces", "N", bit(Command::bench), G::shapes,
+       "allgather_gemm, gemm_reducescatter: cut the pipelined rungs' transfers into N pieces instead of the "
+       "rule's (to measure the rule; the same N for every shape and rung)",
+       [](ParseState& p, const Flag& f, const std::string& v) {
+         p.a.pieces = static_cast<int>(parse_int(v, f.name, 1, 64));
+       }},
       {"--scaling", "tensor|outer|block128", kShaped, G::shapes,
        "gemm --dtype fp8: the scales' layout (default tensor): one scale per operand, one per row of op(A) and "
        "column of op(B), or one per 1 x 128 block of A along k and per 128 x 128 block of B",
@@ -660,6 +666,8 @@ Args parse_args(const std::vector<std::string>& argv) {
       fail(std::string(f->name) + " " + f->after_table + ": use --format table");
   if (a.world != 0 && !is_dist_op(a.op))
     fail("--world applies to rungs bench allgather_gemm|gemm_reducescatter only");
+  if (a.pieces != 0 && !is_dist_op(a.op))
+    fail("--pieces applies to rungs bench allgather_gemm|gemm_reducescatter only");
   if (is_dist_op(a.op)) {
     if (!st.trans.empty()) fail("--trans does not apply to " + a.op + " (A and B are stored as they are multiplied)");
     if (!st.dtype.empty()) fail("--dtype does not apply to " + a.op + " (bench times bf16)");

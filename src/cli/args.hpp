@@ -93,6 +93,7 @@ struct Args {
   bool no_graph = false;             // bench gemm_host: issue every call eagerly (no CUDA graph replay)
   int host_threads = 0;              // bench gemm_host: staging threads, the caller included (0 = the library's)
   int world = 0;                     // bench allgather_gemm / gemm_reducescatter: ranks (0 = every visible GPU)
+  int pieces = 0;                    // bench allgather_gemm / gemm_reducescatter: forced pieces (0 = the rule)
   std::string ncu;                   // profile: the ncu executable (empty = search for it)
   bool profile_child = false;        // profile: this process is the one ncu profiles (internal)
   std::vector<std::string> argv;     // the command line as given (for the JSON context)

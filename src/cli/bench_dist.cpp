@@ -252,6 +252,11 @@ int cmd_bench_dist(const Args& a, const std::string& argv0, std::ostream& out, s
       }
     }
   } guard{comms};
+  // --pieces: the pipelined rungs' pieces forced for this run (and back to the rule after it).
+  struct PiecesGuard {
+    explicit PiecesGuard(int p) { dist::detail::force_pieces(p); }
+    ~PiecesGuard() { dist::detail::force_pieces(0); }
+  } pieces_guard{a.pieces};
   // The timed calls skip the agreement check (one small collective and a host wait per call): the
   // rungs are compared on their own work; every rank passes the same arguments here.
   for (ncclComm_t c : comms) dist::set_collective_check(c, false);

@@ -89,12 +89,12 @@ Fork::~Fork() {
 }
 
 namespace {
-std::atomic<int> g_pieces_for_testing{0};
+std::atomic<int> g_forced_pieces{0};
 }
 
 int pieces_of(int64_t rows, int64_t row_bytes) {
   if (rows <= 1) return 1;
-  int64_t p = g_pieces_for_testing.load();
+  int64_t p = g_forced_pieces.load();
   if (p <= 0) {
     const int64_t bytes = rows * row_bytes;
     p = std::min<int64_t>(kMaxPieces, bytes / kMinPieceBytes);
@@ -128,7 +128,7 @@ size_t auto_rung(bool allgather, int64_t m, int64_t n, int64_t k, int world) {
   return kCopyEngine;
 }
 
-void set_pieces_for_testing(int pieces) { g_pieces_for_testing.store(pieces > 0 ? pieces : 0); }
+void force_pieces(int pieces) { g_forced_pieces.store(pieces > 0 ? pieces : 0); }
 
 void Workspace::free() {
   if (last_use_ != nullptr) {

@@ -110,13 +110,13 @@ class Fork {
 
 // How many pieces the pipelined rungs cut `rows` rows of `row_bytes` bytes into (one transfer and
 // one product per piece): pieces of at least kMinPieceBytes, at most kMaxPieces, at most `rows`,
-// at least 1. The same on every rank for the same agreed sizes. set_pieces_for_testing(p) (p > 0)
+// at least 1. The same on every rank for the same agreed sizes. force_pieces(p) (p > 0)
 // forces min(p, rows) pieces in every call of this process (the tests, to reach the pipelines on
-// small shapes); 0 goes back to the rule.
+// small shapes; rungs bench --pieces, to measure the rule); 0 goes back to the rule.
 constexpr int64_t kMinPieceBytes = int64_t{8} << 20;
 constexpr int kMaxPieces = 8;
 int pieces_of(int64_t rows, int64_t row_bytes);
-void set_pieces_for_testing(int pieces);
+void force_pieces(int pieces);
 // Rows [first, last) of piece p of `rows` rows cut into `pieces` (the first pieces one row shorter
 // where they do not divide).
 inline int64_t piece_begin(int64_t rows, int pieces, int p) { return rows * p / pieces; }

@@ -505,6 +505,12 @@ TEST(CliArgs, BenchDist) {
             std::string::npos);
   EXPECT_NE(parse_error({"bench", "allgather_gemm", "--world", "0"}).find("--world: 0 is out of range"),
             std::string::npos);
+  EXPECT_EQ(parse_args({"bench", "gemm_reducescatter", "--pieces", "4"}).pieces, 4);
+  EXPECT_EQ(parse_args({"bench", "gemm_reducescatter"}).pieces, 0);
+  EXPECT_NE(parse_error({"bench", "gemm", "--pieces", "4"}).find("--pieces applies to rungs bench allgather_gemm"),
+            std::string::npos);
+  EXPECT_NE(parse_error({"bench", "allgather_gemm", "--pieces", "0"}).find("--pieces: 0 is out of range"),
+            std::string::npos);
 }
 
 TEST(CliArgs, BenchGemmHost) {

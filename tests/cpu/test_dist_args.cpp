@@ -165,11 +165,11 @@ TEST(DistLadder, PiecesFollowTheRule) {
   EXPECT_EQ(pieces_of(1024, kMinPieceBytes / 1024 * 3), 3);    // 3 x the minimum
   EXPECT_EQ(pieces_of(8192, 8192 * 4 * 2), kMaxPieces);        // 512 MiB: capped
   EXPECT_EQ(pieces_of(4, kMinPieceBytes), 4);                  // at most one per row
-  dist::detail::set_pieces_for_testing(3);
+  dist::detail::force_pieces(3);
   EXPECT_EQ(pieces_of(37, 4), 3);
   EXPECT_EQ(pieces_of(2, 4), 2);
   EXPECT_EQ(pieces_of(1, 4), 1);
-  dist::detail::set_pieces_for_testing(0);
+  dist::detail::force_pieces(0);
   EXPECT_EQ(pieces_of(37, 4), 1);
   for (int64_t rows : {1, 2, 7, 37, 1000})
     for (int p = 1; p <= 8 && p <= rows; ++p) {

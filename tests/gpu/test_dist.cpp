@@ -352,12 +352,12 @@ TEST(DistThreads, ForcedPiecesEveryRung) {
   RUNGS_REQUIRE_TWO_GPUS();
   Comms c;
   struct Reset {
-    ~Reset() { dist::detail::set_pieces_for_testing(0); }
+    ~Reset() { dist::detail::force_pieces(0); }
   } reset;
   const Shape shapes[] = {{37, 29, 53, 3, 1.0f, 0.0f}, {37, 29, 53, 0, 0.5f, -1.5f}, {5, 7, 0, 1, 2.0f, 0.5f},
                           {200, 264, 520, 8, 1.0f, 1.0f}};
   for (int pieces : {3, 8}) {
-    dist::detail::set_pieces_for_testing(pieces);
+    dist::detail::force_pieces(pieces);
     uint64_t seed = 500 + 100 * pieces;
     for (const std::string& v : variant_names_with_auto(Op::gemm_reducescatter))
       for (const Shape& s : shapes) {
