@@ -10,9 +10,10 @@
 // NCCL's kernels and the result is the same. No NVLink multicast: with NCCL_NVLS_ENABLE=0 NCCL's
 // copy-engine collectives synchronize the ranks with plain (unicast) flag writes.
 //
-// allgather_gemm: the rows are cut into pieces (pieces_of: >= 8 MiB gathered per piece, at most
-// 8); for each piece the rank copies its own rows into its place in the window and the split
-// communicator gathers them in place (ncclAllGather) on the communication stream; the product of
+// allgather_gemm: the rows are cut into pieces (pieces_of: >= 128 MiB gathered per piece, at most
+// 8: each copy-engine collective costs about 0.1 ms beside the products); for each piece the rank
+// copies its own rows into its place in the window and the split communicator gathers them in
+// place (ncclAllGather) on the communication stream; the product of
 // the own rows starts first, from A_local, on the compute stream, then each piece's other ranks'
 // rows are multiplied as soon as that piece has landed (events), in strided-batched cuBLAS calls
 // (the ranks below this one, then those above: one call each, so that a piece's products fill the
@@ -69,7 +70,7 @@ void allgather_gemm(const ArgsT<T>& a) {
   }
   CeWindow& st = ce_window(*a.ws, a.comm, a.rank, static_cast<size_t>(a.world) * static_cast<size_t>(a.m * a.k) * sizeof(T));
   T* gathered = static_cast<T*>(st.buf);
-  const int pieces = pieces_of(a.m, a.world * a.k * static_cast<int64_t>(sizeof(T)));
+  const int pieces = pieces_of(a.m, a.world * a.k * static_cast<int64_t>(sizeof(T)), kMinCePieceBytes);
   Fork f(*a.ws, a.stream);
   const cudaStream_t comp = f.stream(kCompute), comm = f.stream(kComm);
   // Piece p of every rank: rows [lo, lo+rows) of each A_local, at [world][rows][k] after the pieces

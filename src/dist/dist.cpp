@@ -92,12 +92,12 @@ namespace {
 std::atomic<int> g_forced_pieces{0};
 }
 
-int pieces_of(int64_t rows, int64_t row_bytes) {
+int pieces_of(int64_t rows, int64_t row_bytes, int64_t min_piece_bytes) {
   if (rows <= 1) return 1;
   int64_t p = g_forced_pieces.load();
   if (p <= 0) {
     const int64_t bytes = rows * row_bytes;
-    p = std::min<int64_t>(kMaxPieces, bytes / kMinPieceBytes);
+    p = std::min<int64_t>(kMaxPieces, bytes / min_piece_bytes);
   }
   return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(p, rows)));
 }

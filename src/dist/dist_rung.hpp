@@ -109,13 +109,17 @@ class Fork {
 };
 
 // How many pieces the pipelined rungs cut `rows` rows of `row_bytes` bytes into (one transfer and
-// one product per piece): pieces of at least kMinPieceBytes, at most kMaxPieces, at most `rows`,
-// at least 1. The same on every rank for the same agreed sizes. force_pieces(p) (p > 0)
+// one product per piece): pieces of at least `min_piece_bytes` (kMinPieceBytes; rung 4's
+// all-gather kMinCePieceBytes), at most kMaxPieces, at most `rows`, at least 1. The same on every rank for the same agreed sizes. force_pieces(p) (p > 0)
 // forces min(p, rows) pieces in every call of this process (the tests, to reach the pipelines on
 // small shapes; rungs bench --pieces, to measure the rule); 0 goes back to the rule.
 constexpr int64_t kMinPieceBytes = int64_t{8} << 20;
+// Rung 4's all-gather: each copy-engine collective costs about 0.1 ms more beside the products than
+// its bytes (4 H200: 268 MB gathered in 2 pieces 0.95 ms, 3 1.09, 4 1.19, 8 1.38; 2 H200: 2 pieces
+// 1.38 ms, 8 1.57; docs/dist.md), so its pieces are at least 128 MiB.
+constexpr int64_t kMinCePieceBytes = int64_t{128} << 20;
 constexpr int kMaxPieces = 8;
-int pieces_of(int64_t rows, int64_t row_bytes);
+int pieces_of(int64_t rows, int64_t row_bytes, int64_t min_piece_bytes = kMinPieceBytes);
 void force_pieces(int pieces);
 // Rows [first, last) of piece p of `rows` rows cut into `pieces` (the first pieces one row shorter
 // where they do not divide).

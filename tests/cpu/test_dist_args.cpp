@@ -165,6 +165,9 @@ TEST(DistLadder, PiecesFollowTheRule) {
   EXPECT_EQ(pieces_of(1024, kMinPieceBytes / 1024 * 3), 3);    // 3 x the minimum
   EXPECT_EQ(pieces_of(8192, 8192 * 4 * 2), kMaxPieces);        // 512 MiB: capped
   EXPECT_EQ(pieces_of(4, kMinPieceBytes), 4);                  // at most one per row
+  // rung 4's all-gather: pieces of at least kMinCePieceBytes (268 MB gathered: 2)
+  EXPECT_EQ(pieces_of(4096, 4 * 8192 * 2, dist::detail::kMinCePieceBytes), 2);
+  EXPECT_EQ(pieces_of(4096, 4 * 8192 * 2), kMaxPieces);
   dist::detail::force_pieces(3);
   EXPECT_EQ(pieces_of(37, 4), 3);
   EXPECT_EQ(pieces_of(2, 4), 2);
