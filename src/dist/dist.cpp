@@ -102,20 +102,21 @@ int pieces_of(int64_t rows, int64_t row_bytes, int64_t min_piece_bytes) {
   return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(p, rows)));
 }
 
-// auto, from the measurements on 2 and 4 H200s joined by NVLink (docs/dist.md, Measured: 7daed2b,
-// the shapes and, on 4, the weak-scaling ones; the slowest rank's medians):
-//  - allgather_gemm, 2 ranks, 2^39 multiply-adds per rank: rung 2 1.361 ms (rung 1 1.862, rung 4
-//    1.582). 4 ranks, 2^38 per rank: rung 4 1.231 (rung 1 1.327, rung 2 1.725: pairwise exchanges
-//    and small products); 2^40 per rank: rung 2 2.845 (rung 4 2.921, rung 1 3.295).
-//  - gemm_reducescatter (fp32 partials, one rounding; rung 5 rounds 2*world times and runs only by
-//    name): 2 ranks, 2^39: rung 4 1.915 (rung 2 2.153, rung 1 2.652); 4 ranks, 2^38: rung 2 1.958,
-//    rung 4 1.978, rung 1 2.166; 2^40: rung 4 3.138 (rung 2 3.519).
+// auto, from the measurements on 2 and 4 H200s joined by NVLink (docs/dist.md, Measured: the
+// issue's shapes and, on 4, the weak-scaling ones; the slowest rank's medians):
+//  - allgather_gemm, 2 ranks, 2^39 multiply-adds per rank: rung 2 1.343 ms (rung 4 1.356, rung 1
+//    1.759). 4 ranks, 2^38 per rank: rung 4 0.943 (rung 1 1.297, rung 2 1.605: pairwise exchanges
+//    and small products); 2^40 per rank: rung 4 2.665 (rung 2 2.804, rung 1 3.230).
+//  - gemm_reducescatter (fp32 partials, one rounding; rungs 5 and 6 round the partials and run only
+//    by name): 2 ranks, 2^39: rung 4 1.868 (rung 2 2.125, rung 1 2.634); 4 ranks, 2^38: rung 2
+//    1.890, rung 4 2.019, rung 1 2.140 (rung 4 1.81-1.98 in other runs); 2^40: rung 4 3.112 (rung 2
+//    3.517).
 // Below the sizes measured, rung 1, whose gemm is the single-GPU auto's bit for bit. Rung 4 needs
 // NCCL 2.28 (copy-engine collectives); built with an older NCCL, rung 2 takes its place.
 size_t auto_rung(bool allgather, int64_t m, int64_t n, int64_t k, int world) {
   const double per_rank = (allgather ? static_cast<double>(world) * static_cast<double>(m) : static_cast<double>(m)) *
                           static_cast<double>(n) * static_cast<double>(k);
-  constexpr double k38 = 274877906944.0, k39 = 2 * k38, k40 = 4 * k38;
+  constexpr double k38 = 274877906944.0, k39 = 2 * k38;
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
   constexpr size_t kCopyEngine = 3;
 #else
@@ -123,9 +124,7 @@ size_t auto_rung(bool allgather, int64_t m, int64_t n, int64_t k, int world) {
 #endif
   if (world < 2) return 0;
   if (world == 2) return per_rank >= k39 ? (allgather ? 1 : kCopyEngine) : 0;
-  if (per_rank < k38) return 0;
-  if (allgather) return per_rank >= k40 ? 1 : kCopyEngine;
-  return kCopyEngine;
+  return per_rank >= k38 ? kCopyEngine : 0;
 }
 
 void force_pieces(int pieces) { g_forced_pieces.store(pieces > 0 ? pieces : 0); }

@@ -198,7 +198,7 @@ TEST(DistLadder, AutoFollowsTheRule) {
   EXPECT_EQ(auto_rung(true, 8192, 4096, 8191, 2), 0u);    // just below 2^39 on 2 ranks: rung 1
   EXPECT_EQ(auto_rung(false, 16384, 8192, 4095, 2), 0u);
   EXPECT_EQ(auto_rung(true, 4096, 2048, 8192, 4), ce);    // 2^38 per rank on 4 ranks
-  EXPECT_EQ(auto_rung(true, 4096, 8192, 8192, 4), 1u);    // 2^40 per rank on 4 ranks: rung 2
+  EXPECT_EQ(auto_rung(true, 4096, 8192, 8192, 4), ce);    // 2^40 per rank on 4 ranks too
   EXPECT_EQ(auto_rung(false, 16384, 8192, 2048, 4), ce);
   EXPECT_EQ(auto_rung(false, 16384, 8192, 8192, 4), ce);
   EXPECT_EQ(auto_rung(false, 16384, 8192, 2047, 4), 0u);  // below 2^38
