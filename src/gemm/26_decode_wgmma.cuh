@@ -1,8 +1,9 @@
-// Rung 26's parts (used by rungs 26 and 27; what they add and why: 26_decode_wgmma.cu): the block
+// Rung 26's parts (used by rungs 26, 27 and 32; what they add and why: 26_decode_wgmma.cu): the block
 // shape (BM rows of W: 128, or 256 at N = 64 and 128 where the rung asks for it; two consumer
 // warpgroups and a producer warp), the TMA stages of W and A, the producer's and the consumers'
 // step for one k tile with W either k-contiguous (nt) or n-contiguous (nn, wgmma's transpose bit),
-// the tensor maps, the choice of wgmma's N and BM, and rung 27's programmatic second launch.
+// rung 26's kernel (at one or two blocks per SM), the tensor maps, the choice of wgmma's N and BM,
+// and rung 27's programmatic second launch.
 #pragma once
 
 #include "detail/gemm_pipeline.cuh"
@@ -10,7 +11,9 @@
 #include "detail/hopper.cuh"
 #include "gemm/gemm_rung.hpp"
 #include "gemm/pack.hpp"
+#include "core/errors.hpp"
 
+#include <algorithm>
 #include <type_traits>
 
 namespace rungs::sgemm::decode_wgmma {
@@ -36,14 +39,20 @@ template <int N, int H>
 constexpr int stage_bytes() {
   return w_bytes<H>() + N * ROW;
 }
-template <int N, int H>
-constexpr int stages() {  // as many as fit the 227 KB a Hopper block may have, at most 8
-  constexpr int fit = (227 * 1024 - 1024 - 2 * 8 * 8) / stage_bytes<N, H>();
+// The dynamic shared memory a block may have with OCC blocks per SM: 227 KB alone (rung 26); two
+// blocks share the SM's 228 KB, each with 1 KB the system reserves (rung 32: 113 KB).
+template <int OCC>
+constexpr int smem_budget() {
+  return OCC == 1 ? 227 * 1024 : 228 * 1024 / OCC - 1024;
+}
+template <int N, int H, int OCC = 1>
+constexpr int stages() {  // as many as fit the budget, at most 8
+  constexpr int fit = (smem_budget<OCC>() - 1024 - 2 * 8 * 8) / stage_bytes<N, H>();
   return fit < 8 ? fit : 8;
 }
-template <int N, int H>
+template <int N, int H, int OCC = 1>
 constexpr int smem_bytes() {
-  return stages<N, H>() * stage_bytes<N, H>() + 1024 /* alignment */ + 2 * stages<N, H>() * 8 /* barriers */;
+  return stages<N, H, OCC>() * stage_bytes<N, H>() + 1024 /* alignment */ + 2 * stages<N, H, OCC>() * 8 /* barriers */;
 }
 
 // The producer's step i of its block (the i-th k tile it loads, counted over the whole block):
@@ -52,11 +61,11 @@ constexpr int smem_bytes() {
 // tb == T): one BM x 64 box, BM rows of 128 bytes. W_MN (W stored k x n, tb == N): BM / 64 boxes
 // of 64 k-rows x 64 n (8 KB each, box j holding W rows n0 + 64 j ..), the layout wgmma reads with
 // its transpose bit.
-template <int N, int H, bool W_MN>
+template <int N, int H, bool W_MN, int OCC = 1>
 __device__ __forceinline__ void produce_k_tile(unsigned char* smem, uint64_t* full, uint64_t* empty, int i,
                                                const CUtensorMap* map_w, const CUtensorMap* map_a, int kt, int n0,
                                                int m0) {
-  constexpr int STAGES = stages<N, H>(), STAGE_BYTES = stage_bytes<N, H>();
+  constexpr int STAGES = stages<N, H, OCC>(), STAGE_BYTES = stage_bytes<N, H>();
   const int s = i % STAGES;
   if (i >= STAGES) detail::mbar_wait(&empty[s], ((i / STAGES) + 1) & 1);  // use i / STAGES - 1 released
   unsigned char* st = smem + s * STAGE_BYTES;
@@ -74,10 +83,10 @@ __device__ __forceinline__ void produce_k_tile(unsigned char* smem, uint64_t* fu
 // A consumer warpgroup's step i: waits for stage i % STAGES, adds its BM / 2 rows of W times A^T
 // (64 x N per m64 block h, k 64) into d[h], then releases stage i - 1, whose MMAs have retired
 // (stage i's may still run: wgmma_wait<0> before reading d).
-template <typename T, int N, int H, bool W_MN>
+template <typename T, int N, int H, bool W_MN, int OCC = 1>
 __device__ __forceinline__ void consume_k_tile(unsigned char* smem, uint64_t* full, uint64_t* empty, int i,
                                                float (&d)[H][N / 2], int wg, int tid) {
-  constexpr int STAGES = stages<N, H>(), STAGE_BYTES = stage_bytes<N, H>();
+  constexpr int STAGES = stages<N, H, OCC>(), STAGE_BYTES = stage_bytes<N, H>();
   const int s = i % STAGES;
   detail::mbar_wait(&full[s], (i / STAGES) & 1);
   const unsigned char* Ws = smem + s * STAGE_BYTES;
@@ -101,6 +110,119 @@ __device__ __forceinline__ void consume_k_tile(unsigned char* smem, uint64_t* fu
   if (i > 0 && tid % 128 == 0) detail::mbar_arrive(&empty[(i - 1) % STAGES]);
 }
 
+// Rungs 26 and 32's grid: splits of at least 4 k tiles, at most 8 (a tile's splits are one
+// cluster: 8 blocks at most, the portable size), groups of N rows of A along y.
+constexpr int MIN_KT_PER_SPLIT = 4;
+constexpr int64_t MAX_SPLITS = 8;
+constexpr int MAX_GROUPS_Y = 65535;  // gridDim.y
+
+// Rung 26's kernel (rung 32 runs it at OCC = 2 blocks per SM, with the stages that fit half an
+// SM's shared memory). Block (x, y, z): W rows BM x .., A rows N (group0 + y) .., k tiles of split
+// z. One split: C = alpha * acc + beta * C. Splits (gridDim.z > 1, one cluster of gridDim.z blocks along z per
+// tile): each block leaves its fp32 sums in its own shared memory, and block z then adds slice z
+// of the tile over the cluster's blocks, in split order, and stores it.
+template <typename T, int N, int H, bool W_MN, int OCC>
+__global__ void __launch_bounds__(THREADS, OCC)
+    decode_kernel(const __grid_constant__ CUtensorMap map_w, const __grid_constant__ CUtensorMap map_a, ArgsT<T> a,
+                  int group0) {
+  constexpr int STAGES = stages<N, H, OCC>(), STAGE_BYTES = stage_bytes<N, H>(), BM = bm<H>();
+  constexpr int LDS = BM + 4;  // the sums in shared memory: N rows (of A) of BM floats, 4 more: no bank conflicts
+  static_assert(smem_bytes<N, H, OCC>() <= smem_budget<OCC>(), "OCC blocks fit an SM's shared memory");
+  static_assert(STAGES >= 2, "a pipeline");
+  static_assert(N * LDS * 4 <= STAGES * STAGE_BYTES, "the sums fit where the stages were");
+  extern __shared__ unsigned char smem_raw[];
+  unsigned char* smem = detail::smem_align_1024(smem_raw);
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + STAGES * STAGE_BYTES);
+  uint64_t* empty = full + STAGES;
+  const int tid = static_cast<int>(threadIdx.x), wg = tid / 128;
+  detail::init_pipeline_barriers(full, empty, STAGES, 2);  // empty: both consumer warpgroups
+  __syncthreads();
+  const int n0 = static_cast<int>(blockIdx.x) * BM, m0 = (group0 + static_cast<int>(blockIdx.y)) * N;
+  const int64_t KT = detail::ceil_div(a.k, int64_t(BK));
+  const int split = static_cast<int>(blockIdx.z), splits = static_cast<int>(gridDim.z);
+  const int kt0 = static_cast<int>(KT * split / splits), count = static_cast<int>(KT * (split + 1) / splits) - kt0;
+  const int n = static_cast<int>(a.n), m = static_cast<int>(a.m);
+  float* sums = reinterpret_cast<float*>(smem);  // splits: [row of A - m0][row of W - n0], ld LDS
+
+  if (wg == 2) {  // the producer warp
+    if (tid == 256) {
+      detail::tma_prefetch(&map_w);
+      detail::tma_prefetch(&map_a);
+      for (int i = 0; i < count; ++i)
+        produce_k_tile<N, H, W_MN, OCC>(smem, full, empty, i, &map_w, &map_a, kt0 + i, n0, m0);
+    }
+  } else {
+    float d[H][N / 2];
+#pragma unroll
+    for (int h = 0; h < H; ++h)
+#pragma unroll
+      for (int i = 0; i < N / 2; ++i) d[h][i] = 0.0f;
+    for (int i = 0; i < count; ++i) consume_k_tile<T, N, H, W_MN, OCC>(smem, full, empty, i, d, wg, tid);
+    detail::wgmma_wait<0>();
+
+    // d[h] holds C^T's rows n0 + 64 (H wg + h) .. (C's columns) and columns m0 .. (C's rows):
+    // accumulator element (r, c) of warp w, lane 4g + q, d[h][4j + e]: r = 16w + g + 8(e / 2),
+    // c = 8j + 2q + e % 2.
+    if (splits == 1) {
+#pragma unroll
+      for (int h = 0; h < H; ++h)
+        detail::store_acc_64xn_t<T, N>(d[h], a.C, a.ldc, n0 + (wg * H + h) * 64, m0, n, m, a.alpha, a.beta);
+    } else {
+      detail::named_barrier(1, 256);  // both warpgroups' MMAs have read their last stage
+      const int t = tid % 128, w = t / 32, g = (t % 32) / 4, q = t % 4;
+#pragma unroll
+      for (int h = 0; h < H; ++h)
+#pragma unroll
+        for (int j = 0; j < N / 8; ++j)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            const int r = (wg * H + h) * 64 + 16 * w + g + 8 * (e / 2), c = 8 * j + 2 * q + e % 2;
+            sums[c * LDS + r] = d[h][4 * j + e];
+          }
+    }
+  }
+  if (splits == 1) return;
+  __syncwarp();  // cluster_sync is .aligned: every warp converged
+
+  // Every block of the cluster (the tile's splits) holds its sums. This block adds quads
+  // [q0, q1) of the tile (four consecutive rows of W, i.e. columns of C, each) over the
+  // cluster's blocks in split order (cluster rank s = split s), the same order every run. A
+  // thread's quads (at most U) are loaded together per split, so each split costs one remote
+  // latency.
+  detail::cluster_sync();
+  constexpr int QUADS_PER_ROW = BM / 4, QUADS = N * QUADS_PER_ROW;
+  constexpr int U = (QUADS / 2 + THREADS - 1) / THREADS;  // splits >= 2: at most half the quads
+  const int q0 = QUADS * split / splits, q1 = QUADS * (split + 1) / splits;
+  float4 acc[U];
+  for (int s = 0; s < splits; ++s) {
+    float4 v[U];
+#pragma unroll
+    for (int i = 0; i < U; ++i) {
+      const int qi = q0 + tid + i * THREADS;
+      v[i] = qi < q1 ? detail::ld_shared_cluster_v4(sums + (qi / QUADS_PER_ROW) * LDS + (qi % QUADS_PER_ROW) * 4,
+                                                     static_cast<uint32_t>(s))
+                     : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    }
+#pragma unroll
+    for (int i = 0; i < U; ++i) {
+      if (s == 0) acc[i] = v[i];
+      else acc[i].x += v[i].x, acc[i].y += v[i].y, acc[i].z += v[i].z, acc[i].w += v[i].w;
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < U; ++i) {
+    const int qi = q0 + tid + i * THREADS;
+    const int row = m0 + qi / QUADS_PER_ROW, col = n0 + (qi % QUADS_PER_ROW) * 4;
+    if (qi >= q1 || row >= m) continue;
+    const float v[4] = {acc[i].x, acc[i].y, acc[i].z, acc[i].w};
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      if (col + e < n) detail::store_c(a.C, a.ldc, row, col + e, v[e], a.alpha, a.beta);
+  }
+  __syncwarp();
+  detail::cluster_sync();  // no block leaves while the others still read its shared memory
+}
+
 // W in BM x 64 boxes (n x k) or 64 x 64 boxes (k x n, W_MN), A (m x k) in N x 64 boxes, all with
 // the 128-byte swizzle.
 struct Maps {
@@ -113,6 +235,46 @@ Maps make_maps(const ArgsT<T>& a) {
   const CUtensorMap w = W_MN ? detail::make_tensor_map_2d(a.B, type, E, a.k, a.n, a.ldb, BK, 64)
                              : detail::make_tensor_map_2d(a.B, type, E, a.n, a.k, a.ldb, bm<H>(), BK);
   return {w, detail::make_tensor_map_2d(a.A, type, E, a.m, a.k, a.lda, N, BK)};
+}
+
+// Launches rung 26's kernel at OCC blocks per SM on tiles_n x groups tiles of `splits` k slices
+// each (the splits of a tile one cluster along z); fewer splits where a cluster of them does not
+// fit one GPC at this block size (8 do on an H100). `rung` names the caller in errors.
+template <typename T, int N, int H, bool W_MN, int OCC>
+void launch_grid(const ArgsT<T>& a, const Maps& maps, int64_t tiles_n, int64_t groups, int64_t splits,
+                 const char* rung) {
+  constexpr int SMEM = smem_bytes<N, H, OCC>();
+  auto* kernel = &decode_kernel<T, N, H, W_MN, OCC>;
+  detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), SMEM);
+  while (splits > 1) {
+    try {
+      detail::max_active_clusters(reinterpret_cast<const void*>(kernel), THREADS, SMEM, static_cast<int>(splits), rung);
+      break;
+    } catch (const Unsupported&) {
+      --splits;
+    }
+  }
+  for (int64_t g0 = 0; g0 < groups; g0 += MAX_GROUPS_Y) {
+    const dim3 grid(static_cast<unsigned>(tiles_n), static_cast<unsigned>(std::min<int64_t>(MAX_GROUPS_Y, groups - g0)),
+                    static_cast<unsigned>(splits));
+    if (splits == 1) {
+      kernel<<<grid, THREADS, SMEM, a.stream>>>(maps.w, maps.a, a, static_cast<int>(g0));
+    } else {  // clusters of the splits of one tile, along z
+      cudaLaunchConfig_t cfg = {};
+      cfg.gridDim = grid;
+      cfg.blockDim = dim3(THREADS);
+      cfg.dynamicSmemBytes = SMEM;
+      cfg.stream = a.stream;
+      cudaLaunchAttribute attr[1];
+      attr[0].id = cudaLaunchAttributeClusterDimension;
+      attr[0].val.clusterDim.x = 1, attr[0].val.clusterDim.y = 1;
+      attr[0].val.clusterDim.z = static_cast<unsigned>(splits);
+      cfg.attrs = attr;
+      cfg.numAttrs = 1;
+      RUNGS_CUDA(cudaLaunchKernelEx(&cfg, kernel, maps.w, maps.a, a, static_cast<int>(g0)));
+    }
+    detail::check_launch(rung);
+  }
 }
 
 // Every thread of a kernel whose results a programmatically launched kernel reads (the second

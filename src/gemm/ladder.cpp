@@ -126,6 +126,11 @@ const std::vector<Rung>& ladder() {
        "k tile with the block128 scales, tensor and outer in the epilogue, split-K for short n (sm_90a); m <= 128, "
        "every scaling (m/n-major or unaligned operands copied k-major first)",
        90, false, nullptr, nullptr, nullptr, nullptr, nullptr, decode_fp8::run_fp8},
+      {"decode_resident",
+       "rung 26 with every block resident at once: two blocks per SM, each with the stages that fit half an SM's "
+       "shared memory, 128-row tiles split against the 2 x SMs slots, so no SM idles and no second wave "
+       "(sm_90a); f16 bf16 (ta = T or rows TMA cannot address: rung 14)",
+       90, false, nullptr, nullptr, nullptr, decode_resident::run_f16, decode_resident::run_bf16},
   };
   return rungs;
 }

@@ -1,0 +1,68 @@
+// Rung 32, decode_resident: rung 26 (decode_wgmma) with every block of the grid resident at once.
+// Adds over rung 26: two blocks per SM instead of one, each with the stages that fit half an SM's
+// shared memory (6 / 6 / 5 / 4 / 3 at N = 8 / 16 / 32 / 64 / 128: the SM holds as many bytes of W
+// in flight as rung 26's one block, or more), and the grid sized to the 2 x SMs slots. Rung 26's
+// grid is whole tiles times whole splits against one slot per SM, so SMs idle where the count does
+// not divide: n = 7168 gives 56 tiles of 128 rows, split twice, 112 blocks on 132 SMs; n = 28672
+// gives 224 tiles, 1.7 waves, the second of 92 blocks. Here n = 7168 is split four times (224
+// blocks), n = 28672 runs its 224 tiles in one wave: every SM streams W from the first cycle to
+// the last, and as every block keeps the same bytes in flight, the blocks draw DRAM at the same
+// rate and finish together, whatever their count per SM. Always 128-row tiles (rung 26's 256-row
+// tiles' sums do not fit where two blocks' stages were). The kernel is rung 26's
+// (26_decode_wgmma.cuh, at OCC = 2): `diff 26_decode_wgmma.cu 32_decode_resident.cu` shows the grid.
+// Fallback inside the rung (slower, same answer): as rung 26 (rung 14).
+// Bound now: reading W once from DRAM; the 1.7 waves and idle SMs are gone, the sums' exchange
+// of split tiles stays (four splits where rung 26 had two at n = 7168), and A's boxes are read by
+// twice as many blocks from L2 at N = 64 / 128 (128-row tiles where rung 26 took 256).
+// Prediction (bf16 nt, % of the DRAM read bandwidth with W + A + C): H100 7168 x 8192 at m <= 16
+// from 45.1-45.6 us to 42-43 us (floor: one bare read of the 117 MB, 40.4 us), H200 from 34.5-35.2
+// us to 31-32 us (floor 29.3); 28672 x 8192 at m = 1 / 16: H200 from 91 / 88 % to 94-96 %, H100 from
+// 96 / 95 % to 97-98 %; m = 64 / 128 lose the 256-row tiles' halved A traffic: level with rung 26.
+#include "gemm/26_decode_wgmma.cuh"
+
+#include "core/errors.hpp"
+
+#include <algorithm>
+
+namespace rungs::sgemm::decode_resident {
+
+namespace {
+
+using namespace decode_wgmma;
+using detail::ceil_div;
+
+constexpr int OCC = 2;  // blocks per SM
+
+template <typename T, int N, int H, bool W_MN>
+void launch(const ArgsT<T>& a) {
+  const Maps maps = make_maps<T, N, H, W_MN>(a);
+  const int64_t tiles_n = ceil_div(a.n, int64_t(bm<H>())), groups = ceil_div(a.m, N), KT = ceil_div(a.k, BK);
+  // The slots: 2 per SM where the kernel's registers and shared memory allow it (they do on sm_90).
+  constexpr int SMEM = smem_bytes<N, H, OCC>();
+  auto* kernel = &decode_kernel<T, N, H, W_MN, OCC>;
+  detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), SMEM);
+  int per_sm = 0;
+  RUNGS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, THREADS, SMEM));
+  const int64_t tiles = tiles_n * groups, slots = std::max(1, per_sm) * detail::sm_count();
+  int64_t splits = 1;
+  if (tiles < slots) splits = std::max<int64_t>(1, std::min({slots / tiles, KT / MIN_KT_PER_SPLIT, MAX_SPLITS}));
+  launch_grid<T, N, H, W_MN, OCC>(a, maps, tiles_n, groups, splits, "decode_resident");
+}
+
+template <typename T>
+void run16(const ArgsT<T>& a, void (*fallback)(const ArgsT<T>&)) {
+  detail::require_sm90a("decode_resident");
+  if (!tma_path(a)) return fallback(a);
+  // 128-row tiles at every N.
+  with_n(a.m, [&](auto n) {
+    if (a.tb == Trans::N) launch<T, decltype(n)::value, 1, true>(a);
+    else launch<T, decltype(n)::value, 1, false>(a);
+  });
+}
+
+}  // namespace
+
+void run_f16(const ArgsH& a) { run16(a, wgmma::run_f16); }
+void run_bf16(const ArgsBF& a) { run16(a, wgmma::run_bf16); }
+
+}  // namespace rungs::sgemm::decode_resident
