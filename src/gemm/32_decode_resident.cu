@@ -18,6 +18,15 @@
 // from 45.1-45.6 us to 42-43 us (floor: one bare read of the 117 MB, 40.4 us), H200 from 34.5-35.2
 // us to 31-32 us (floor 29.3); 28672 x 8192 at m = 1 / 16: H200 from 91 / 88 % to 94-96 %, H100 from
 // 96 / 95 % to 97-98 %; m = 64 / 128 lose the 256-row tiles' halved A traffic: level with rung 26.
+// Measured (H100 SXM, 4bdc263, `rungs bench gemm --workload decode --variant
+// decode_wgmma,decode_resident`, bf16 nt, interleaved with cuBLAS): a win only where rung 26 ran a
+// second wave. 28672 x 8192: 162.1 / 162.0 / 165.2 / 172.2 us at m = 1 / 16 / 64 / 128 against rung
+// 26's 162.6 / 164.6 / 169.6 / 172.7 (94.7 / 95.0 / 93.9 / 90.9 % of DRAM against 94.5 / 93.5 / 91.4
+// / 90.7). Where it doubles the splits it loses: 7168 x 8192 46.9-54.9 us against 46.0-51.0 (the
+// sums of four splits instead of two, and half the bytes in flight on the 40 SMs with one block),
+// 8192 x 28672 169-229 us against 159-169 (64 tiles split four times, 3-5 stages a block; m = 128:
+// 3 stages and A read by 128-row tiles, 68.5 % of DRAM). `auto` does not take it (one run, no H200
+// measurement); the next step is rung 26's grid wherever 128-row tiles do not outnumber the SMs.
 #include "gemm/26_decode_wgmma.cuh"
 
 #include "core/errors.hpp"
