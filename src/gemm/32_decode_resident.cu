@@ -26,7 +26,7 @@
 // sums of four splits instead of two, and half the bytes in flight on the 40 SMs with one block),
 // 8192 x 28672 169-229 us against 159-169 (64 tiles split four times, 3-5 stages a block; m = 128:
 // 3 stages and A read by 128-row tiles, 68.5 % of DRAM). `auto` does not take it (one run, no H200
-// measurement); the next step is rung 26's grid wherever 128-row tiles do not outnumber the SMs.
+// measurement); the numbers point to rung 26's grid wherever 128-row tiles do not outnumber the SMs.
 #include "gemm/26_decode_wgmma.cuh"
 
 #include "core/errors.hpp"
