@@ -1,4 +1,4 @@
-// Which FP8 scalings does the installed cuBLASLt offer on this GPU (issue 36), and in which order
+// Which FP8 scalings does the installed cuBLASLt offer on this GPU, and in which order
 // does it read the block scales? rung 11's fp8 entry (src/gemm/11_cublas.cpp) assumes the answers.
 // 1. For each scale-mode pair (cuBLASLt's A = our B, its B = our A), each operand type pair and
 //    each C type, whether cublasLtMatmulAlgoGetHeuristic returns an algorithm at 4096^3 in the
