@@ -2,8 +2,8 @@
 // shape (BM rows of W: 128, or 256 at N = 64 and 128 where the rung asks for it; two consumer
 // warpgroups and a producer warp), the TMA stages of W and A, the producer's and the consumers'
 // step for one k tile with W either k-contiguous (nt) or n-contiguous (nn, wgmma's transpose bit),
-// rung 26's kernel (at one or two blocks per SM, alone or sharing A's boxes with CX blocks along x),
-// the tensor maps, the choice of wgmma's N and BM, and rung 27's programmatic second launch.
+// rung 26's kernel (at one or two blocks per SM), the tensor maps, the choice of wgmma's N and BM,
+// and rung 27's programmatic second launch.
 #pragma once
 
 #include "detail/gemm_pipeline.cuh"
@@ -61,47 +61,31 @@ constexpr int smem_bytes() {
 // tb == T): one BM x 64 box, BM rows of 128 bytes. W_MN (W stored k x n, tb == N): BM / 64 boxes
 // of 64 k-rows x 64 n (8 KB each, box j holding W rows n0 + 64 j ..), the layout wgmma reads with
 // its transpose bit.
-// CX > 1 (rung 33): the CX blocks of a cluster row (cluster ranks row0 .. row0 + CX - 1, this one
-// row0 + xr) multiply the same A box with different rows of W; each loads N / CX rows of the box
-// (map_a's box) into all CX blocks at once (multicast), so stage s of every block of the row is
-// filled by every producer of the row: empty[s] counts the releases of the row's 2 CX consumer
-// warpgroups. A block past the last row of W (the grid rounded up to whole clusters) loads no W.
-template <int N, int H, bool W_MN, int OCC = 1, int CX = 1>
+template <int N, int H, bool W_MN, int OCC = 1>
 __device__ __forceinline__ void produce_k_tile(unsigned char* smem, uint64_t* full, uint64_t* empty, int i,
                                                const CUtensorMap* map_w, const CUtensorMap* map_a, int kt, int n0,
-                                               int m0, bool load_w = true, int xr = 0, uint32_t row0 = 0) {
+                                               int m0) {
   constexpr int STAGES = stages<N, H, OCC>(), STAGE_BYTES = stage_bytes<N, H>();
   const int s = i % STAGES;
   if (i >= STAGES) detail::mbar_wait(&empty[s], ((i / STAGES) + 1) & 1);  // use i / STAGES - 1 released
   unsigned char* st = smem + s * STAGE_BYTES;
   const int k0 = kt * BK;
-  // Out-of-range parts of a box count: zero-filled.
-  detail::mbar_expect_tx(&full[s], load_w ? STAGE_BYTES : STAGE_BYTES - w_bytes<H>());
-  if (load_w) {
-    if constexpr (W_MN) {
+  detail::mbar_expect_tx(&full[s], STAGE_BYTES);  // out-of-range parts of a box count: zero-filled
+  if constexpr (W_MN) {
 #pragma unroll
-      for (int j = 0; j < bm<H>() / 64; ++j) detail::tma_load_2d(st + j * 64 * ROW, map_w, n0 + 64 * j, k0, &full[s]);
-    } else {
-      detail::tma_load_2d(st, map_w, k0, n0, &full[s]);
-    }
-  }
-  if constexpr (CX == 1) {
-    detail::tma_load_2d(st + w_bytes<H>(), map_a, k0, m0, &full[s]);
+    for (int j = 0; j < bm<H>() / 64; ++j) detail::tma_load_2d(st + j * 64 * ROW, map_w, n0 + 64 * j, k0, &full[s]);
   } else {
-    static_assert(N / CX >= 8 && N % CX == 0, "slices of whole 8-row swizzle atoms");
-    constexpr int SLICE = N / CX;
-    detail::tma_load_2d_multicast(st + w_bytes<H>() + xr * SLICE * ROW, map_a, k0, m0 + xr * SLICE, &full[s],
-                                  static_cast<uint16_t>(((1u << CX) - 1) << row0));
+    detail::tma_load_2d(st, map_w, k0, n0, &full[s]);
   }
+  detail::tma_load_2d(st + w_bytes<H>(), map_a, k0, m0, &full[s]);
 }
 
 // A consumer warpgroup's step i: waits for stage i % STAGES, adds its BM / 2 rows of W times A^T
 // (64 x N per m64 block h, k 64) into d[h], then releases stage i - 1, whose MMAs have retired
-// (stage i's may still run: wgmma_wait<0> before reading d). CX > 1: released in each block of the
-// cluster row (ranks row0 ..), whose producers all fill it.
-template <typename T, int N, int H, bool W_MN, int OCC = 1, int CX = 1>
+// (stage i's may still run: wgmma_wait<0> before reading d).
+template <typename T, int N, int H, bool W_MN, int OCC = 1>
 __device__ __forceinline__ void consume_k_tile(unsigned char* smem, uint64_t* full, uint64_t* empty, int i,
-                                               float (&d)[H][N / 2], int wg, int tid, uint32_t row0 = 0) {
+                                               float (&d)[H][N / 2], int wg, int tid) {
   constexpr int STAGES = stages<N, H, OCC>(), STAGE_BYTES = stage_bytes<N, H>();
   const int s = i % STAGES;
   detail::mbar_wait(&full[s], (i / STAGES) & 1);
@@ -123,14 +107,7 @@ __device__ __forceinline__ void consume_k_tile(unsigned char* smem, uint64_t* fu
   }
   detail::wgmma_commit();
   detail::wgmma_wait<1>();  // the MMAs of stage i - 1 have retired: its slot may be refilled
-  if (i > 0 && tid % 128 == 0) {
-    if constexpr (CX == 1) {
-      detail::mbar_arrive(&empty[(i - 1) % STAGES]);
-    } else {
-#pragma unroll
-      for (int c = 0; c < CX; ++c) detail::mbar_arrive_cluster(&empty[(i - 1) % STAGES], row0 + c);
-    }
-  }
+  if (i > 0 && tid % 128 == 0) detail::mbar_arrive(&empty[(i - 1) % STAGES]);
 }
 
 // Rungs 26 and 32's grid: splits of at least 4 k tiles, at most 8 (a tile's splits are one
@@ -140,12 +117,11 @@ constexpr int64_t MAX_SPLITS = 8;
 constexpr int MAX_GROUPS_Y = 65535;  // gridDim.y
 
 // Rung 26's kernel (rung 32 runs it at OCC = 2 blocks per SM, with the stages that fit half an
-// SM's shared memory; rung 33 with CX = 2 blocks along x sharing A's boxes). Block (x, y, z): W rows
-// BM x .., A rows N (group0 + y) .., k tiles of split z. One split: C = alpha * acc + beta * C.
-// Splits (gridDim.z > 1, the splits of a tile in one cluster along z): each block leaves its fp32
-// sums in its own shared memory, and block z then adds slice z of the tile over the blocks of its
-// tile, in split order, and stores it. Clusters are CX x 1 x gridDim.z blocks, rank x % CX + CX z.
-template <typename T, int N, int H, bool W_MN, int OCC, int CX = 1>
+// SM's shared memory). Block (x, y, z): W rows BM x .., A rows N (group0 + y) .., k tiles of split
+// z. One split: C = alpha * acc + beta * C. Splits (gridDim.z > 1, one cluster of gridDim.z blocks along z per
+// tile): each block leaves its fp32 sums in its own shared memory, and block z then adds slice z
+// of the tile over the cluster's blocks, in split order, and stores it.
+template <typename T, int N, int H, bool W_MN, int OCC>
 __global__ void __launch_bounds__(THREADS, OCC)
     decode_kernel(const __grid_constant__ CUtensorMap map_w, const __grid_constant__ CUtensorMap map_a, ArgsT<T> a,
                   int group0) {
@@ -159,12 +135,9 @@ __global__ void __launch_bounds__(THREADS, OCC)
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + STAGES * STAGE_BYTES);
   uint64_t* empty = full + STAGES;
   const int tid = static_cast<int>(threadIdx.x), wg = tid / 128;
-  detail::init_pipeline_barriers(full, empty, STAGES, 2 * CX);  // empty: the consumer warpgroups of the row
-  if constexpr (CX == 1) __syncthreads();
-  else detail::cluster_sync();  // the row's barriers exist before any producer fills them
+  detail::init_pipeline_barriers(full, empty, STAGES, 2);  // empty: both consumer warpgroups
+  __syncthreads();
   const int n0 = static_cast<int>(blockIdx.x) * BM, m0 = (group0 + static_cast<int>(blockIdx.y)) * N;
-  const int xr = static_cast<int>(blockIdx.x) % CX;
-  const uint32_t row0 = static_cast<uint32_t>(CX * blockIdx.z);  // this cluster row's first rank
   const int64_t KT = detail::ceil_div(a.k, int64_t(BK));
   const int split = static_cast<int>(blockIdx.z), splits = static_cast<int>(gridDim.z);
   const int kt0 = static_cast<int>(KT * split / splits), count = static_cast<int>(KT * (split + 1) / splits) - kt0;
@@ -176,7 +149,7 @@ __global__ void __launch_bounds__(THREADS, OCC)
       detail::tma_prefetch(&map_w);
       detail::tma_prefetch(&map_a);
       for (int i = 0; i < count; ++i)
-        produce_k_tile<N, H, W_MN, OCC, CX>(smem, full, empty, i, &map_w, &map_a, kt0 + i, n0, m0, n0 < n, xr, row0);
+        produce_k_tile<N, H, W_MN, OCC>(smem, full, empty, i, &map_w, &map_a, kt0 + i, n0, m0);
     }
   } else {
     float d[H][N / 2];
@@ -184,7 +157,7 @@ __global__ void __launch_bounds__(THREADS, OCC)
     for (int h = 0; h < H; ++h)
 #pragma unroll
       for (int i = 0; i < N / 2; ++i) d[h][i] = 0.0f;
-    for (int i = 0; i < count; ++i) consume_k_tile<T, N, H, W_MN, OCC, CX>(smem, full, empty, i, d, wg, tid, row0);
+    for (int i = 0; i < count; ++i) consume_k_tile<T, N, H, W_MN, OCC>(smem, full, empty, i, d, wg, tid);
     detail::wgmma_wait<0>();
 
     // d[h] holds C^T's rows n0 + 64 (H wg + h) .. (C's columns) and columns m0 .. (C's rows):
@@ -208,13 +181,7 @@ __global__ void __launch_bounds__(THREADS, OCC)
           }
     }
   }
-  if (splits == 1) {
-    if constexpr (CX > 1) {  // no block leaves while the row may still signal its barriers
-      __syncwarp();
-      detail::cluster_sync();
-    }
-    return;
-  }
+  if (splits == 1) return;
   __syncwarp();  // cluster_sync is .aligned: every warp converged
 
   // Every block of the cluster (the tile's splits) holds its sums. This block adds quads
@@ -233,7 +200,7 @@ __global__ void __launch_bounds__(THREADS, OCC)
     for (int i = 0; i < U; ++i) {
       const int qi = q0 + tid + i * THREADS;
       v[i] = qi < q1 ? detail::ld_shared_cluster_v4(sums + (qi / QUADS_PER_ROW) * LDS + (qi % QUADS_PER_ROW) * 4,
-                                                     static_cast<uint32_t>(xr + CX * s))
+                                                     static_cast<uint32_t>(s))
                      : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     }
 #pragma unroll
@@ -256,46 +223,41 @@ __global__ void __launch_bounds__(THREADS, OCC)
   detail::cluster_sync();  // no block leaves while the others still read its shared memory
 }
 
-// W in BM x 64 boxes (n x k) or 64 x 64 boxes (k x n, W_MN), A (m x k) in N / CX x 64 boxes, all
-// with the 128-byte swizzle.
+// W in BM x 64 boxes (n x k) or 64 x 64 boxes (k x n, W_MN), A (m x k) in N x 64 boxes, all with
+// the 128-byte swizzle.
 struct Maps {
   CUtensorMap w, a;
 };
-template <typename T, int N, int H, bool W_MN, int CX = 1>
+template <typename T, int N, int H, bool W_MN>
 Maps make_maps(const ArgsT<T>& a) {
   constexpr int E = int(sizeof(T));
   const CUtensorMapDataType type = detail::tma_operand_type<T>();
   const CUtensorMap w = W_MN ? detail::make_tensor_map_2d(a.B, type, E, a.k, a.n, a.ldb, BK, 64)
                              : detail::make_tensor_map_2d(a.B, type, E, a.n, a.k, a.ldb, bm<H>(), BK);
-  return {w, detail::make_tensor_map_2d(a.A, type, E, a.m, a.k, a.lda, N / CX, BK)};
+  return {w, detail::make_tensor_map_2d(a.A, type, E, a.m, a.k, a.lda, N, BK)};
 }
 
 // Launches rung 26's kernel at OCC blocks per SM on tiles_n x groups tiles of `splits` k slices
-// each (the splits of a tile one cluster along z, CX tiles along x sharing A's boxes; tiles_n
-// rounded up to whole clusters); fewer splits where a cluster does not fit one GPC at this block
-// size (8 blocks do on an H100). `rung` names the caller in errors.
-template <typename T, int N, int H, bool W_MN, int OCC, int CX = 1>
+// each (the splits of a tile one cluster along z); fewer splits where a cluster of them does not
+// fit one GPC at this block size (8 do on an H100). `rung` names the caller in errors.
+template <typename T, int N, int H, bool W_MN, int OCC>
 void launch_grid(const ArgsT<T>& a, const Maps& maps, int64_t tiles_n, int64_t groups, int64_t splits,
                  const char* rung) {
   constexpr int SMEM = smem_bytes<N, H, OCC>();
-  auto* kernel = &decode_kernel<T, N, H, W_MN, OCC, CX>;
+  auto* kernel = &decode_kernel<T, N, H, W_MN, OCC>;
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), SMEM);
-  splits = std::min<int64_t>(splits, MAX_SPLITS / CX);  // 8 blocks a cluster, the portable size
-  while (splits > 1 || CX > 1) {
+  while (splits > 1) {
     try {
-      detail::max_active_clusters(reinterpret_cast<const void*>(kernel), THREADS, SMEM, static_cast<int>(CX * splits),
-                                  rung);
+      detail::max_active_clusters(reinterpret_cast<const void*>(kernel), THREADS, SMEM, static_cast<int>(splits), rung);
       break;
     } catch (const Unsupported&) {
-      if (splits == 1) throw;
       --splits;
     }
   }
-  tiles_n = detail::ceil_div(tiles_n, int64_t(CX)) * CX;
   for (int64_t g0 = 0; g0 < groups; g0 += MAX_GROUPS_Y) {
     const dim3 grid(static_cast<unsigned>(tiles_n), static_cast<unsigned>(std::min<int64_t>(MAX_GROUPS_Y, groups - g0)),
                     static_cast<unsigned>(splits));
-    if (splits == 1 && CX == 1) {
+    if (splits == 1) {
       kernel<<<grid, THREADS, SMEM, a.stream>>>(maps.w, maps.a, a, static_cast<int>(g0));
     } else {  // clusters of the splits of one tile, along z
       cudaLaunchConfig_t cfg = {};
@@ -305,7 +267,7 @@ void launch_grid(const ArgsT<T>& a, const Maps& maps, int64_t tiles_n, int64_t g
       cfg.stream = a.stream;
       cudaLaunchAttribute attr[1];
       attr[0].id = cudaLaunchAttributeClusterDimension;
-      attr[0].val.clusterDim.x = CX, attr[0].val.clusterDim.y = 1;
+      attr[0].val.clusterDim.x = 1, attr[0].val.clusterDim.y = 1;
       attr[0].val.clusterDim.z = static_cast<unsigned>(splits);
       cfg.attrs = attr;
       cfg.numAttrs = 1;

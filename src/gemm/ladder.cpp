@@ -131,11 +131,6 @@ const std::vector<Rung>& ladder() {
        "shared memory, 128-row tiles split against the 2 x SMs slots, so no SM idles and no second wave "
        "(sm_90a); f16 bf16 (ta = T or rows TMA cannot address: rung 14)",
        90, false, nullptr, nullptr, nullptr, decode_resident::run_f16, decode_resident::run_bf16},
-      {"decode_multicast",
-       "rung 26 with A's boxes shared by pairs of tiles: clusters of two blocks along n each load half of the "
-       "N x 64 box of A into both by TMA multicast, so an SM fetches W and half of A (sm_90a); f16 bf16 (ta = T or "
-       "rows TMA cannot address: rung 14)",
-       90, false, nullptr, nullptr, nullptr, decode_multicast::run_f16, decode_multicast::run_bf16},
   };
   return rungs;
 }

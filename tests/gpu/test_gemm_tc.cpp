@@ -486,9 +486,7 @@ TEST_P(GemmTc, CapturedGraphReplaysOnFreshInputs) {
 // ones, with N = 16 and (m = 65) N = 128, beta != 0. One split case is also captured into a graph
 // (rung 26's cluster launch, rung 27's workspace allocated inside it and its programmatic second
 // launch) and replayed. Then W stored k x n (nn) at each N, read in place by rungs 26 and 27, and
-// the 256-row tiles they take at N = 64 and 128 for long n, nt and nn. Rung 33 (decode_multicast)
-// pairs tiles from N = 16: n = 300's 3 tiles and n = 17000's 133 leave one block past W's last row,
-// and n = 300's 4-way split makes clusters of 2 x 4 blocks (k = 8200's 8 splits are cut to 4).
+// the 256-row tiles they take at N = 64 and 128 for long n, nt and nn.
 TEST_P(GemmTc, DecodeShapesFewRows) {
   const TcParam& p = GetParam();
   uint64_t seed = 1700;
