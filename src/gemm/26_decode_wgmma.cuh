@@ -116,6 +116,69 @@ constexpr int MIN_KT_PER_SPLIT = 4;
 constexpr int64_t MAX_SPLITS = 8;
 constexpr int MAX_GROUPS_Y = 65535;  // gridDim.y
 
+// Split sums through a cluster (rungs 26 and 31): the splits of a tile are one cluster along z,
+// cluster rank = split. Each block leaves its fp32 sums in its own shared memory, where its stages
+// were (stash_sums), laid out [row of A - m0][row of W - n0] with ld sums_ld<BM>() (4 floats of
+// padding per row against bank conflicts); after a cluster barrier, block z adds quads
+// [q0, q1) of the tile (four consecutive rows of W, i.e. columns of C, each) over the cluster's
+// blocks in split order (add_split_sums: the same order every run) and stores them with alpha and
+// beta; a second cluster barrier keeps every block's shared memory alive until the others have
+// read it. A thread's quads (at most U) are loaded together per split, so each split costs one
+// remote latency.
+template <int BM>
+constexpr int sums_ld() {
+  return BM + 4;
+}
+// One consumer warpgroup's m64 accumulator block d (rows row0 .. row0 + 63 of the block's W rows,
+// N columns: rows of A) into sums. Accumulator element (r, c) of warp w, lane 4g + q, d[4j + e]:
+// r = 16w + g + 8(e / 2), c = 8j + 2q + e % 2.
+template <int N, int BM>
+__device__ __forceinline__ void stash_sums(float* sums, const float (&d)[N / 2], int row0, int t) {
+  const int w = t / 32, g = (t % 32) / 4, q = t % 4;
+#pragma unroll
+  for (int j = 0; j < N / 8; ++j)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int r = row0 + 16 * w + g + 8 * (e / 2), c = 8 * j + 2 * q + e % 2;
+      sums[c * sums_ld<BM>() + r] = d[4 * j + e];
+    }
+}
+// Thread tid of NT (between the two cluster barriers): this block's slice of the tile, summed over
+// the splits, stored into C (rows m0 .., columns n0 .., masked by m and n).
+template <typename TC, int N, int BM, int NT>
+__device__ __forceinline__ void add_split_sums(const float* sums, int tid, int split, int splits, TC* C, int64_t ldc,
+                                               int n0, int m0, int n, int m, float alpha, float beta) {
+  constexpr int LDS = sums_ld<BM>(), QUADS_PER_ROW = BM / 4, QUADS = N * QUADS_PER_ROW;
+  constexpr int U = (QUADS / 2 + NT - 1) / NT;  // splits >= 2: at most half the quads
+  const int q0 = QUADS * split / splits, q1 = QUADS * (split + 1) / splits;
+  float4 acc[U];
+  for (int s = 0; s < splits; ++s) {
+    float4 v[U];
+#pragma unroll
+    for (int i = 0; i < U; ++i) {
+      const int qi = q0 + tid + i * NT;
+      v[i] = qi < q1 ? detail::ld_shared_cluster_v4(sums + (qi / QUADS_PER_ROW) * LDS + (qi % QUADS_PER_ROW) * 4,
+                                                     static_cast<uint32_t>(s))
+                     : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    }
+#pragma unroll
+    for (int i = 0; i < U; ++i) {
+      if (s == 0) acc[i] = v[i];
+      else acc[i].x += v[i].x, acc[i].y += v[i].y, acc[i].z += v[i].z, acc[i].w += v[i].w;
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < U; ++i) {
+    const int qi = q0 + tid + i * NT;
+    const int row = m0 + qi / QUADS_PER_ROW, col = n0 + (qi % QUADS_PER_ROW) * 4;
+    if (qi >= q1 || row >= m) continue;
+    const float v[4] = {acc[i].x, acc[i].y, acc[i].z, acc[i].w};
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      if (col + e < n) detail::store_c(C, ldc, row, col + e, v[e], alpha, beta);
+  }
+}
+
 // Rung 26's kernel (rung 32 runs it at OCC = 2 blocks per SM, with the stages that fit half an
 // SM's shared memory). Block (x, y, z): W rows BM x .., A rows N (group0 + y) .., k tiles of split
 // z. One split: C = alpha * acc + beta * C. Splits (gridDim.z > 1, one cluster of gridDim.z blocks along z per
@@ -126,10 +189,9 @@ __global__ void __launch_bounds__(THREADS, OCC)
     decode_kernel(const __grid_constant__ CUtensorMap map_w, const __grid_constant__ CUtensorMap map_a, ArgsT<T> a,
                   int group0) {
   constexpr int STAGES = stages<N, H, OCC>(), STAGE_BYTES = stage_bytes<N, H>(), BM = bm<H>();
-  constexpr int LDS = BM + 4;  // the sums in shared memory: N rows (of A) of BM floats, 4 more: no bank conflicts
   static_assert(smem_bytes<N, H, OCC>() <= smem_budget<OCC>(), "OCC blocks fit an SM's shared memory");
   static_assert(STAGES >= 2, "a pipeline");
-  static_assert(N * LDS * 4 <= STAGES * STAGE_BYTES, "the sums fit where the stages were");
+  static_assert(N * sums_ld<BM>() * 4 <= STAGES * STAGE_BYTES, "the sums fit where the stages were");
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = detail::smem_align_1024(smem_raw);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + STAGES * STAGE_BYTES);
@@ -142,7 +204,7 @@ __global__ void __launch_bounds__(THREADS, OCC)
   const int split = static_cast<int>(blockIdx.z), splits = static_cast<int>(gridDim.z);
   const int kt0 = static_cast<int>(KT * split / splits), count = static_cast<int>(KT * (split + 1) / splits) - kt0;
   const int n = static_cast<int>(a.n), m = static_cast<int>(a.m);
-  float* sums = reinterpret_cast<float*>(smem);  // splits: [row of A - m0][row of W - n0], ld LDS
+  float* sums = reinterpret_cast<float*>(smem);  // splits: [row of A - m0][row of W - n0] (stash_sums)
 
   if (wg == 2) {  // the producer warp
     if (tid == 256) {
@@ -169,56 +231,15 @@ __global__ void __launch_bounds__(THREADS, OCC)
         detail::store_acc_64xn_t<T, N>(d[h], a.C, a.ldc, n0 + (wg * H + h) * 64, m0, n, m, a.alpha, a.beta);
     } else {
       detail::named_barrier(1, 256);  // both warpgroups' MMAs have read their last stage
-      const int t = tid % 128, w = t / 32, g = (t % 32) / 4, q = t % 4;
 #pragma unroll
-      for (int h = 0; h < H; ++h)
-#pragma unroll
-        for (int j = 0; j < N / 8; ++j)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            const int r = (wg * H + h) * 64 + 16 * w + g + 8 * (e / 2), c = 8 * j + 2 * q + e % 2;
-            sums[c * LDS + r] = d[h][4 * j + e];
-          }
+      for (int h = 0; h < H; ++h) stash_sums<N, BM>(sums, d[h], (wg * H + h) * 64, tid % 128);
     }
   }
   if (splits == 1) return;
   __syncwarp();  // cluster_sync is .aligned: every warp converged
 
-  // Every block of the cluster (the tile's splits) holds its sums. This block adds quads
-  // [q0, q1) of the tile (four consecutive rows of W, i.e. columns of C, each) over the
-  // cluster's blocks in split order (cluster rank s = split s), the same order every run. A
-  // thread's quads (at most U) are loaded together per split, so each split costs one remote
-  // latency.
-  detail::cluster_sync();
-  constexpr int QUADS_PER_ROW = BM / 4, QUADS = N * QUADS_PER_ROW;
-  constexpr int U = (QUADS / 2 + THREADS - 1) / THREADS;  // splits >= 2: at most half the quads
-  const int q0 = QUADS * split / splits, q1 = QUADS * (split + 1) / splits;
-  float4 acc[U];
-  for (int s = 0; s < splits; ++s) {
-    float4 v[U];
-#pragma unroll
-    for (int i = 0; i < U; ++i) {
-      const int qi = q0 + tid + i * THREADS;
-      v[i] = qi < q1 ? detail::ld_shared_cluster_v4(sums + (qi / QUADS_PER_ROW) * LDS + (qi % QUADS_PER_ROW) * 4,
-                                                     static_cast<uint32_t>(s))
-                     : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    }
-#pragma unroll
-    for (int i = 0; i < U; ++i) {
-      if (s == 0) acc[i] = v[i];
-      else acc[i].x += v[i].x, acc[i].y += v[i].y, acc[i].z += v[i].z, acc[i].w += v[i].w;
-    }
-  }
-#pragma unroll
-  for (int i = 0; i < U; ++i) {
-    const int qi = q0 + tid + i * THREADS;
-    const int row = m0 + qi / QUADS_PER_ROW, col = n0 + (qi % QUADS_PER_ROW) * 4;
-    if (qi >= q1 || row >= m) continue;
-    const float v[4] = {acc[i].x, acc[i].y, acc[i].z, acc[i].w};
-#pragma unroll
-    for (int e = 0; e < 4; ++e)
-      if (col + e < n) detail::store_c(a.C, a.ldc, row, col + e, v[e], a.alpha, a.beta);
-  }
+  detail::cluster_sync();  // every block of the cluster (the tile's splits) holds its sums
+  add_split_sums<T, N, BM, THREADS>(sums, tid, split, splits, a.C, a.ldc, n0, m0, n, m, a.alpha, a.beta);
   __syncwarp();
   detail::cluster_sync();  // no block leaves while the others still read its shared memory
 }

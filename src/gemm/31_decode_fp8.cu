@@ -19,9 +19,12 @@
 // at N <= 64, while adding at N = 128). Tensor and outer scales multiply d in the epilogue
 // (a[0] b[0]; a[i] b[j]: a thread's two rows of W read b, its N / 4 rows of A read a), before
 // rung 26's transposed, masked store with alpha / beta (C unread when beta == 0). Split-K as
-// rung 26 (fewer 128-row tiles than SMs: k split over gridDim.z, as many whole splits as fit the
-// SMs, each at least 4 k tiles = 512 k; scaled fp32 partial sums to a workspace, a second kernel
-// adds them in split order and applies alpha / beta: the same result every run).
+// rung 26 (fewer 128-row tiles than SMs: k split, as many whole splits as fit the SMs, each at
+// least 4 k tiles = 512 k, at most 8; the splits of a tile are one cluster, each block leaves its
+// scaled fp32 sums in its shared memory and adds its slice of the tile over the cluster's blocks
+// in split order through distributed shared memory, then applies alpha / beta: the same result
+// every run, one launch, no workspace). The first form of the rung sent the split sums through a
+// global workspace to a second kernel, as rung 26's first form did.
 // Layouts: wgmma reads 8-bit operands K-major only, so W stored k x n (tb == N), A stored k x m
 // (ta == T) and operands TMA cannot address (base or ld not a multiple of 16 bytes: k % 16 != 0
 // in a packed matrix) are copied into aligned K-major scratch first (pack::operands_fp8, one read
@@ -32,8 +35,8 @@
 // 7 us of launch, ramp and tail) and one streaming 470 MB 96 %; the same fixed cost puts the floor
 // near 73 % at 58.7 MB (19 us of reading, 26 us in all) and near 92 % at 235 MB. Below that floor:
 // the grid is whole tiles times whole splits (n = 7168: 56 tiles x 2 splits = 112 blocks on 132
-// SMs; n = 28672: 224 blocks, 1.7 waves, the second on 92 SMs), the split's partial sums (m n 8
-// bytes written and read back, 7.3 MB at m = 128, n = 7168, mostly in L2) and the second launch;
+// SMs; n = 28672: 224 blocks, 1.7 waves, the second on 92 SMs), the split sums' exchange between
+// the SMs of a cluster after the last k tile (half a 128 x N fp32 tile per block at 2 splits);
 // each consumer waits for its own MMAs every k tile (the partial sum must be complete before it is
 // added), ~40 % of a k tile's DRAM time at N = 128 (512 tensor-core cycles for the block's
 // 128 x 128 x 128 products against ~1300 cycles for its 16 KB at a 132th of 3 TB/s), less at
@@ -55,7 +58,6 @@
 #include "gemm/26_decode_wgmma.cuh"
 
 #include "core/errors.hpp"
-#include "core/scratch.hpp"
 
 #include <cuda_fp8.h>
 
@@ -74,6 +76,8 @@ constexpr int BK = 128;       // k per stage: one 128-byte row of fp8
 constexpr int THREADS = 384;  // warpgroups 0 and 1 consume, warpgroup 2 produces (one thread issues TMA)
 constexpr int MAX_STAGES = 16;
 constexpr int MIN_KT_PER_SPLIT = 4;
+constexpr int MAX_SPLITS = 8;  // a tile's splits are one cluster: 8 blocks at most, the portable size
+constexpr int CONSUMERS = 256;  // the two consumer warpgroups' threads
 
 template <int N>
 constexpr int stage_bytes() {
@@ -99,16 +103,18 @@ struct Params {
   Scales scales;
 };
 
-// Block (x, 0, z): W rows 128 x .., all rows of A (m <= N), k tiles of split z. TW: W's fp8 type
-// (wgmma's A operand), TA: A's (wgmma's B). part == nullptr: C = alpha * acc + beta * C; else the
-// scaled fp32 sums go to part[z][row of A][row of W] (ld n).
+// Block b = splits * x + z: W rows 128 x .., all rows of A (m <= N), k tiles of split z (the
+// cluster of `splits` blocks along x, rank z). TW: W's fp8 type (wgmma's A operand), TA: A's
+// (wgmma's B). One split: C = alpha * acc + beta * C; splits: the scaled fp32 sums meet in the
+// cluster (decode_wgmma::add_split_sums).
 template <typename TW, typename TA, typename TC, int N>
 __global__ void __launch_bounds__(THREADS, 1)
     decode_fp8_kernel(const __grid_constant__ CUtensorMap map_w, const __grid_constant__ CUtensorMap map_a,
-                      Params<TC> a, float* part) {
+                      Params<TC> a, int splits) {
   constexpr int STAGES = stages<N>(), STAGE_BYTES = stage_bytes<N>();
   static_assert(smem_bytes<N>() <= 227 * 1024, "fits the 227 KB a Hopper block may have");
   static_assert(STAGES >= 2, "a pipeline");
+  static_assert(N * decode_wgmma::sums_ld<BM>() * 4 <= STAGES * STAGE_BYTES, "the sums fit where the stages were");
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = detail::smem_align_1024(smem_raw);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + STAGES * STAGE_BYTES);
@@ -116,8 +122,8 @@ __global__ void __launch_bounds__(THREADS, 1)
   const int tid = static_cast<int>(threadIdx.x), wg = tid / 128;
   detail::init_pipeline_barriers(full, empty, STAGES, 2);  // empty: both consumer warpgroups
   __syncthreads();
-  const int n0 = static_cast<int>(blockIdx.x) * BM;
-  const int64_t KT = ceil_div(a.k, BK), split = blockIdx.z, splits = gridDim.z;
+  const int n0 = static_cast<int>(blockIdx.x) / splits * BM, split = static_cast<int>(blockIdx.x) % splits;
+  const int64_t KT = ceil_div(a.k, BK);
   const int kt0 = static_cast<int>(KT * split / splits), count = static_cast<int>(KT * (split + 1) / splits) - kt0;
 
   if (wg == 2) {  // the producer: k tile kt0 + i into stage i % STAGES once its use i / STAGES - 1 is released
@@ -134,6 +140,11 @@ __global__ void __launch_bounds__(THREADS, 1)
         detail::tma_load_2d(st, &map_w, k0, n0, &full[s]);
         detail::tma_load_2d(st + W_BYTES, &map_a, k0, 0, &full[s]);
       }
+    }
+    if (splits > 1) {  // the cluster barriers of the split sums (the consumers add them: 40 registers here)
+      __syncwarp();
+      detail::cluster_sync();
+      detail::cluster_sync();
     }
     return;
   }
@@ -160,7 +171,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     const float* __restrict__ sak = sa + kt;  // row c of a at sak[c * KTi] (m <= 128: fits an int)
     float b = 1.0f, sc[EARLY ? 2 * J : 1];
     if (block) {
-      b = __ldg(sb + blockIdx.x * KT + kt);
+      b = __ldg(sb + (n0 / BM) * KT + kt);  // this tile's 128-row block of b
       if constexpr (EARLY) {
 #pragma unroll
         for (int j = 0; j < J; ++j)
@@ -218,28 +229,26 @@ __global__ void __launch_bounds__(THREADS, 1)
   }
 
   // d holds C^T's rows n0 + 64 wg .. (C's columns) and columns 0 .. N - 1 (C's rows).
-  if (part == nullptr)
+  if (splits == 1) {
     detail::store_acc_64xn_t<TC, N>(d, a.C, a.ldc, n0 + wg * 64, 0, n, m, a.alpha, a.beta);
-  else
-    detail::store_acc_64xn_t<float, N>(d, part + split * a.m * a.n, a.n, n0 + wg * 64, 0, n, m, 1.0f, 0.0f);
-}
-
-// C = alpha * (sum over the splits of part, in split order) + beta * C (beta == 0: C unread).
-template <typename TC>
-__global__ void __launch_bounds__(256) add_splits(const float* __restrict__ part, int splits, Params<TC> a) {
-  const int64_t mn = a.m * a.n;
-  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < mn; e += int64_t(gridDim.x) * blockDim.x) {
-    float acc = 0.0f;
-    for (int s = 0; s < splits; ++s) acc += part[s * mn + e];
-    detail::store_c(a.C, a.ldc, e / a.n, e % a.n, acc, a.alpha, a.beta);
+    return;
   }
+  float* sums = reinterpret_cast<float*>(smem);  // where the stages were
+  detail::named_barrier(1, CONSUMERS);           // both warpgroups' MMAs have read their last stage
+  decode_wgmma::stash_sums<N, BM>(sums, d, wg * 64, t);
+  __syncwarp();
+  detail::cluster_sync();  // every block of the cluster (the tile's splits) holds its sums
+  decode_wgmma::add_split_sums<TC, N, BM, CONSUMERS>(sums, tid, split, splits, a.C, a.ldc, n0, 0, n, m, a.alpha,
+                                                      a.beta);
+  __syncwarp();
+  detail::cluster_sync();  // no block leaves while the others still read its shared memory
 }
 
 // The split count: 1 where the tiles fill the SMs, else as many whole splits as fit them, each at
-// least MIN_KT_PER_SPLIT k tiles (rung 26's rule).
+// least MIN_KT_PER_SPLIT k tiles, at most MAX_SPLITS (rung 26's rule).
 int64_t split_count(int64_t tiles, int64_t KT, int64_t sms) {
   if (tiles >= sms) return 1;
-  return std::max<int64_t>(1, std::min(sms / tiles, KT / MIN_KT_PER_SPLIT));
+  return std::max<int64_t>(1, std::min({sms / tiles, KT / MIN_KT_PER_SPLIT, int64_t(MAX_SPLITS)}));
 }
 
 template <typename TW, typename TA, typename TC, int N>
@@ -250,19 +259,26 @@ void launch(const ArgsF8& a) {
   const CUtensorMap map_a = detail::make_tensor_map_2d(a.A, CU_TENSOR_MAP_DATA_TYPE_UINT8, 1, a.m, a.k, a.lda, N, BK);
   const Params<TC> p{a.m, a.n, a.k, a.alpha, a.beta, static_cast<TC*>(a.C), a.ldc, a.scales};
   const int64_t tiles = ceil_div(a.n, BM), KT = ceil_div(a.k, BK), sms = detail::sm_count();
-  const int64_t splits = split_count(tiles, KT, sms);
-  // Partial sums: splits * m * n floats, where tiles * splits <= SMs bounds n by SMs * 128.
-  detail::Scratch part(splits > 1 ? static_cast<size_t>(splits * a.m * a.n) * sizeof(float) : 0, a.stream);
+  int64_t splits = split_count(tiles, KT, sms);
   auto* kernel = &decode_fp8_kernel<TW, TA, TC, N>;
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), SMEM);
-  const dim3 grid(static_cast<unsigned>(tiles), 1, static_cast<unsigned>(splits));
-  kernel<<<grid, THREADS, SMEM, a.stream>>>(map_w, map_a, p, part.as<float>());
-  detail::check_launch("decode_fp8");
-  if (splits > 1) {
-    const int64_t blocks = std::min<int64_t>(ceil_div(a.m * a.n, 256), 8 * sms);
-    add_splits<TC><<<static_cast<unsigned>(blocks), 256, 0, a.stream>>>(part.as<float>(), static_cast<int>(splits), p);
-    detail::check_launch("decode_fp8");
+  while (splits > 1) {  // fewer splits where a cluster of them does not fit one GPC
+    try {
+      detail::max_active_clusters(reinterpret_cast<const void*>(kernel), THREADS, SMEM, static_cast<int>(splits),
+                                  "decode_fp8");
+      break;
+    } catch (const Unsupported&) {
+      --splits;
+    }
   }
+  const auto blocks = static_cast<unsigned>(tiles * splits);
+  if (splits == 1) {
+    kernel<<<blocks, THREADS, SMEM, a.stream>>>(map_w, map_a, p, 1);
+  } else {
+    const detail::ClusterLaunch l(blocks, THREADS, SMEM, static_cast<int>(splits), a.stream);
+    RUNGS_CUDA(cudaLaunchKernelEx(&l.cfg, kernel, map_w, map_a, p, static_cast<int>(splits)));
+  }
+  detail::check_launch("decode_fp8");
 }
 
 }  // namespace

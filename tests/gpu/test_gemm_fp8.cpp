@@ -397,7 +397,8 @@ TEST_P(GemmFp8, PoolManagedAndVmmScalesAreAccepted) {
 // rungs that read nt only), every scaling, C bf16 and float, beta 0 on a NaN C and beta != 0, the
 // format pairs in turn. {n, k}: aligned (multiples of 16; n not of 128, k with a partial k tile of
 // 128, one k tile per split or several: split-K over k with 2 splits at 1024), odd (multiples of
-// nothing: every rung's copy path; 1537 splits unevenly in three), all with m n k <= 2^22 (under
+// nothing: every rung's copy path; 1537 splits unevenly in three: decode_fp8's splits of a tile
+// meet in a cluster of 2, 3 or 8 blocks), all with m n k <= 2^22 (under
 // compute-sanitizer); then a deeper split (k = 4096 over 8 splits, n = 1000) at m = 16 and 128,
 // and 16 x 7168 x 4736 (where `auto` takes decode_fp8), which RUNGS_TEST_MAX_MNK = 2^22 leaves out
 // and wgmma_fp8 skips: it sums all of k in the tensor core unpromoted, so its error at k >= 4096 is
