@@ -55,6 +55,11 @@
 // faster at 7168 x 8192 (26.2-29.1 us: 0.76-0.89x) and level at 28672 x 8192 (0.96-1.04x). The
 // normwise error at k = 8192 cuBLASLt's (1.05e-4). H200, outer: 28672 x 8192 68-78 % (1.23-1.59x
 // cuBLASLt at m <= 64, 0.91x at 128), 7168 x 8192 41-51 % (1.05-1.70x at m <= 64, 0.84x at 128).
+// Those numbers are of the first form (split sums through a workspace and a second kernel). The
+// sums in a cluster, predicted to save what they saved rung 26 (7168 x 8192 to ~27-28 / 27.5 /
+// 30-31 / 32-33 us), measured (H100, 19fc8ef, --reps 30): 27.6 / 29.0 / 29.9 / 33.1 us at m = 1 /
+// 16 / 64 / 128 (69 / 66 / 65 / 60 %; outer 1.54 / 1.40 / 1.19 / 0.89x cuBLASLt, block128 - /
+// 1.11 / 1.02 / 0.76x, tensor 0.98 / 0.91 / 0.95 / 0.84x); 28672 x 8192 (no split) unchanged.
 #include "gemm/26_decode_wgmma.cuh"
 
 #include "core/errors.hpp"

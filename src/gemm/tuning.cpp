@@ -92,16 +92,19 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   //    8192^3 (1.09x at 2048^3, one shape: not taken). Where cuBLASLt has no fp8 (before sm_89) the
   //    cublas rung throws Unsupported.
   //  - fp8 decode shapes with outer scales (a per row of A, b per row of W, as serving stacks keep
-  //    them), nt with aligned rows, m <= 64, n >= 7168, n k >= 2^25: rung 31 (decode_fp8), H100
-  //    (f36fe0c, `rungs bench gemm --dtype fp8 --scaling outer --m 1,16,64,128 --n 7168,28672 --k 8192
-  //    --trans nt`): 1.39 / 1.31 / 1.04x cuBLASLt at m = 1 / 16 / 64 on 7168 x 8192 and 1.19 / 1.13 /
-  //    1.06x on 28672 x 8192 (H200 1.05-1.70x); m = 128 0.81 / 0.98x stays on cuBLASLt. With one scale
-  //    per tensor cuBLASLt is level or faster (0.76-1.04x), so tensor and block128 stay on it.
+  //    them) or block128 scales, nt with aligned rows, m <= 64, n >= 7168, n k >= 2^25: rung 31
+  //    (decode_fp8), H100 (19fc8ef, `rungs bench gemm --dtype fp8 --scaling outer|block128 --m
+  //    1,16,64,128 --n 7168,28672 --k 8192 --trans nt`): outer 1.54 / 1.40 / 1.19x cuBLASLt at m = 1 /
+  //    16 / 64 on 7168 x 8192 and 1.17 / 1.14 / 1.08x on 28672 x 8192 (H200, f36fe0c: 1.05-1.70x);
+  //    block128 1.11 / 1.02x at m = 16 / 64 on 7168 x 8192 and 1.10 / 1.02x on 28672 x 8192, and at
+  //    m = 1 cuBLASLt found no block128 algorithm. m = 128 (outer 0.89 / 0.97x, block128 0.76 /
+  //    0.66x) stays on cuBLASLt. With one scale per tensor cuBLASLt is level or faster (0.84-1.03x),
+  //    so tensor stays on it.
   const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   const double w_elems = static_cast<double>(n) * static_cast<double>(k);  // a decode shape's weights
   const bool hopper = sm == 90 && detail::built_for_sm90a();
   if (type == GemmType::fp8) {
-    if (hopper && scaling == Scaling::outer && rows_aligned && ta == Trans::N && tb == Trans::T && m >= 1 && m <= 64 &&
+    if (hopper && (scaling == Scaling::outer || scaling == Scaling::block128) && rows_aligned && ta == Trans::N && tb == Trans::T && m >= 1 && m <= 64 &&
         n >= 7168 && w_elems >= 33554432.0)  // 2^25
       return "decode_fp8";
     return "cublas";

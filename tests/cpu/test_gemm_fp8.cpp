@@ -135,8 +135,8 @@ TEST(GemmFp8Registry, TypesSayFp8WhereTheEntryIsSet) {
 }
 
 // auto for fp8 names the cublas rung on every device, whatever the shape, the alignment or the
-// f16/bf16 rules would say, except decode shapes with outer scales on Hopper (sm_90a builds): nt,
-// aligned rows, m <= 64, n >= 7168, n k >= 2^25 run rung 31 (decode_fp8).
+// f16/bf16 rules would say, except decode shapes with outer or block128 scales on Hopper (sm_90a
+// builds): nt, aligned rows, m <= 64, n >= 7168, n k >= 2^25 run rung 31 (decode_fp8).
 TEST(GemmFp8Auto, CublasExceptOuterScaledDecode) {
   for (int sm : {70, 80, 89, 90})
     for (bool aligned : {true, false})
@@ -151,17 +151,17 @@ TEST(GemmFp8Auto, CublasExceptOuterScaledDecode) {
 #else
   const std::string decode = "cublas";
 #endif
-  for (int64_t m : {int64_t{1}, int64_t{16}, int64_t{64}})
-    for (int64_t n : {int64_t{7168}, int64_t{28672}})
-      EXPECT_EQ(decode, sgemm::auto_variant(Trans::N, Trans::T, m, n, 8192, 90, GemmType::fp8, Math::fp32, true,
-                                            Scaling::outer))
-          << m << " x " << n;
+  for (Scaling sc : {Scaling::outer, Scaling::block128})
+    for (int64_t m : {int64_t{1}, int64_t{16}, int64_t{64}})
+      for (int64_t n : {int64_t{7168}, int64_t{28672}})
+        EXPECT_EQ(decode, sgemm::auto_variant(Trans::N, Trans::T, m, n, 8192, 90, GemmType::fp8, Math::fp32, true, sc))
+            << m << " x " << n;
   const auto at = [](Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, bool aligned, Scaling sc) {
     return sgemm::auto_variant(ta, tb, m, n, k, 90, GemmType::fp8, Math::fp32, aligned, sc);
   };
   EXPECT_EQ("cublas", at(Trans::N, Trans::T, 128, 28672, 8192, true, Scaling::outer));   // m = 128: cuBLASLt
   EXPECT_EQ("cublas", at(Trans::N, Trans::T, 16, 28672, 8192, true, Scaling::tensor));   // tensor: cuBLASLt
-  EXPECT_EQ("cublas", at(Trans::N, Trans::T, 16, 28672, 8192, true, Scaling::block128)); // not measured
+  EXPECT_EQ("cublas", at(Trans::N, Trans::T, 128, 7168, 8192, true, Scaling::block128)); // m = 128: cuBLASLt
   EXPECT_EQ("cublas", at(Trans::N, Trans::N, 16, 28672, 8192, true, Scaling::outer));    // nn
   EXPECT_EQ("cublas", at(Trans::N, Trans::T, 16, 28672, 8192, false, Scaling::outer));   // unaligned rows
   EXPECT_EQ("cublas", at(Trans::N, Trans::T, 16, 4096, 16384, true, Scaling::outer));    // n < 7168
