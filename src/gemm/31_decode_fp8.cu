@@ -172,7 +172,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     // block128: the scale of each of this thread's rows of A (clamped into the array: a row past m
     // multiplies products that are never stored) times the block's b. N <= 64: read before the
     // stage's wait into N / 4 registers; N = 128: read while adding (d and p already take 128).
-    constexpr bool EARLY = true;
+    constexpr bool EARLY = N <= 64;
     const float* __restrict__ sak = sa + kt;  // row c of a at sak[c * KTi] (m <= 128: fits an int)
     float b = 1.0f, sc[EARLY ? 2 * J : 1];
     if (block) {
