@@ -15,8 +15,8 @@
 // sum into a partial accumulator p (N / 2 registers, the first MMA starting it from zero), waited
 // for (wgmma_wait<0>), the stage released, then added into the fp32 sums d: d += p for tensor and
 // outer, d += a[i][kt] b[n0 / 128][kt] p for block128 (the block's 128 rows of W are one 128-row
-// block of b: one b per k tile; the k tile's N products a[i][kt] b, each loaded once a k tile ahead
-// by one consumer thread, staged in shared memory for both warpgroups). Tensor and outer scales multiply d in the epilogue
+// block of b: one b per k tile; a thread's N / 4 rows of A read their a, before the stage's wait
+// at N <= 64, while adding at N = 128). Tensor and outer scales multiply d in the epilogue
 // (a[0] b[0]; a[i] b[j]: a thread's two rows of W read b, its N / 4 rows of A read a), before
 // rung 26's transposed, masked store with alpha / beta (C unread when beta == 0). Split-K as
 // rung 26 (fewer 128-row tiles than SMs: k split, as many whole splits as fit the SMs, each at
@@ -117,7 +117,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     decode_fp8_kernel(const __grid_constant__ CUtensorMap map_w, const __grid_constant__ CUtensorMap map_a,
                       Params<TC> a, int splits) {
   constexpr int STAGES = stages<N>(), STAGE_BYTES = stage_bytes<N>();
-  static_assert(smem_bytes<N>() + 2 * N * 4 <= 227 * 1024, "with a_scales, fits the 227 KB a Hopper block may have");
+  static_assert(smem_bytes<N>() <= 227 * 1024, "fits the 227 KB a Hopper block may have");
   static_assert(STAGES >= 2, "a pipeline");
   static_assert(N * decode_wgmma::sums_ld<BM>() * 4 <= STAGES * STAGE_BYTES, "the sums fit where the stages were");
   extern __shared__ unsigned char smem_raw[];
@@ -167,23 +167,22 @@ __global__ void __launch_bounds__(THREADS, 1)
   float d[N / 2], p[N / 2];  // the fp32 sums and the tensor core's partial sum of one k tile
 #pragma unroll
   for (int i = 0; i < N / 2; ++i) d[i] = 0.0f, p[i] = 0.0f;
-  // block128: each k tile's N scales of A's rows, times the tile's b, staged once per block in
-  // shared memory. Consumer thread tid < N loads row tid's (clamped into the array: a row past m
-  // multiplies products that are never stored) one k tile ahead; both warpgroups read their rows
-  // from there. (Each thread loading its N / 4 rows from global memory, as the rung first did,
-  // costs N / 4 L1 requests a thread and k tile: at N = 128 more than the tile's DRAM time.) Two
-  // buffers, one barrier of the consumers a k tile.
-  __shared__ float a_scales[2][N];
-  const float* __restrict__ sa_row = sa + min(tid, m - 1) * KTi;  // read by tid < N only
-  const float* __restrict__ sb_tile = sb + (n0 / BM) * KT;         // this tile's 128-row block of b
-  float next = 0.0f;
-  if (block && tid < N && count > 0) next = __ldg(sa_row + kt0) * __ldg(sb_tile + kt0);
   for (int i = 0; i < count; ++i) {
     const int kt = kt0 + i, s = i % STAGES;
+    // block128: the scale of each of this thread's rows of A (clamped into the array: a row past m
+    // multiplies products that are never stored) times the block's b. N <= 64: read before the
+    // stage's wait into N / 4 registers; N = 128: read while adding (d and p already take 128).
+    constexpr bool EARLY = N <= 64;
+    const float* __restrict__ sak = sa + kt;  // row c of a at sak[c * KTi] (m <= 128: fits an int)
+    float b = 1.0f, sc[EARLY ? 2 * J : 1];
     if (block) {
-      if (tid < N) a_scales[i & 1][tid] = next;
-      detail::named_barrier(2, CONSUMERS);  // this tile's scales stored; all reads of i - 2's done
-      if (tid < N && i + 1 < count) next = __ldg(sa_row + kt + 1) * __ldg(sb_tile + kt + 1);
+      b = __ldg(sb + (n0 / BM) * KT + kt);  // this tile's 128-row block of b
+      if constexpr (EARLY) {
+#pragma unroll
+        for (int j = 0; j < J; ++j)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) sc[2 * j + e] = b * __ldg(sak + min(8 * j + 2 * q + e, m - 1) * KTi);
+      }
     }
     detail::mbar_wait(&full[s], (i / STAGES) & 1);
     const unsigned char* Ws = smem + s * STAGE_BYTES;
@@ -200,12 +199,13 @@ __global__ void __launch_bounds__(THREADS, 1)
     detail::wgmma_wait<0>();  // the partial sum is complete and the stage read
     if (t == 0) detail::mbar_arrive(&empty[s]);
     if (block) {
-      const float* x_row = a_scales[i & 1];
 #pragma unroll
       for (int j = 0; j < J; ++j)
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
-          const float x = x_row[8 * j + 2 * q + e];
+          float x;
+          if constexpr (EARLY) x = sc[2 * j + e];
+          else x = b * __ldg(sak + min(8 * j + 2 * q + e, m - 1) * KTi);
           d[4 * j + e] = fmaf(x, p[4 * j + e], d[4 * j + e]);
           d[4 * j + 2 + e] = fmaf(x, p[4 * j + 2 + e], d[4 * j + 2 + e]);
         }
