@@ -100,6 +100,9 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   //    m = 1 cuBLASLt found no block128 algorithm. m = 128 (outer 0.89 / 0.97x, block128 0.76 /
   //    0.66x) stays on cuBLASLt. With one scale per tensor cuBLASLt is level or faster (0.84-1.03x),
   //    so tensor stays on it.
+  //  - fp8 forms cuBLASLt does not run (transposes other than nt, rows not 16-byte aligned), on
+  //    Hopper: rung 29 (wgmma_fp8_promote), which copies the operands k-major first; elsewhere the
+  //    cublas rung, which throws Unsupported for them.
   const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   const double w_elems = static_cast<double>(n) * static_cast<double>(k);  // a decode shape's weights
   const bool hopper = sm == 90 && detail::built_for_sm90a();
@@ -107,6 +110,10 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
     if (hopper && (scaling == Scaling::outer || scaling == Scaling::block128) && rows_aligned && ta == Trans::N && tb == Trans::T && m >= 1 && m <= 64 &&
         n >= 7168 && w_elems >= 33554432.0)  // 2^25
       return "decode_fp8";
+    // cuBLASLt's fp8 products take only the TN form (our ta = N, tb = T) with 16-byte rows: the
+    // cublas rung throws Unsupported for the rest. On Hopper rung 29 (promoted, the error of
+    // cuBLASLt's) copies those operands k-major and runs them, at 0.83-0.93x cuBLASLt's TN speed.
+    if (hopper && (ta != Trans::N || tb != Trans::T || !rows_aligned)) return "wgmma_fp8_promote";
     return "cublas";
   }
   if (math == Math::tf32x3) return hopper ? "wgmma_x3_rs" : "wmma";

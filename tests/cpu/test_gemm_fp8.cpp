@@ -134,23 +134,29 @@ TEST(GemmFp8Registry, TypesSayFp8WhereTheEntryIsSet) {
   }
 }
 
-// auto for fp8 names the cublas rung on every device, whatever the shape, the alignment or the
-// f16/bf16 rules would say, except decode shapes with outer or block128 scales on Hopper (sm_90a
-// builds): nt, aligned rows, m <= 64, n >= 7168, n k >= 2^25 run rung 31 (decode_fp8).
-TEST(GemmFp8Auto, CublasExceptOuterScaledDecode) {
+// auto for fp8 names the cublas rung (cuBLASLt) on every device, whatever the shape or what the
+// f16/bf16 rules would say, except on Hopper (sm_90a builds): decode shapes with outer or block128
+// scales (nt, aligned rows, m <= 64, n >= 7168, n k >= 2^25) run rung 31 (decode_fp8), and the
+// forms cuBLASLt does not run (other transposes than nt, unaligned rows) rung 29.
+TEST(GemmFp8Auto, CublasExceptDecodeAndFormsCublasLacks) {
+#if defined(RUNGS_HAVE_SM90A)
+  const std::string decode = "decode_fp8", other_forms = "wgmma_fp8_promote";
+#else
+  const std::string decode = "cublas", other_forms = "cublas";
+#endif
   for (int sm : {70, 80, 89, 90})
     for (bool aligned : {true, false})
       for (int64_t mnk : {int64_t{64}, int64_t{8192}})
-        for (Scaling sc : {Scaling::tensor, Scaling::outer, Scaling::block128})
-          EXPECT_EQ("cublas",
+        for (Scaling sc : {Scaling::tensor, Scaling::outer, Scaling::block128}) {
+          EXPECT_EQ(sm == 90 ? other_forms : "cublas",
                     sgemm::auto_variant(Trans::N, Trans::N, mnk, mnk, mnk, sm, GemmType::fp8, Math::fp32, aligned, sc))
               << "sm_" << sm << " " << mnk << (aligned ? " aligned" : " unaligned");
-  EXPECT_EQ("cublas", sgemm::auto_variant(Trans::T, Trans::N, 4095, 4097, 4093, 90, GemmType::fp8, Math::fp32, false));
-#if defined(RUNGS_HAVE_SM90A)
-  const std::string decode = "decode_fp8";
-#else
-  const std::string decode = "cublas";
-#endif
+          EXPECT_EQ(sm == 90 && !aligned ? other_forms : "cublas",
+                    sgemm::auto_variant(Trans::N, Trans::T, mnk, mnk, mnk, sm, GemmType::fp8, Math::fp32, aligned, sc))
+              << "sm_" << sm << " " << mnk << (aligned ? " aligned" : " unaligned");
+        }
+  EXPECT_EQ(other_forms, sgemm::auto_variant(Trans::T, Trans::N, 4095, 4097, 4093, 90, GemmType::fp8, Math::fp32, false));
+  EXPECT_EQ(other_forms, sgemm::auto_variant(Trans::T, Trans::T, 4096, 4096, 4096, 90, GemmType::fp8, Math::fp32, true));
   for (Scaling sc : {Scaling::outer, Scaling::block128})
     for (int64_t m : {int64_t{1}, int64_t{16}, int64_t{64}})
       for (int64_t n : {int64_t{7168}, int64_t{28672}})
@@ -162,8 +168,8 @@ TEST(GemmFp8Auto, CublasExceptOuterScaledDecode) {
   EXPECT_EQ("cublas", at(Trans::N, Trans::T, 128, 28672, 8192, true, Scaling::outer));   // m = 128: cuBLASLt
   EXPECT_EQ("cublas", at(Trans::N, Trans::T, 16, 28672, 8192, true, Scaling::tensor));   // tensor: cuBLASLt
   EXPECT_EQ("cublas", at(Trans::N, Trans::T, 128, 7168, 8192, true, Scaling::block128)); // m = 128: cuBLASLt
-  EXPECT_EQ("cublas", at(Trans::N, Trans::N, 16, 28672, 8192, true, Scaling::outer));    // nn
-  EXPECT_EQ("cublas", at(Trans::N, Trans::T, 16, 28672, 8192, false, Scaling::outer));   // unaligned rows
+  EXPECT_EQ(other_forms, at(Trans::N, Trans::N, 16, 28672, 8192, true, Scaling::outer));  // nn
+  EXPECT_EQ(other_forms, at(Trans::N, Trans::T, 16, 28672, 8192, false, Scaling::outer)); // unaligned rows
   EXPECT_EQ("cublas", at(Trans::N, Trans::T, 16, 4096, 16384, true, Scaling::outer));    // n < 7168
   EXPECT_EQ("cublas", at(Trans::N, Trans::T, 16, 7168, 1024, true, Scaling::outer));     // W below 2^25
   EXPECT_EQ("cublas", sgemm::auto_variant(Trans::N, Trans::T, 16, 28672, 8192, 89, GemmType::fp8, Math::fp32, true,
