@@ -107,12 +107,13 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   const double w_elems = static_cast<double>(n) * static_cast<double>(k);  // a decode shape's weights
   const bool hopper = sm == 90 && detail::built_for_sm90a();
   if (type == GemmType::fp8) {
-    if (hopper && (scaling == Scaling::outer || scaling == Scaling::block128) && rows_aligned && ta == Trans::N && tb == Trans::T && m >= 1 && m <= 64 &&
+    const bool decode_scaling = scaling == Scaling::outer || scaling == Scaling::block128;
+    if (hopper && decode_scaling && rows_aligned && ta == Trans::N && tb == Trans::T && m >= 1 && m <= 64 &&
         n >= 7168 && w_elems >= 33554432.0)  // 2^25
       return "decode_fp8";
     // cuBLASLt's fp8 products take only the TN form (our ta = N, tb = T) with 16-byte rows: the
     // cublas rung throws Unsupported for the rest. On Hopper rung 29 (promoted, the error of
-    // cuBLASLt's) copies those operands k-major and runs them, at 0.83-0.93x cuBLASLt's TN speed.
+    // cuBLASLt's) copies those operands k-major and runs them (at nt 0.83-0.93x cuBLASLt's speed).
     if (hopper && (ta != Trans::N || tb != Trans::T || !rows_aligned)) return "wgmma_fp8_promote";
     return "cublas";
   }
