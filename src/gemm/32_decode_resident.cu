@@ -25,8 +25,9 @@
 // / 90.7). Where it doubles the splits it loses: 7168 x 8192 46.9-54.9 us against 46.0-51.0 (the
 // sums of four splits instead of two, and half the bytes in flight on the 40 SMs with one block),
 // 8192 x 28672 169-229 us against 159-169 (64 tiles split four times, 3-5 stages a block; m = 128:
-// 3 stages and A read by 128-row tiles, 68.5 % of DRAM). `auto` does not take it (one run, no H200
-// measurement); the numbers point to rung 26's grid wherever 128-row tiles do not outnumber the SMs.
+// 3 stages and A read by 128-row tiles, 68.5 % of DRAM). H200 (acccc5b, --reps 30): level with rung 26
+// at 28672 x 8192 (85.4-90.7 % against 85.5-89.9), 3-10 % slower at 7168 x 8192, 10-48 % at 8192 x
+// 28672. `auto` does not take it: it wins nowhere by more than the spread between two runs.
 #include "gemm/26_decode_wgmma.cuh"
 
 #include "core/errors.hpp"

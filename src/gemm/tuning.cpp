@@ -84,7 +84,8 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   //    reads W in place through wgmma's transpose bit at 0.86-1.04x: 83 % at 7168 x 8192, 92-94 % at
   //    28672 x 8192, where cuBLAS reads at 86-96 %). Rung 32 (decode_resident) is not taken: one
   //    run (4bdc263) has it 1.6-2.6 % faster than rung 26 at 28672 x 8192, m = 16 and 64, and slower
-  //    at 7168 x 8192 and 8192 x 28672.
+  //    at 7168 x 8192 and 8192 x 28672; on an H200 (acccc5b) level at 28672 x 8192 and slower at the
+  //    other two.
   //  - fp8: cuBLAS (cublasLt, in the cublas rung) on every device. Rung 28 (wgmma_fp8) is faster
   //    (1.00 / 1.05 / 1.04x per-tensor at 2048 / 4096 / 8192^3 nt, H100, 6b05a1d) but does not
   //    promote: its error is 18x cuBLASLt's at k = 8192 and 43x at 32768; rung 29 (promoted, the same
