@@ -15,8 +15,9 @@
 // sum into a partial accumulator p (N / 2 registers, the first MMA starting it from zero), waited
 // for (wgmma_wait<0>), the stage released, then added into the fp32 sums d: d += p for tensor and
 // outer, d += a[i][kt] b[n0 / 128][kt] p for block128 (the block's 128 rows of W are one 128-row
-// block of b: one b per k tile; a thread's N / 4 rows of A read their a, before the stage's wait
-// at N <= 64, while adding at N = 128). Tensor and outer scales multiply d in the epilogue
+// block of b: one b per k tile; at N <= 16 a thread's N / 4 rows of A read their a before the
+// stage's wait, at N >= 32 the k tile's N products a[i][kt] b are loaded once per block, a k tile
+// ahead, and staged in shared memory for both warpgroups). Tensor and outer scales multiply d in the epilogue
 // (a[0] b[0]; a[i] b[j]: a thread's two rows of W read b, its N / 4 rows of A read a), before
 // rung 26's transposed, masked store with alpha / beta (C unread when beta == 0). Split-K as
 // rung 26 (fewer 128-row tiles than SMs: k split, as many whole splits as fit the SMs, each at
@@ -60,6 +61,13 @@
 // 30-31 / 32-33 us), measured (H100, 19fc8ef, --reps 30): 27.6 / 29.0 / 29.9 / 33.1 us at m = 1 /
 // 16 / 64 / 128 (69 / 66 / 65 / 60 %; outer 1.54 / 1.40 / 1.19 / 0.89x cuBLASLt, block128 - /
 // 1.11 / 1.02 / 0.76x, tensor 0.98 / 0.91 / 0.95 / 0.84x); 28672 x 8192 (no split) unchanged.
+// block128 at m = 128 then read 43 / 53 % (46.2 / 147.0 us at 7168 / 28672 x 8192): each thread
+// loaded its 32 rows' scales every k tile, and moving those loads before the stage's wait did not
+// help. Staging the tile's scales once per block in shared memory (N >= 32), predicted to bring
+// m = 128 toward outer's 33 / 97 us, measured (H100, --reps 30): 35.1-35.3 / 112.0-112.4 us at
+// m = 128 (0.99 / 0.87x cuBLASLt's block128), 31.4-31.6 / 95.1-95.4 at m = 64 (from 33.9 / 100.8),
+// 29.8-30.1 / 92.8-93.5 at m = 32 (31.1 / 92.9 with the scales in registers); at m = 1 and 16 the
+// staging's barrier per k tile cost 1-4 %, so N <= 16 keeps the registers.
 #include "gemm/26_decode_wgmma.cuh"
 
 #include "core/errors.hpp"
@@ -117,7 +125,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     decode_fp8_kernel(const __grid_constant__ CUtensorMap map_w, const __grid_constant__ CUtensorMap map_a,
                       Params<TC> a, int splits) {
   constexpr int STAGES = stages<N>(), STAGE_BYTES = stage_bytes<N>();
-  static_assert(smem_bytes<N>() <= 227 * 1024, "fits the 227 KB a Hopper block may have");
+  static_assert(smem_bytes<N>() + 2 * N * 4 <= 227 * 1024, "with the staged scales, fits a Hopper block's 227 KB");
   static_assert(STAGES >= 2, "a pipeline");
   static_assert(N * decode_wgmma::sums_ld<BM>() * 4 <= STAGES * STAGE_BYTES, "the sums fit where the stages were");
   extern __shared__ unsigned char smem_raw[];
@@ -167,17 +175,31 @@ __global__ void __launch_bounds__(THREADS, 1)
   float d[N / 2], p[N / 2];  // the fp32 sums and the tensor core's partial sum of one k tile
 #pragma unroll
   for (int i = 0; i < N / 2; ++i) d[i] = 0.0f, p[i] = 0.0f;
+  // block128: the scale of each of this thread's rows of A (clamped into the array: a row past m
+  // multiplies products that are never stored) times the tile's b (its 128 rows of W are one
+  // 128-row block of b). N <= SCALES_IN_REGISTERS: each thread reads its N / 4 rows' scales into
+  // registers before the stage's wait. Larger N: a thread would issue N / 4 loads a k tile, more
+  // than the tile's DRAM time at N = 128, so the k tile's N scales are staged once per block in
+  // shared memory instead: consumer thread tid < N loads row tid's a k tile ahead, both warpgroups
+  // read their rows from there (two buffers, one barrier of the consumers a k tile).
+  constexpr int SCALES_IN_REGISTERS = 16;
+  constexpr bool STAGED = N > SCALES_IN_REGISTERS;
+  __shared__ float a_scales[2][STAGED ? N : 1];
+  const float* __restrict__ sa_row = sa + min(tid, m - 1) * KTi;  // read by tid < N only (STAGED)
+  const float* __restrict__ sb_tile = sb + (n0 / BM) * KT;         // this tile's 128-row block of b
+  float next = 0.0f;
+  if (STAGED && block && tid < N && count > 0) next = __ldg(sa_row + kt0) * __ldg(sb_tile + kt0);
   for (int i = 0; i < count; ++i) {
     const int kt = kt0 + i, s = i % STAGES;
-    // block128: the scale of each of this thread's rows of A (clamped into the array: a row past m
-    // multiplies products that are never stored) times the block's b. N <= 64: read before the
-    // stage's wait into N / 4 registers; N = 128: read while adding (d and p already take 128).
-    constexpr bool EARLY = N <= 64;
-    const float* __restrict__ sak = sa + kt;  // row c of a at sak[c * KTi] (m <= 128: fits an int)
-    float b = 1.0f, sc[EARLY ? 2 * J : 1];
+    float sc[STAGED ? 1 : 2 * J];
     if (block) {
-      b = __ldg(sb + (n0 / BM) * KT + kt);  // this tile's 128-row block of b
-      if constexpr (EARLY) {
+      if constexpr (STAGED) {
+        if (tid < N) a_scales[i & 1][tid] = next;
+        detail::named_barrier(2, CONSUMERS);  // this tile's scales stored; all reads of i - 2's done
+        if (tid < N && i + 1 < count) next = __ldg(sa_row + kt + 1) * __ldg(sb_tile + kt + 1);
+      } else {
+        const float b = __ldg(sb_tile + kt);
+        const float* __restrict__ sak = sa + kt;  // row c of a at sak[c * KTi] (m <= 128: fits an int)
 #pragma unroll
         for (int j = 0; j < J; ++j)
 #pragma unroll
@@ -204,8 +226,8 @@ __global__ void __launch_bounds__(THREADS, 1)
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           float x;
-          if constexpr (EARLY) x = sc[2 * j + e];
-          else x = b * __ldg(sak + min(8 * j + 2 * q + e, m - 1) * KTi);
+          if constexpr (STAGED) x = a_scales[i & 1][8 * j + 2 * q + e];
+          else x = sc[2 * j + e];
           d[4 * j + e] = fmaf(x, p[4 * j + e], d[4 * j + e]);
           d[4 * j + 2 + e] = fmaf(x, p[4 * j + 2 + e], d[4 * j + 2 + e]);
         }

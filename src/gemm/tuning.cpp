@@ -97,9 +97,9 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   //    (decode_fp8), H100 (19fc8ef, `rungs bench gemm --dtype fp8 --scaling outer|block128 --m
   //    1,16,64,128 --n 7168,28672 --k 8192 --trans nt`): outer 1.54 / 1.40 / 1.19x cuBLASLt at m = 1 /
   //    16 / 64 on 7168 x 8192 and 1.17 / 1.14 / 1.08x on 28672 x 8192 (H200, f36fe0c: 1.05-1.70x);
-  //    block128 1.11 / 1.02x at m = 16 / 64 on 7168 x 8192 and 1.10 / 1.02x on 28672 x 8192, and at
-  //    m = 1 cuBLASLt found no block128 algorithm. m = 128 (outer 0.89 / 0.97x, block128 0.76 /
-  //    0.66x) stays on cuBLASLt. With one scale per tensor cuBLASLt is level or faster (0.84-1.03x),
+  //    block128 (its scales staged in shared memory at m > 16) 1.12 / 1.15 / 1.09x at m = 16 / 32 /
+  //    64 on 7168 x 8192 and 1.12 / 1.09 / 1.08x on 28672 x 8192, and at m = 1 cuBLASLt found no
+  //    block128 algorithm. m = 128 (outer 0.89 / 0.97x, block128 0.99 / 0.87x) stays on cuBLASLt. With one scale per tensor cuBLASLt is level or faster (0.84-1.03x),
   //    so tensor stays on it.
   //  - fp8 forms cuBLASLt does not run (transposes other than nt, rows not 16-byte aligned), on
   //    Hopper: rung 29 (wgmma_fp8_promote), which copies the operands k-major first; elsewhere the
