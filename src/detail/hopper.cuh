@@ -636,35 +636,6 @@ __device__ __forceinline__ void wgmma_128_fp8(float (&d)[R], uint64_t da, uint64
   __trap();
 #endif
 }
-// The same with A from registers: a[0..3] this thread's fragment of the 64 x 32 A (4 fp8 each:
-// rows g and g + 8 of its warp's 16, bytes 4q .. 4q + 3 and 16 + 4q .. 16 + 4q + 3, in the order
-// (g, 4q), (g + 8, 4q), (g, 16 + 4q), (g + 8, 16 + 4q): the words load_a_frags_k_f32 reads from a
-// K-major stage, byte for byte), B from shared memory.
-#define RUNGS_WGMMA_FP8_128_RS(AT, BT)                                                                     \
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"                                                \
-               "wgmma.mma_async.sync.aligned.m64n128k32.f32." AT "." BT " " RUNGS_WGMMA_D64                 \
-               ", {%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"                                                  \
-               : RUNGS_WGMMA_D64_OUT                                                                       \
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(static_cast<int>(accumulate)))
-template <typename TA8, typename TB8, int R>
-__device__ __forceinline__ void wgmma_128_fp8_rs(float (&d)[R], const uint32_t (&a)[4], uint64_t db,
-                                                 bool accumulate = true) {
-  static_assert(R >= 64, "64 accumulator registers");
-  static_assert(sizeof(TA8) == 1 && sizeof(TB8) == 1, "fp8 operands");
-  constexpr bool a4 = std::is_same_v<TA8, __nv_fp8_e4m3>, b4 = std::is_same_v<TB8, __nv_fp8_e4m3>;
-  static_assert((a4 || std::is_same_v<TA8, __nv_fp8_e5m2>) && (b4 || std::is_same_v<TB8, __nv_fp8_e5m2>),
-                "__nv_fp8_e4m3 or __nv_fp8_e5m2");
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  if constexpr (a4 && b4) RUNGS_WGMMA_FP8_128_RS("e4m3", "e4m3");
-  else if constexpr (a4) RUNGS_WGMMA_FP8_128_RS("e4m3", "e5m2");
-  else if constexpr (b4) RUNGS_WGMMA_FP8_128_RS("e5m2", "e4m3");
-  else RUNGS_WGMMA_FP8_128_RS("e5m2", "e5m2");
-#else
-  (void)d; (void)a; (void)db; (void)accumulate;
-  __trap();
-#endif
-}
-#undef RUNGS_WGMMA_FP8_128_RS
 #undef RUNGS_WGMMA_FP8_128
 #undef RUNGS_WGMMA_D64
 #undef RUNGS_WGMMA_D64_OUT
@@ -1003,16 +974,13 @@ __device__ __forceinline__ void wgmma_stage_64x256_fp8(float (&d)[128], const un
 }
 
 // The same for 128 columns of B: Bs points at the first of their 128 rows (K-major, 128 bytes
-// each); d holds the 64 x 128 product (64 registers) in the m64n128 layout. K0, K1: only the k32
-// steps K0 .. K1 - 1 of the four (a stage's MMAs issued in parts; accumulate = false starts the
-// sum at step 0).
-template <typename TA8, typename TB8, int R, int K0 = 0, int K1 = 4>
+// each); d holds the 64 x 128 product (64 registers) in the m64n128 layout.
+template <typename TA8, typename TB8, int R>
 __device__ __forceinline__ void wgmma_stage_64x128_fp8(float (&d)[R], const unsigned char* As,
                                                        const unsigned char* Bs, int half, bool accumulate = true) {
   constexpr int ROW = 128, KI = 32;
-  static_assert(0 <= K0 && K0 < K1 && K1 <= ROW / KI, "k32 steps of one stage");
 #pragma unroll
-  for (int kk = K0; kk < K1; ++kk) {
+  for (int kk = 0; kk < ROW / KI; ++kk) {
     const uint64_t da = smem_desc(As + half * 64 * ROW + kk * KI, 16, 1024);
     const uint64_t db = smem_desc(Bs + kk * KI, 16, 1024);
     wgmma_128_fp8<TA8, TB8>(d, da, db, accumulate || kk > 0);

@@ -131,11 +131,6 @@ const std::vector<Rung>& ladder() {
        "shared memory, 128-row tiles split against the 2 x SMs slots, so no SM idles and no second wave "
        "(sm_90a); f16 bf16 (ta = T or rows TMA cannot address: rung 14)",
        90, false, nullptr, nullptr, nullptr, decode_resident::run_f16, decode_resident::run_bf16},
-      {"wgmma_fp8_rs",
-       "rung 29 with A read from shared memory once per k tile: each consumer loads its k tile of A into "
-       "registers and both 128-column halves multiply from there (wgmma.m64n128k32, A in registers), so the "
-       "MMAs read only B (sm_90a); fp8 any pair, every scaling",
-       90, false, nullptr, nullptr, nullptr, nullptr, nullptr, wgmma_fp8_rs::run_fp8},
   };
   return rungs;
 }
