@@ -19,8 +19,10 @@
 // 64 products on the CUDA cores before issuing the next; the other consumer's MMAs fill the tensor
 // core meanwhile only when the two are out of step. The n128 MMAs read A twice per k tile: 48 KB
 // of shared memory per consumer and k tile where rung 28's n256 read 40 KB (~94 against ~78 bytes
-// per tensor-core cycle, under the 128 shared memory delivers). The block128 scale loads are L1/L2
-// hits, issued before the stage's wait.
+// per tensor-core cycle, under the 128 shared memory delivers; measured not to cost: rung 28 with
+// its MMAs as two such halves keeps its speed, and A read once from registers gains nothing,
+// scripts/experiments/fp8_promote_probes.sh). The block128 scale loads are L1/L2 hits, issued
+// before the stage's wait.
 // Prediction: ~0.75-0.9x rung 28's time at 4096^3 and 8192^3 for every scaling (the promotion costs
 // the same for all three); normwise error at k = 8192 within 1.5x cuBLASLt's (which promotes too),
 // where rung 28's grows with k.

@@ -46,8 +46,11 @@
 // 1165 / 1259 TFLOP/s at 4096^3 / 8192^3 (0.86 / 0.85x cuBLASLt; rung 29 1164 / 1220), block128
 // 1050 / 1124 (0.89 / 0.84x cuBLASLt's block128; rung 29 1026 / 1126); the normwise error rung 29's
 // (1.05e-4 at k = 8192, cuBLASLt's). A miss: it runs as rung 29, the case the prediction named (the
-// turns order the issue, not the work). Not profiled yet; kept as the measured step that rules out
-// overlap by issue order alone.
+// turns order the issue, not the work). Kept as the measured step that rules out overlap by issue
+// order alone. Stricter turns, the turn handed over when 3 of a half-step's 4 MMAs are done (one
+// consumer's MMAs alone on the tensor core), measured 4 % slower (1116 / 1213 TFLOP/s per-tensor):
+// one warpgroup's n128 MMAs do not fill the tensor core by themselves
+// (scripts/experiments/fp8_promote_probes.sh).
 #include "gemm/17_wgmma_tma_store.cuh"
 
 namespace rungs::sgemm::ws {
