@@ -28,7 +28,11 @@
 # that never ran.
 # On an H100 everything takes longer than one 10-minute device call (the gemm racecheck alone runs
 # ~10 minutes: blocktile_2d's OddShapes take 3); split it, e.g. `scripts/gpu.sh build test sanitize`
-# with RUNGS_LADDERS=gemm, then with "gemv reduce", then `scripts/gpu.sh bench`.
+# with RUNGS_LADDERS=gemm, then with "gemv reduce", then `scripts/gpu.sh bench`. The gemm ladder's
+# bench alone (952 rows with the decode and fp8 workloads) runs more than 7 minutes on an H100 and
+# the build about 3: build in one call, then `RUNGS_LADDERS=gemm scripts/gpu.sh bench` on the warm
+# machine (bench-gemm.json), then the other ladders' bench (scripts/report.py takes each ladder
+# from the newest run that measured it).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-$PWD/out}
