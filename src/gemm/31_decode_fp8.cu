@@ -17,9 +17,9 @@
 // outer, d += a[i][kt] b[n0 / 128][kt] p for block128 (the block's 128 rows of W are one 128-row
 // block of b: one b per k tile; at N <= 16 a thread's N / 4 rows of A read their a before the
 // stage's wait, at N >= 32 the k tile's N products a[i][kt] b are loaded once per block, a k tile
-// ahead, and staged in shared memory for both warpgroups). Tensor and outer scales multiply d in the epilogue
-// (a[0] b[0]; a[i] b[j]: a thread's two rows of W read b, its N / 4 rows of A read a), before
-// rung 26's transposed, masked store with alpha / beta (C unread when beta == 0). Split-K as
+// ahead, and staged in shared memory for both warpgroups). Tensor and outer scales multiply d in
+// the epilogue (a[0] b[0]; a[i] b[j]: a thread's two rows of W read b, its N / 4 rows of A read
+// a), before rung 26's transposed, masked store with alpha / beta (C unread when beta == 0). Split-K as
 // rung 26 (fewer 128-row tiles than SMs: k split, as many whole splits as fit the SMs, each at
 // least 4 k tiles = 512 k, at most 8; the splits of a tile are one cluster, each block leaves its
 // scaled fp32 sums in its shared memory and adds its slice of the tile over the cluster's blocks
