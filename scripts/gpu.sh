@@ -20,7 +20,8 @@
 #   RUNGS_GIT_COMMIT=<sha>            the commit to record (default: git rev-parse in this tree)
 #   RUNGS_SANITIZE_FILTER=<gtest filter>  sanitize these tests only (memcheck and racecheck)
 #   RUNGS_MEMCHECK_FILTER, RUNGS_RACECHECK_FILTER  the same for one tool (before RUNGS_SANITIZE_FILTER)
-#   RUNGS_BENCH_ARGS="<args>[;<args>...]" bench: `rungs bench <args>` per item instead of the main job
+#   RUNGS_BENCH_ARGS="<args>[;<args>...]" bench: `rungs bench <args>` per item instead of the main job,
+#                                     item i's JSON in bench-part<i>.json
 # The test stage and each sanitizer run end with the every-rung check: the GPU tests write one line
 # "<ladder> <rung> <test>" for each rung that ran a real case in a test (tests/gpu_env.hpp,
 # record_ran) to ran-tests.log, ran-memcheck.log or ran-racecheck.log, and every rung that
@@ -30,9 +31,11 @@
 # ~10 minutes: blocktile_2d's OddShapes take 3); split it, e.g. `scripts/gpu.sh build test sanitize`
 # with RUNGS_LADDERS=gemm, then with "gemv reduce", then `scripts/gpu.sh bench`. The gemm ladder's
 # bench alone (952 rows with the decode and fp8 workloads) runs more than 7 minutes on an H100 and
-# the build about 3: build in one call, then `RUNGS_LADDERS=gemm scripts/gpu.sh bench` on the warm
-# machine (bench-gemm.json), then the other ladders' bench (scripts/report.py takes each ladder
-# from the newest run that measured it).
+# the build about 3: build in one call, then bench in parts on the warm machine, e.g.
+# RUNGS_BENCH_ARGS="gemm --workload bf16,tf32x3,fp8" scripts/gpu.sh bench, then the same with
+# "gemm --workload f32,decode;gemv;reduce" (scripts/report.py takes each of its ladders, gemm (f32),
+# gemm_tc (bf16, tf32x3, fp8), decode, gemv, reduce, from the newest run that measured it, so a
+# part must hold whole ladders).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-$PWD/out}
@@ -235,10 +238,13 @@ if has bench; then
   if [ -n "${RUNGS_BENCH_ARGS:-}" ]; then
     : >"$OUT/bench.txt"
     IFS=';' read -ra items <<<"$RUNGS_BENCH_ARGS"
+    part=0
     for item in "${items[@]}"; do
+      part=$((part + 1))
       echo "\$ rungs bench $item" | tee -a "$OUT/bench.txt"
       # shellcheck disable=SC2086
-      build-gpu/rungs bench $item 2>>"$OUT/bench.progress" | tee -a "$OUT/bench.txt" || status=1
+      build-gpu/rungs bench $item --format json --output "$OUT/bench-part$part.json" 2>>"$OUT/bench.progress" |
+        tee -a "$OUT/bench.txt" || status=1
     done
   elif on gemm && on gemv && on reduce; then
     bench_all=1  # `rungs bench` adds the dist ladders where 2+ GPUs are visible
