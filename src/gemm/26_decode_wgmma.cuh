@@ -258,6 +258,19 @@ Maps make_maps(const ArgsT<T>& a) {
   return {w, detail::make_tensor_map_2d(a.A, type, E, a.m, a.k, a.lda, N, BK)};
 }
 
+// The most splits, up to `splits`, whose cluster (one block per split) fits one GPC for `kernel` at
+// this block size (8 do on an H100 at one block per SM); 1 needs no cluster. `rung` names the caller.
+inline int64_t fitting_splits(const void* kernel, int threads, int smem, int64_t splits, const char* rung) {
+  for (; splits > 1; --splits) {
+    try {
+      detail::max_active_clusters(kernel, threads, smem, static_cast<int>(splits), rung);
+      return splits;
+    } catch (const Unsupported&) {
+    }
+  }
+  return 1;
+}
+
 // Launches rung 26's kernel at OCC blocks per SM on tiles_n x groups tiles of `splits` k slices
 // each (the splits of a tile one cluster along z); fewer splits where a cluster of them does not
 // fit one GPC at this block size (8 do on an H100). `rung` names the caller in errors.
@@ -267,14 +280,7 @@ void launch_grid(const ArgsT<T>& a, const Maps& maps, int64_t tiles_n, int64_t g
   constexpr int SMEM = smem_bytes<N, H, OCC>();
   auto* kernel = &decode_kernel<T, N, H, W_MN, OCC>;
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), SMEM);
-  while (splits > 1) {
-    try {
-      detail::max_active_clusters(reinterpret_cast<const void*>(kernel), THREADS, SMEM, static_cast<int>(splits), rung);
-      break;
-    } catch (const Unsupported&) {
-      --splits;
-    }
-  }
+  splits = fitting_splits(reinterpret_cast<const void*>(kernel), THREADS, SMEM, splits, rung);
   for (int64_t g0 = 0; g0 < groups; g0 += MAX_GROUPS_Y) {
     const dim3 grid(static_cast<unsigned>(tiles_n), static_cast<unsigned>(std::min<int64_t>(MAX_GROUPS_Y, groups - g0)),
                     static_cast<unsigned>(splits));

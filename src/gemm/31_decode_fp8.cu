@@ -286,18 +286,11 @@ void launch(const ArgsF8& a) {
   const CUtensorMap map_a = detail::make_tensor_map_2d(a.A, CU_TENSOR_MAP_DATA_TYPE_UINT8, 1, a.m, a.k, a.lda, N, BK);
   const Params<TC> p{a.m, a.n, a.k, a.alpha, a.beta, static_cast<TC*>(a.C), a.ldc, a.scales};
   const int64_t tiles = ceil_div(a.n, BM), KT = ceil_div(a.k, BK), sms = detail::sm_count();
-  int64_t splits = split_count(tiles, KT, sms);
   auto* kernel = &decode_fp8_kernel<TW, TA, TC, N>;
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), SMEM);
-  while (splits > 1) {  // fewer splits where a cluster of them does not fit one GPC
-    try {
-      detail::max_active_clusters(reinterpret_cast<const void*>(kernel), THREADS, SMEM, static_cast<int>(splits),
-                                  "decode_fp8");
-      break;
-    } catch (const Unsupported&) {
-      --splits;
-    }
-  }
+  // Fewer splits where a cluster of them does not fit one GPC.
+  const int64_t splits = decode_wgmma::fitting_splits(reinterpret_cast<const void*>(kernel), THREADS, SMEM,
+                                                      split_count(tiles, KT, sms), "decode_fp8");
   const auto blocks = static_cast<unsigned>(tiles * splits);
   if (splits == 1) {
     kernel<<<blocks, THREADS, SMEM, a.stream>>>(map_w, map_a, p, 1);
