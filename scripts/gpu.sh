@@ -68,6 +68,11 @@ if on gemm; then
   # and n32, split k / tiles cut between blocks, the captured split case).
   add memcheck_f 'Ladder/GemmTc.DecodeShapes/decode_*:Ladder/GemmTc.DecodeShapesFewRows/decode_*' ':'
   add racecheck_f 'Ladder/GemmTc.DecodeShapes/decode_*:Ladder/GemmTc.DecodeShapesFewRows/decode_*' ':'
+  # The fp8 rungs (tests/gpu/test_gemm_fp8.cpp): odd shapes in every format, scaling and transpose,
+  # alpha/beta with padded rows, and decode_fp8's decode shapes.
+  fp8='Rungs/GemmFp8.FormatsScalingsTransposesOddShapes/*:Rungs/GemmFp8.BetaAlphaAndPaddedRows/*:Rungs/GemmFp8.DecodeShapes/*'
+  add memcheck_f "$fp8" ':'
+  add racecheck_f "$fp8" ':'
 fi
 if on gemv; then
   add memcheck_f 'Ladder/GemvRung.OddShapes*:Ladder/GemvRung.StridedXAndY*:Ladder/GemvRung.MisalignedPointers*:Ladder/GemvRung.PaddedLeadingDimension*:Ladder/GemvRung.EmptyProduct*:Ladder/GemvRung.EmptyY*' ':'
