@@ -14,6 +14,13 @@
 #                                     gemm_reducescatter, 2+ GPUs) whose tests, sanitizer runs and bench
 #                                     rows to run
 #   RUNGS_CTEST_JOBS=3                test processes at once (the tests assert results, not times)
+#   RUNGS_GPUS=<n>                    GPUs to spread the GPU tests and the sanitizers over (default: all
+#                                     that nvidia-smi lists). With 2 or more, rungs_gpu_tests runs in n
+#                                     gtest shards at once, shard i alone on GPU i (CUDA_VISIBLE_DEVICES),
+#                                     each sanitizer likewise; the dist tests then run on all GPUs and
+#                                     ctest runs the CPU tests. With 1 (or RUNGS_CTEST_REGEX), ctest runs
+#                                     everything on the one GPU.
+#   RUNGS_SHARD_TIMEOUT=3600          seconds one shard may run before it is stopped (a hung kernel)
 #   RUNGS_TEST_TIMEOUT=300            seconds one test may run before ctest stops it (a hung kernel)
 #   RUNGS_CTEST_REGEX=<regex>         run only the tests whose names match (ctest -R); the every-rung
 #                                     check then shows what ran instead of requiring every rung
@@ -27,9 +34,13 @@
 # record_ran) to ran-tests.log, ran-memcheck.log or ran-racecheck.log, and every rung that
 # `rungs list` names for the ladders asked for must be there, or the stage fails naming the rungs
 # that never ran.
-# On an H100 everything takes longer than one 10-minute device call (the gemm racecheck alone runs
-# ~10 minutes: blocktile_2d's OddShapes take 3); split it, e.g. `scripts/gpu.sh build test sanitize`
-# with RUNGS_LADDERS=gemm, then with "gemv reduce", then `scripts/gpu.sh bench`. The gemm ladder's
+# On one H100 everything takes longer than one 10-minute device call: the GPU tests take more than
+# 20 GPU-minutes (DecodeShapesFewRows, StreamKTails, ShortLastRow and TileMultiplesAndNeighbours of
+# every tensor-core rung the most) and the gemm racecheck alone ~10 (blocktile_2d's OddShapes 3).
+# Split it, e.g. `scripts/gpu.sh build test` with RUNGS_LADDERS=gemm, then with "gemv reduce", then
+# `scripts/gpu.sh sanitize`, then `scripts/gpu.sh bench`; on a machine of several GPUs the test and
+# sanitize stages run sharded over them (RUNGS_GPUS). Keep the machine's CPUs for the tests while
+# they run (no build beside them): their fp64 references run on the host. The gemm ladder's
 # bench alone (952 rows with the decode and fp8 workloads) runs more than 7 minutes on an H100 and
 # the build about 3: build in one call, then bench in parts on the warm machine, e.g.
 # RUNGS_BENCH_ARGS="gemm --workload bf16,tf32x3,fp8" scripts/gpu.sh bench, then the same with
@@ -90,7 +101,34 @@ on gemm_host || add ctest_re 'GemmHost' '|'
 on dist || add ctest_re 'DistThreads|DistProcesses|DistOneRank' '|'
 on gemv || add ctest_re 'GemvRung|GemvDeterminism' '|'
 on reduce || add ctest_re 'ReduceRung|ReduceConcurrency|ReduceAuto' '|'
-on gemm || add ctest_re 'GemmRung|GemmTc|GemmAccuracy|WarptileConfig|TestTheTest\.' '|'
+on gemm || add ctest_re 'GemmRung|GemmTc|GemmFp8|GemmAccuracy|WarptileConfig|TestTheTest\.' '|'
+# The same exclusions as a gtest filter, for the sharded runs of rungs_gpu_tests.
+gtest_neg=""
+on gemm_host || add gtest_neg 'GemmHost.*' ':'
+on gemv || add gtest_neg '*GemvRung.*:GemvDeterminism.*' ':'
+on reduce || add gtest_neg '*ReduceRung.*:ReduceConcurrency.*:ReduceAuto.*' ':'
+on gemm || add gtest_neg '*GemmRung.*:*GemmTc.*:*GemmTcTf32.*:*GemmFp8.*:GemmAccuracy.*:*WarptileConfig.*:TestTheTest.*' ':'
+gpus=${RUNGS_GPUS:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')}
+[[ "$gpus" =~ ^[0-9]+$ ]] && [ "$gpus" -ge 1 ] || gpus=1
+# shards N LOG CMD...: CMD (a gtest program, or compute-sanitizer running one) as N gtest shards at
+# once, shard g alone on GPU g, its output in LOG-g.log (LOG.log when N = 1); false if any failed.
+shards() {
+  local n=$1 log=$2 g rc=0 pids=()
+  shift 2
+  if [ "$n" -le 1 ]; then
+    "$@" >"$log.log" 2>&1
+    return
+  fi
+  for ((g = 0; g < n; ++g)); do
+    CUDA_VISIBLE_DEVICES=$g GTEST_TOTAL_SHARDS=$n GTEST_SHARD_INDEX=$g \
+      timeout "${RUNGS_SHARD_TIMEOUT:-3600}" "$@" >"$log-$g.log" 2>&1 &
+    pids+=($!)
+  done
+  for ((g = 0; g < n; ++g)); do
+    wait "${pids[$g]}" || { rc=$?; echo "shard $g (GPU $g): exit status $rc, $log-$g.log"; }
+  done
+  return $rc
+}
 log() { echo "=== $* ($(date +%T))"; }
 
 # rung_names LADDER: the rungs of LADDER, one name a line, from the table of `rungs list LADDER`
@@ -178,7 +216,32 @@ if has build || [ ! -x build-gpu/rungs ]; then
 fi
 export RUNGS_GIT_COMMIT
 
-if has test; then
+if has test && [ "$gpus" -gt 1 ] && [ -z "${RUNGS_CTEST_REGEX:-}" ]; then
+  log "tests (full GPU suite: $gpus shards, one per GPU; then the dist tests on all GPUs, the CPU tests)"
+  : >"$OUT/ran-tests.log"
+  export RUNGS_TEST_RAN_LOG="$OUT/ran-tests.log"
+  shards "$gpus" "$OUT/tests-shard" build-gpu/tests/rungs_gpu_tests --gtest_filter="-Dist*${gtest_neg:+:$gtest_neg}" ||
+    status=1
+  if on dist; then
+    timeout "${RUNGS_SHARD_TIMEOUT:-3600}" build-gpu/tests/rungs_gpu_tests --gtest_filter='Dist*' \
+      >"$OUT/tests-dist.log" 2>&1 || status=1
+  fi
+  unset RUNGS_TEST_RAN_LOG
+  (cd build-gpu && ctest -LE gpu --output-on-failure -j"$(nproc)" --timeout "${RUNGS_TEST_TIMEOUT:-300}" \
+    >"$OUT/tests-cpu.log" 2>&1) || status=1
+  for f in "$OUT"/tests-shard-*.log "$OUT"/tests-dist.log; do
+    [ -f "$f" ] || continue
+    echo "${f##*/}: $(grep -E '^\[  (PASSED|FAILED)  \]|^\[  SKIPPED \] [0-9]+ test' "$f" | tr -s ' ' | paste -sd' ')"
+    grep -E '^\[  FAILED  \] [^0-9]' "$f" | head -20
+  done
+  grep -E "tests passed|tests failed|\(Failed\)" "$OUT/tests-cpu.log" | head -20
+  cat "$OUT"/tests-shard-*.log "$OUT"/tests-dist.log "$OUT/tests-cpu.log" >"$OUT/tests.log" 2>/dev/null
+  rm -f "$OUT"/tests-shard-*.log "$OUT"/tests-dist.log "$OUT/tests-cpu.log"
+  every_rung_ran tests "$OUT/ran-tests.log" || status=1
+  if on gemm; then
+    build-gpu/tests/rungs_gpu_tests --gtest_filter='GemmAccuracy.*' 2>&1 | grep -E "max relative|OK|FAIL" | head
+  fi
+elif has test; then
   log "tests (full GPU suite)"
   : >"$OUT/ran-tests.log"
   (cd build-gpu && RUNGS_TEST_RAN_LOG="$OUT/ran-tests.log" ctest --output-on-failure -j"${RUNGS_CTEST_JOBS:-3}" \
@@ -205,11 +268,17 @@ if has sanitize; then
   sanitize() {
     local tool=$1 filter=$2 default=$3; shift 3
     [ -n "$filter" ] || return 0
-    log "compute-sanitizer $tool"
+    log "compute-sanitizer $tool$([ "$gpus" -gt 1 ] && echo " ($gpus shards, one per GPU)")"
     : >"$OUT/ran-$tool.log"
-    RUNGS_TEST_RAN_LOG="$OUT/ran-$tool.log" compute-sanitizer --tool "$tool" "$@" --error-exitcode 9 \
-      build-gpu/tests/rungs_gpu_tests --gtest_filter="$filter" >"$OUT/$tool.log" 2>&1 || status=1
-    tail -4 "$OUT/$tool.log"; grep -m5 -E "Invalid|hazard|ERROR SUMMARY" "$OUT/$tool.log"
+    RUNGS_TEST_RAN_LOG="$OUT/ran-$tool.log" shards "$gpus" "$OUT/$tool" compute-sanitizer --tool "$tool" "$@" \
+      --error-exitcode 9 build-gpu/tests/rungs_gpu_tests --gtest_filter="$filter" || status=1
+    if [ "$gpus" -gt 1 ]; then
+      cat "$OUT/$tool"-[0-9]*.log >"$OUT/$tool.log" && rm -f "$OUT/$tool"-[0-9]*.log
+      grep -E "^\[  (PASSED|FAILED)  \]|ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/$tool.log"
+    else
+      tail -4 "$OUT/$tool.log"
+    fi
+    grep -m5 -E "Invalid|hazard|ERROR SUMMARY: [1-9]" "$OUT/$tool.log"
     if [ "$filter" = "$default" ]; then
       every_rung_ran "$tool" "$OUT/ran-$tool.log" || status=1
     else
