@@ -75,7 +75,8 @@ int max_active_clusters(const void* kernel, int threads, int smem, int cluster, 
   {
     std::lock_guard<std::mutex> lock(mu);
     auto i = cache.find(key);
-    if (i != cache.end()) return i->second;
+    if (i != cache.end() && i->second >= 1) return i->second;
+    if (i != cache.end()) unsupported(rung, "no cluster of " + std::to_string(cluster) + " blocks fits this GPU");
   }
   const ClusterLaunch l(static_cast<unsigned>(cluster * 64), threads, smem, cluster, nullptr);
   int n = 0;
@@ -83,9 +84,13 @@ int max_active_clusters(const void* kernel, int threads, int smem, int cluster, 
     const RelaxedCaptureMode relaxed;  // the first call may come while its stream is captured
     RUNGS_CUDA(cudaOccupancyMaxActiveClusters(&n, kernel, &l.cfg));
   }
+  {
+    // Kept either way: the decode rungs ask for the largest cluster that fits, larger ones first,
+    // on every call.
+    std::lock_guard<std::mutex> lock(mu);
+    cache[key] = n;
+  }
   if (n < 1) unsupported(rung, "no cluster of " + std::to_string(cluster) + " blocks fits this GPU");
-  std::lock_guard<std::mutex> lock(mu);
-  cache[key] = n;
   return n;
 }
 

@@ -60,8 +60,8 @@ struct ClusterLaunch {
 };
 
 // Clusters of `cluster` blocks of `kernel` (threads, smem as launched) that fit on the current
-// device at once: cudaOccupancyMaxActiveClusters, cached per (kernel, cluster, device). Throws
-// rungs::Unsupported naming `rung` when none fits.
+// device at once: cudaOccupancyMaxActiveClusters, cached per (kernel, cluster, device), a cluster
+// that does not fit too. Throws rungs::Unsupported naming `rung` when none fits.
 int max_active_clusters(const void* kernel, int threads, int smem, int cluster, const char* rung);
 
 }  // namespace rungs::detail
