@@ -36,7 +36,6 @@
 
 namespace rungs::cli {
 
-
 int visible_gpus() {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess) {

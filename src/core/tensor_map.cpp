@@ -72,21 +72,19 @@ int max_active_clusters(const void* kernel, int threads, int smem, int cluster, 
   int dev = 0;
   RUNGS_CUDA(cudaGetDevice(&dev));
   const auto key = std::make_tuple(kernel, cluster, dev);
+  int n = -1;
   {
     std::lock_guard<std::mutex> lock(mu);
     auto i = cache.find(key);
-    if (i != cache.end() && i->second >= 1) return i->second;
-    if (i != cache.end()) unsupported(rung, "no cluster of " + std::to_string(cluster) + " blocks fits this GPU");
+    if (i != cache.end()) n = i->second;
   }
-  const ClusterLaunch l(static_cast<unsigned>(cluster * 64), threads, smem, cluster, nullptr);
-  int n = 0;
-  {
-    const RelaxedCaptureMode relaxed;  // the first call may come while its stream is captured
-    RUNGS_CUDA(cudaOccupancyMaxActiveClusters(&n, kernel, &l.cfg));
-  }
-  {
-    // Kept either way: the decode rungs ask for the largest cluster that fits, larger ones first,
-    // on every call.
+  if (n < 0) {
+    const ClusterLaunch l(static_cast<unsigned>(cluster * 64), threads, smem, cluster, nullptr);
+    {
+      const RelaxedCaptureMode relaxed;  // the first call may come while its stream is captured
+      RUNGS_CUDA(cudaOccupancyMaxActiveClusters(&n, kernel, &l.cfg));
+    }
+    // Kept when none fits too: the decode rungs try the largest cluster first on every call.
     std::lock_guard<std::mutex> lock(mu);
     cache[key] = n;
   }
