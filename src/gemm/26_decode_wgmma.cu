@@ -65,9 +65,7 @@ void launch(const ArgsT<T>& a) {
   const Maps maps = make_maps<T, N, H, W_MN>(a);
   const int64_t tiles_n = ceil_div(a.n, int64_t(bm<H>())), groups = ceil_div(a.m, N), KT = ceil_div(a.k, BK);
   const int64_t tiles = tiles_n * groups, sms = detail::sm_count();
-  int64_t splits = 1;
-  if (tiles < sms) splits = std::max<int64_t>(1, std::min({sms / tiles, KT / MIN_KT_PER_SPLIT, MAX_SPLITS}));
-  launch_grid<T, N, H, W_MN, 1>(a, maps, tiles_n, groups, splits, "decode_wgmma");
+  launch_grid<T, N, H, W_MN, 1>(a, maps, tiles_n, groups, split_count(tiles, KT, sms), "decode_wgmma");
 }
 
 template <typename T>

@@ -258,6 +258,14 @@ Maps make_maps(const ArgsT<T>& a) {
   return {w, detail::make_tensor_map_2d(a.A, type, E, a.m, a.k, a.lda, N, BK)};
 }
 
+// The k splits of `tiles` tiles (KT k tiles each) on `slots` blocks at once (rungs 26, 31, 32): 1
+// where the tiles fill the slots, else as many whole splits as fit them, each at least
+// MIN_KT_PER_SPLIT k tiles, at most MAX_SPLITS (one cluster).
+inline int64_t split_count(int64_t tiles, int64_t KT, int64_t slots) {
+  if (tiles >= slots) return 1;
+  return std::max<int64_t>(1, std::min({slots / tiles, KT / MIN_KT_PER_SPLIT, MAX_SPLITS}));
+}
+
 // The most splits, up to `splits`, whose cluster (one block per split) fits one GPC for `kernel` at
 // this block size (8 do on an H100 at one block per SM); 1 needs no cluster. `rung` names the caller.
 inline int64_t fitting_splits(const void* kernel, int threads, int smem, int64_t splits, const char* rung) {

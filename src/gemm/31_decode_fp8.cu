@@ -88,8 +88,6 @@ using detail::ceil_div;
 constexpr int BK = 128;       // k per stage: one 128-byte row of fp8
 constexpr int THREADS = 384;  // warpgroups 0 and 1 consume, warpgroup 2 produces (one thread issues TMA)
 constexpr int MAX_STAGES = 16;
-constexpr int MIN_KT_PER_SPLIT = 4;
-constexpr int MAX_SPLITS = 8;  // a tile's splits are one cluster: 8 blocks at most, the portable size
 constexpr int CONSUMERS = 256;  // the two consumer warpgroups' threads
 
 template <int N>
@@ -271,13 +269,6 @@ __global__ void __launch_bounds__(THREADS, 1)
   detail::cluster_sync();  // no block leaves while the others still read its shared memory
 }
 
-// The split count: 1 where the tiles fill the SMs, else as many whole splits as fit them, each at
-// least MIN_KT_PER_SPLIT k tiles, at most MAX_SPLITS (rung 26's rule).
-int64_t split_count(int64_t tiles, int64_t KT, int64_t sms) {
-  if (tiles >= sms) return 1;
-  return std::max<int64_t>(1, std::min({sms / tiles, KT / MIN_KT_PER_SPLIT, int64_t(MAX_SPLITS)}));
-}
-
 template <typename TW, typename TA, typename TC, int N>
 void launch(const ArgsF8& a) {
   constexpr int SMEM = smem_bytes<N>();
@@ -290,7 +281,7 @@ void launch(const ArgsF8& a) {
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), SMEM);
   // Fewer splits where a cluster of them does not fit one GPC.
   const int64_t splits = decode_wgmma::fitting_splits(reinterpret_cast<const void*>(kernel), THREADS, SMEM,
-                                                      split_count(tiles, KT, sms), "decode_fp8");
+                                                      decode_wgmma::split_count(tiles, KT, sms), "decode_fp8");
   const auto blocks = static_cast<unsigned>(tiles * splits);
   if (splits == 1) {
     kernel<<<blocks, THREADS, SMEM, a.stream>>>(map_w, map_a, p, 1);

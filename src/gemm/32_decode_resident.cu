@@ -54,9 +54,7 @@ void launch(const ArgsT<T>& a) {
   int per_sm = 0;
   RUNGS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, THREADS, SMEM));
   const int64_t tiles = tiles_n * groups, slots = std::max(1, per_sm) * detail::sm_count();
-  int64_t splits = 1;
-  if (tiles < slots) splits = std::max<int64_t>(1, std::min({slots / tiles, KT / MIN_KT_PER_SPLIT, MAX_SPLITS}));
-  launch_grid<T, N, H, W_MN, OCC>(a, maps, tiles_n, groups, splits, "decode_resident");
+  launch_grid<T, N, H, W_MN, OCC>(a, maps, tiles_n, groups, split_count(tiles, KT, slots), "decode_resident");
 }
 
 template <typename T>
