@@ -1,0 +1,219 @@
+// Reading W (n x k bf16, row-major) the way the decode rungs do, without the MMAs: does the tiled
+// access pattern itself cost bandwidth against a contiguous read of the same bytes? One thread per
+// block streams steps of 128 rows x 64*G k through S mbarrier stages by TMA boxes (box_rows x
+// box_k; 128-byte swizzle when box_k = 64, rung 26's 128 x 64 box), so that G consecutive k boxes
+// of each row go out together; blocks take tiles of 128 rows split along k (rung 26's grid) or,
+// "persistent", equal ranges of the (tile, step) list on one block per SM (rung 27's schedule).
+// Beside them: a contiguous bulk read of the same bytes (read_floor.cu's best shape) and at 2 GiB.
+// Timed as read_floor.cu: L2 flushed before each launch, CUDA events, median of 30.
+//   source scripts/experiments/lib.sh && run_cu tile_read
+#include "detail/hopper.cuh"
+#include "detail/read_kernel.cuh"
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#define CK(x)                                                                                \
+  do {                                                                                       \
+    cudaError_t e_ = (x);                                                                    \
+    if (e_ != cudaSuccess) {                                                                 \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                          \
+    }                                                                                        \
+  } while (0)
+
+using rungs::detail::mbar_expect_tx;
+using rungs::detail::mbar_init;
+using rungs::detail::mbar_init_fence;
+using rungs::detail::mbar_wait;
+using rungs::detail::smem_u32;
+using rungs::detail::stream_read_kernel;
+using rungs::detail::tma_load_2d;
+
+constexpr int kMaxStages = 16;
+constexpr int kTileRows = 128;
+
+struct Shape {
+  int box_rows, box_k, G, stages;
+};
+
+// Units are (tile, step), tile-major; step j of tile t covers rows t*128.. and k j*64*G.. . Block b
+// takes units [b*U/P, (b+1)*U/P) when persistent (P = gridDim.x), else tile b / splits and its
+// k steps [z*KT/splits, (z+1)*KT/splits), z = b % splits.
+__global__ void tile_read(const __grid_constant__ CUtensorMap map, int tiles, int steps_per_tile, int splits,
+                          bool persistent, Shape sh, float* sink) {
+  extern __shared__ __align__(1024) unsigned char raw[];
+  unsigned char* buf = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(raw) + 1023) & ~uintptr_t(1023));
+  __shared__ uint64_t full[kMaxStages];
+  if (threadIdx.x != 0) return;
+  for (int s = 0; s < sh.stages; ++s) mbar_init(&full[s], 1);
+  mbar_init_fence();
+  const unsigned step_bytes = kTileRows * 64u * sh.G * 2u;
+  const unsigned box_bytes = sh.box_rows * sh.box_k * 2u;
+  const int rb_n = kTileRows / sh.box_rows, kb_n = 64 * sh.G / sh.box_k;
+  long long u0, u1;
+  if (persistent) {
+    const long long U = static_cast<long long>(tiles) * steps_per_tile;
+    u0 = U * blockIdx.x / gridDim.x, u1 = U * (blockIdx.x + 1) / gridDim.x;
+  } else {
+    const int t = blockIdx.x / splits, z = blockIdx.x % splits;
+    u0 = static_cast<long long>(t) * steps_per_tile + static_cast<long long>(steps_per_tile) * z / splits;
+    u1 = static_cast<long long>(t) * steps_per_tile + static_cast<long long>(steps_per_tile) * (z + 1) / splits;
+  }
+  auto issue = [&](long long u, int s) {
+    const int t = static_cast<int>(u / steps_per_tile), j = static_cast<int>(u % steps_per_tile);
+    mbar_expect_tx(&full[s], step_bytes);
+    unsigned char* dst = buf + static_cast<size_t>(s) * step_bytes;
+    for (int kb = 0; kb < kb_n; ++kb)
+      for (int rb = 0; rb < rb_n; ++rb)
+        tma_load_2d(dst + (kb * rb_n + rb) * box_bytes, &map, j * 64 * sh.G + kb * sh.box_k,
+                    t * kTileRows + rb * sh.box_rows, &full[s]);
+  };
+  long long issued = u0, done = u0;
+  for (int s = 0; s < sh.stages && issued < u1; ++s, ++issued) issue(issued, s);
+  float acc = 0.0f;
+  while (done < u1) {
+    const long long i = done - u0;
+    const int s = static_cast<int>(i % sh.stages);
+    mbar_wait(&full[s], static_cast<unsigned>((i / sh.stages) & 1));
+    acc += reinterpret_cast<const float*>(buf + static_cast<size_t>(s) * step_bytes)[0];
+    ++done;
+    if (issued < u1) {
+      issue(issued, static_cast<int>((issued - u0) % sh.stages));
+      ++issued;
+    }
+  }
+  if (acc == -1.0f) *sink = acc;
+}
+
+// read_floor.cu's contiguous reader: chunk c to block c % gridDim.x, `stages` chunks in flight.
+__global__ void bulk_read(const char* __restrict__ p, size_t chunks, unsigned chunk, int stages, float* sink) {
+  extern __shared__ __align__(128) unsigned char buf[];
+  __shared__ uint64_t full[kMaxStages];
+  if (threadIdx.x != 0) return;
+  for (int s = 0; s < stages; ++s) mbar_init(&full[s], 1);
+  mbar_init_fence();
+  const size_t first = blockIdx.x, step = gridDim.x;
+  auto issue = [&](size_t c, int s) {
+    mbar_expect_tx(&full[s], chunk);
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
+                     smem_u32(buf + static_cast<size_t>(s) * chunk)),
+                 "l"(p + c * chunk), "r"(chunk), "r"(smem_u32(&full[s]))
+                 : "memory");
+  };
+  size_t issued = 0, done = 0;
+  for (int s = 0; s < stages && first + issued * step < chunks; ++s, ++issued) issue(first + issued * step, s);
+  float acc = 0.0f;
+  while (done < issued) {
+    const int s = static_cast<int>(done % stages);
+    mbar_wait(&full[s], static_cast<unsigned>((done / stages) & 1));
+    acc += reinterpret_cast<const float*>(buf + static_cast<size_t>(s) * chunk)[0];
+    ++done;
+    if (first + issued * step < chunks) {
+      issue(first + issued * step, static_cast<int>(issued % stages));
+      ++issued;
+    }
+  }
+  if (acc == -1.0f) *sink = acc;
+}
+
+template <typename Launch>
+double median_ms(Launch launch, const float4* flush, size_t flush4, float* sink, int sms) {
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  std::vector<double> v;
+  launch();
+  for (int r = 0; r < 30; ++r) {
+    stream_read_kernel<<<sms * 8, 256>>>(flush, flush4, sink);
+    CK(cudaEventRecord(e0));
+    launch();
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    v.push_back(ms);
+  }
+  CK(cudaGetLastError());
+  CK(cudaEventDestroy(e0));
+  CK(cudaEventDestroy(e1));
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+int main() {
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  const int sms = prop.multiProcessorCount;
+  const size_t big = size_t{2} << 30;
+  const size_t flush_bytes = std::max<size_t>(size_t{4} * prop.l2CacheSize, size_t{256} << 20);
+  char* p = nullptr;
+  float4* flush = nullptr;
+  float* sink = nullptr;
+  CK(cudaMalloc(&p, big));
+  CK(cudaMalloc(&flush, flush_bytes));
+  CK(cudaMalloc(&sink, 4));
+  CK(cudaMemset(p, 0, big));
+  CK(cudaMemset(flush, 0, flush_bytes));
+  CK(cudaFuncSetAttribute(bulk_read, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+  CK(cudaFuncSetAttribute(tile_read, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+  PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
+  cudaDriverEntryPointQueryResult q;
+  CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", reinterpret_cast<void**>(&encode), 12000,
+                                      cudaEnableDefault, &q));
+  if (!encode) return 1;
+
+  const double ref_ms = median_ms([&] { bulk_read<<<sms, 32, 65536 * 3>>>(p, big / 65536, 65536, 3, sink); }, flush,
+                                  flush_bytes / 16, sink, sms);
+  const double ref = static_cast<double>(big) / (ref_ms * 1e-3) / 1e9;
+  std::printf("%s, %d SMs; contiguous bulk read of 2 GiB: %.0f GB/s (the %% column's denominator)\n", prop.name, sms,
+              ref);
+  std::printf("%-14s %-44s %8s %7s %7s\n", "W (n x k)", "reader", "us", "GB/s", "%");
+  const int k = 8192;
+  for (int n : {7168, 28672}) {
+    const size_t bytes = static_cast<size_t>(n) * k * 2;
+    auto row = [&](const char* what, double ms) {
+      const double gbs = static_cast<double>(bytes) / (ms * 1e-3) / 1e9;
+      std::printf("%5d x %-6d %-44s %8.1f %7.0f %6.1f%%\n", n, k, what, ms * 1e3, gbs, 100.0 * gbs / ref);
+    };
+    row("contiguous bulk 64 KB x 3, 1/SM",
+        median_ms([&] { bulk_read<<<sms, 32, 65536 * 3>>>(p, bytes / 65536, 65536, 3, sink); }, flush, flush_bytes / 16,
+                  sink, sms));
+    const int tiles = n / kTileRows;
+    // rung 26's split: whole multiples of the tiles up to the SMs, at most 8
+    const int splits = std::max(1, std::min(8, sms / tiles));
+    const Shape shapes[] = {{128, 64, 1, 8}, {128, 64, 2, 4}, {128, 64, 4, 2}, {128, 64, 4, 3},
+                            {32, 256, 4, 3}, {64, 128, 2, 6}};
+    for (const Shape& sh : shapes) {
+      const bool sw = sh.box_k == 64;
+      CUtensorMap map{};
+      const cuuint64_t dims[2] = {static_cast<cuuint64_t>(k), static_cast<cuuint64_t>(n)};
+      const cuuint64_t strides[1] = {static_cast<cuuint64_t>(k) * 2};
+      const cuuint32_t box[2] = {static_cast<cuuint32_t>(sh.box_k), static_cast<cuuint32_t>(sh.box_rows)};
+      const cuuint32_t estr[2] = {1, 1};
+      if (encode(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, p, dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                 sw ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+        std::printf("encode failed for box %d x %d\n", sh.box_rows, sh.box_k);
+        continue;
+      }
+      const int steps = k / (64 * sh.G);
+      const size_t smem = static_cast<size_t>(kTileRows) * 64 * sh.G * 2 * sh.stages + 1024;
+      for (bool persistent : {false, true}) {
+        const int grid = persistent ? sms : tiles * splits;
+        char what[96];
+        std::snprintf(what, sizeof what, "%s box %dx%d%s G%d S%d, %d blocks", persistent ? "stream-K" : "tiles",
+                      sh.box_rows, sh.box_k, sw ? " sw128" : "", sh.G, sh.stages, grid);
+        row(what, median_ms([&] { tile_read<<<grid, 32, smem>>>(map, tiles, steps, splits, persistent, sh, sink); },
+                            flush, flush_bytes / 16, sink, sms));
+      }
+    }
+  }
+  return 0;
+}
