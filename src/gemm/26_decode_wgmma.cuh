@@ -1,8 +1,7 @@
-// Rung 26's parts (used by rungs 26, 27, 32 and 33; what they add and why: 26_decode_wgmma.cu): the
-// block shape (BM rows of W: 128, or 256 at N = 64 and 128 where the rung asks for it; two consumer
-// warpgroups and a producer warp), the TMA stages of W and A (G k tiles of 64 per stage: 1, or 2 for
-// rung 33), the producer's and the consumers' step for one stage with W either k-contiguous (nt) or
-// n-contiguous (nn, wgmma's transpose bit),
+// Rung 26's parts (used by rungs 26, 27 and 32; what they add and why: 26_decode_wgmma.cu): the block
+// shape (BM rows of W: 128, or 256 at N = 64 and 128 where the rung asks for it; two consumer
+// warpgroups and a producer warp), the TMA stages of W and A, the producer's and the consumers'
+// step for one k tile with W either k-contiguous (nt) or n-contiguous (nn, wgmma's transpose bit),
 // rung 26's kernel (at one or two blocks per SM), the tensor maps, the choice of wgmma's N and BM,
 // and rung 27's programmatic second launch.
 #pragma once
@@ -20,7 +19,7 @@
 namespace rungs::sgemm::decode_wgmma {
 
 constexpr int ROW = 128;     // bytes per shared-memory row: one swizzle row, 64 16-bit elements
-constexpr int BK = 64;       // k per k tile (one box of each operand); a stage holds G k tiles
+constexpr int BK = 64;       // k per stage
 constexpr int THREADS = 288; // warpgroups 0 and 1 consume, warp 8 produces (one thread issues TMA)
 
 // Rows of W per block: BM = 128 H. H = 1: each consumer warpgroup one m64 wgmma per k16. H = 2
@@ -36,14 +35,9 @@ template <int H>
 constexpr int w_bytes() {
   return bm<H>() * ROW;  // 16 or 32 KB
 }
-// One k tile of W and A; a stage is G of them, back to back (every box on a 1024-byte boundary).
 template <int N, int H>
-constexpr int part_bytes() {
-  return w_bytes<H>() + N * ROW;
-}
-template <int N, int H, int G = 1>
 constexpr int stage_bytes() {
-  return G * part_bytes<N, H>();
+  return w_bytes<H>() + N * ROW;
 }
 // The dynamic shared memory a block may have with OCC blocks per SM: 227 KB alone (rung 26); two
 // blocks share the SM's 228 KB, each with 1 KB the system reserves (rung 32: 113 KB).
@@ -51,76 +45,64 @@ template <int OCC>
 constexpr int smem_budget() {
   return OCC == 1 ? 227 * 1024 : 228 * 1024 / OCC - 1024;
 }
-template <int N, int H, int OCC = 1, int G = 1>
-constexpr int stages() {  // as many as fit the budget, at most 8 k tiles
-  constexpr int fit = (smem_budget<OCC>() - 1024 - 2 * 8 * 8) / stage_bytes<N, H, G>();
-  return fit < 8 / G ? fit : 8 / G;
+template <int N, int H, int OCC = 1>
+constexpr int stages() {  // as many as fit the budget, at most 8
+  constexpr int fit = (smem_budget<OCC>() - 1024 - 2 * 8 * 8) / stage_bytes<N, H>();
+  return fit < 8 ? fit : 8;
 }
-template <int N, int H, int OCC = 1, int G = 1>
+template <int N, int H, int OCC = 1>
 constexpr int smem_bytes() {
-  return stages<N, H, OCC, G>() * stage_bytes<N, H, G>() + 1024 /* alignment */ +
-         2 * stages<N, H, OCC, G>() * 8 /* barriers */;
+  return stages<N, H, OCC>() * stage_bytes<N, H>() + 1024 /* alignment */ + 2 * stages<N, H, OCC>() * 8 /* barriers */;
 }
 
-// The producer's step i of its block (the i-th stage it loads, counted over the whole block): waits
-// until the consumers released stage i % STAGES (its use i / STAGES - 1), then loads stage kt (k
-// tiles kt * G .. kt * G + G - 1) of W's rows n0 .. n0 + BM - 1 and of A's N x 64 boxes at row
-// m0 into it, each k tile's W then A. W_MN == false (W n x k, tb == T): one BM x 64 box per k tile,
-// BM rows of 128 bytes. W_MN (W stored k x n, tb == N): BM / 64 boxes of 64 k-rows x 64 n (8 KB
-// each, box j holding W rows n0 + 64 j ..), the layout wgmma reads with its transpose bit. With G =
-// 2 each row's two 128-byte pieces are asked for at once. Every k tile holds some of k: the caller
-// runs G > 1 only where ceil(k / BK) is a multiple of G (a k tile wholly past k, multiplied with
-// the others, would have to be skipped by a branch, which serializes wgmma).
-template <int N, int H, bool W_MN, int OCC = 1, int G = 1>
+// The producer's step i of its block (the i-th k tile it loads, counted over the whole block):
+// waits until the consumers released stage i % STAGES (its use i / STAGES - 1), then loads k tile
+// kt of W's rows n0 .. n0 + BM - 1 and of A's N x 64 box at row m0 into it. W_MN == false (W n x k,
+// tb == T): one BM x 64 box, BM rows of 128 bytes. W_MN (W stored k x n, tb == N): BM / 64 boxes
+// of 64 k-rows x 64 n (8 KB each, box j holding W rows n0 + 64 j ..), the layout wgmma reads with
+// its transpose bit.
+template <int N, int H, bool W_MN, int OCC = 1>
 __device__ __forceinline__ void produce_k_tile(unsigned char* smem, uint64_t* full, uint64_t* empty, int i,
                                                const CUtensorMap* map_w, const CUtensorMap* map_a, int kt, int n0,
                                                int m0) {
-  constexpr int STAGES = stages<N, H, OCC, G>(), STAGE_BYTES = stage_bytes<N, H, G>();
+  constexpr int STAGES = stages<N, H, OCC>(), STAGE_BYTES = stage_bytes<N, H>();
   const int s = i % STAGES;
   if (i >= STAGES) detail::mbar_wait(&empty[s], ((i / STAGES) + 1) & 1);  // use i / STAGES - 1 released
   unsigned char* st = smem + s * STAGE_BYTES;
-  // out-of-range parts of a box count: zero-filled
-  detail::mbar_expect_tx(&full[s], STAGE_BYTES);
+  const int k0 = kt * BK;
+  detail::mbar_expect_tx(&full[s], STAGE_BYTES);  // out-of-range parts of a box count: zero-filled
+  if constexpr (W_MN) {
 #pragma unroll
-  for (int g = 0; g < G; ++g) {
-    unsigned char* pt = st + g * part_bytes<N, H>();
-    const int k0 = (kt * G + g) * BK;
-    if constexpr (W_MN) {
-#pragma unroll
-      for (int j = 0; j < bm<H>() / 64; ++j) detail::tma_load_2d(pt + j * 64 * ROW, map_w, n0 + 64 * j, k0, &full[s]);
-    } else {
-      detail::tma_load_2d(pt, map_w, k0, n0, &full[s]);
-    }
-    detail::tma_load_2d(pt + w_bytes<H>(), map_a, k0, m0, &full[s]);
+    for (int j = 0; j < bm<H>() / 64; ++j) detail::tma_load_2d(st + j * 64 * ROW, map_w, n0 + 64 * j, k0, &full[s]);
+  } else {
+    detail::tma_load_2d(st, map_w, k0, n0, &full[s]);
   }
+  detail::tma_load_2d(st + w_bytes<H>(), map_a, k0, m0, &full[s]);
 }
 
 // A consumer warpgroup's step i: waits for stage i % STAGES, adds its BM / 2 rows of W times A^T
-// (64 x N per m64 block h, k 64 per k tile, G k tiles) into d[h], then releases stage i - 1, whose
-// MMAs have retired (stage i's may still run: wgmma_wait<0> before reading d).
-template <typename T, int N, int H, bool W_MN, int OCC = 1, int G = 1>
+// (64 x N per m64 block h, k 64) into d[h], then releases stage i - 1, whose MMAs have retired
+// (stage i's may still run: wgmma_wait<0> before reading d).
+template <typename T, int N, int H, bool W_MN, int OCC = 1>
 __device__ __forceinline__ void consume_k_tile(unsigned char* smem, uint64_t* full, uint64_t* empty, int i,
                                                float (&d)[H][N / 2], int wg, int tid) {
-  constexpr int STAGES = stages<N, H, OCC, G>(), STAGE_BYTES = stage_bytes<N, H, G>();
+  constexpr int STAGES = stages<N, H, OCC>(), STAGE_BYTES = stage_bytes<N, H>();
   const int s = i % STAGES;
   detail::mbar_wait(&full[s], (i / STAGES) & 1);
+  const unsigned char* Ws = smem + s * STAGE_BYTES;
+  const unsigned char* As = Ws + w_bytes<H>();
   detail::wgmma_fence();
 #pragma unroll
-  for (int g = 0; g < G; ++g) {
-    const unsigned char* Ws = smem + s * STAGE_BYTES + g * part_bytes<N, H>();
-    const unsigned char* As = Ws + w_bytes<H>();
+  for (int kk = 0; kk < BK / 16; ++kk) {
+    const uint64_t da = detail::smem_desc(As + kk * 32, 16, 1024);  // A's N rows, K-major
 #pragma unroll
-    for (int kk = 0; kk < BK / 16; ++kk) {
-      const uint64_t da = detail::smem_desc(As + kk * 32, 16, 1024);  // A's N rows, K-major
-#pragma unroll
-      for (int h = 0; h < H; ++h) {
-        // Row block wg * H + h of W (64 rows): K-major, k16 steps inside the 128-byte row; or
-        // MN-major, its own 64 x 64 box, k16 steps of 16 rows (two 8-row swizzle atoms, SBO 1024).
-        const unsigned char* Wb = Ws + (wg * H + h) * 64 * ROW;
-        const uint64_t dw = W_MN ? detail::smem_desc(Wb + kk * 16 * ROW, 64 * ROW, 1024)
-                                 : detail::smem_desc(Wb + kk * 32, 16, 1024);
-        detail::wgmma_narrow<T, W_MN ? 1 : 0, 0, N>(d[h], dw, da);
-      }
+    for (int h = 0; h < H; ++h) {
+      // Row block wg * H + h of W (64 rows): K-major, k16 steps inside the 128-byte row; or
+      // MN-major, its own 64 x 64 box, k16 steps of 16 rows (two 8-row swizzle atoms, SBO 1024).
+      const unsigned char* Wb = Ws + (wg * H + h) * 64 * ROW;
+      const uint64_t dw = W_MN ? detail::smem_desc(Wb + kk * 16 * ROW, 64 * ROW, 1024)
+                               : detail::smem_desc(Wb + kk * 32, 16, 1024);
+      detail::wgmma_narrow<T, W_MN ? 1 : 0, 0, N>(d[h], dw, da);
     }
   }
   detail::wgmma_commit();
@@ -198,16 +180,16 @@ __device__ __forceinline__ void add_split_sums(const float* sums, int tid, int s
 }
 
 // Rung 26's kernel (rung 32 runs it at OCC = 2 blocks per SM, with the stages that fit half an
-// SM's shared memory; rung 33 with G = 2 k tiles per stage). Block (x, y, z): W rows BM x .., A rows
-// N (group0 + y) .., the stages (G k tiles each) of split z. One split: C = alpha * acc + beta * C. Splits (gridDim.z > 1, one cluster of gridDim.z blocks along z per
+// SM's shared memory). Block (x, y, z): W rows BM x .., A rows N (group0 + y) .., k tiles of split
+// z. One split: C = alpha * acc + beta * C. Splits (gridDim.z > 1, one cluster of gridDim.z blocks along z per
 // tile): each block leaves its fp32 sums in its own shared memory, and block z then adds slice z
 // of the tile over the cluster's blocks, in split order, and stores it.
-template <typename T, int N, int H, bool W_MN, int OCC, int G = 1>
+template <typename T, int N, int H, bool W_MN, int OCC>
 __global__ void __launch_bounds__(THREADS, OCC)
     decode_kernel(const __grid_constant__ CUtensorMap map_w, const __grid_constant__ CUtensorMap map_a, ArgsT<T> a,
                   int group0) {
-  constexpr int STAGES = stages<N, H, OCC, G>(), STAGE_BYTES = stage_bytes<N, H, G>(), BM = bm<H>();
-  static_assert(smem_bytes<N, H, OCC, G>() <= smem_budget<OCC>(), "OCC blocks fit an SM's shared memory");
+  constexpr int STAGES = stages<N, H, OCC>(), STAGE_BYTES = stage_bytes<N, H>(), BM = bm<H>();
+  static_assert(smem_bytes<N, H, OCC>() <= smem_budget<OCC>(), "OCC blocks fit an SM's shared memory");
   static_assert(STAGES >= 2, "a pipeline");
   static_assert(N * sums_ld<BM>() * 4 <= STAGES * STAGE_BYTES, "the sums fit where the stages were");
   extern __shared__ unsigned char smem_raw[];
@@ -218,7 +200,7 @@ __global__ void __launch_bounds__(THREADS, OCC)
   detail::init_pipeline_barriers(full, empty, STAGES, 2);  // empty: both consumer warpgroups
   __syncthreads();
   const int n0 = static_cast<int>(blockIdx.x) * BM, m0 = (group0 + static_cast<int>(blockIdx.y)) * N;
-  const int64_t KT = detail::ceil_div(a.k, int64_t(BK) * G);  // stages of G k tiles (G divides k's k tiles)
+  const int64_t KT = detail::ceil_div(a.k, int64_t(BK));
   const int split = static_cast<int>(blockIdx.z), splits = static_cast<int>(gridDim.z);
   const int kt0 = static_cast<int>(KT * split / splits), count = static_cast<int>(KT * (split + 1) / splits) - kt0;
   const int n = static_cast<int>(a.n), m = static_cast<int>(a.m);
@@ -229,7 +211,7 @@ __global__ void __launch_bounds__(THREADS, OCC)
       detail::tma_prefetch(&map_w);
       detail::tma_prefetch(&map_a);
       for (int i = 0; i < count; ++i)
-        produce_k_tile<N, H, W_MN, OCC, G>(smem, full, empty, i, &map_w, &map_a, kt0 + i, n0, m0);
+        produce_k_tile<N, H, W_MN, OCC>(smem, full, empty, i, &map_w, &map_a, kt0 + i, n0, m0);
     }
   } else {
     float d[H][N / 2];
@@ -237,8 +219,7 @@ __global__ void __launch_bounds__(THREADS, OCC)
     for (int h = 0; h < H; ++h)
 #pragma unroll
       for (int i = 0; i < N / 2; ++i) d[h][i] = 0.0f;
-    for (int i = 0; i < count; ++i)
-      consume_k_tile<T, N, H, W_MN, OCC, G>(smem, full, empty, i, d, wg, tid);
+    for (int i = 0; i < count; ++i) consume_k_tile<T, N, H, W_MN, OCC>(smem, full, empty, i, d, wg, tid);
     detail::wgmma_wait<0>();
 
     // d[h] holds C^T's rows n0 + 64 (H wg + h) .. (C's columns) and columns m0 .. (C's rows):
@@ -298,15 +279,14 @@ inline int64_t fitting_splits(const void* kernel, int threads, int smem, int64_t
   return 1;
 }
 
-// Launches rung 26's kernel at OCC blocks per SM with G k tiles per stage on tiles_n x groups tiles
-// of `splits` k slices each (the splits of a tile one cluster along z); fewer splits where a cluster
-// of them does not fit one GPC at this block size (8 do on an H100). `rung` names the caller in
-// errors.
-template <typename T, int N, int H, bool W_MN, int OCC, int G = 1>
+// Launches rung 26's kernel at OCC blocks per SM on tiles_n x groups tiles of `splits` k slices
+// each (the splits of a tile one cluster along z); fewer splits where a cluster of them does not
+// fit one GPC at this block size (8 do on an H100). `rung` names the caller in errors.
+template <typename T, int N, int H, bool W_MN, int OCC>
 void launch_grid(const ArgsT<T>& a, const Maps& maps, int64_t tiles_n, int64_t groups, int64_t splits,
                  const char* rung) {
-  constexpr int SMEM = smem_bytes<N, H, OCC, G>();
-  auto* kernel = &decode_kernel<T, N, H, W_MN, OCC, G>;
+  constexpr int SMEM = smem_bytes<N, H, OCC>();
+  auto* kernel = &decode_kernel<T, N, H, W_MN, OCC>;
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), SMEM);
   splits = fitting_splits(reinterpret_cast<const void*>(kernel), THREADS, SMEM, splits, rung);
   for (int64_t g0 = 0; g0 < groups; g0 += MAX_GROUPS_Y) {

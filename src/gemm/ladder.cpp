@@ -131,11 +131,6 @@ const std::vector<Rung>& ladder() {
        "shared memory, 128-row tiles split against the 2 x SMs slots, so no SM idles and no second wave "
        "(sm_90a); f16 bf16 (ta = T or rows TMA cannot address: rung 14)",
        90, false, nullptr, nullptr, nullptr, decode_resident::run_f16, decode_resident::run_bf16},
-      {"decode_paired",
-       "rung 26 with two k tiles of W per TMA stage: each row's 256 bytes asked for at once instead of 128 a "
-       "stage apart, the same bytes in flight, rung 26's grid and split sums (sm_90a); f16 bf16 (ta = T or rows "
-       "TMA cannot address: rung 14)",
-       90, false, nullptr, nullptr, nullptr, decode_paired::run_f16, decode_paired::run_bf16},
   };
   return rungs;
 }

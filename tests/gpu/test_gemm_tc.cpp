@@ -546,20 +546,6 @@ TEST_P(GemmTc, DecodeShapesFewRows) {
   // n = 16800: 66 256-row tiles, so on 132 SMs rung 26 splits k = 520 in 2 (a cluster of two
   // 256 x 64 blocks whose sums meet in shared memory).
   check_case(aligned_rows(shape(Trans::N, Trans::T, 40, 16800, 520), p.kind), ++seed_nn);
-  // An even number of k tiles of 64 (the shapes above have odd ones, where rung 33 takes one k tile
-  // per stage): rung 33 loads two per stage. k = 1000 (16, the last partial) and 250 (4) at each N,
-  // nt and nn, split over a few stages (n = 300: 3 tiles); k = 2048 with alpha / beta; the small
-  // ones (m n k <= 2^22) also under the sanitizers.
-  uint64_t seed_even = 1900;
-  for (Trans tb : kT) {
-    for (int64_t m : {1, 9, 17, 33, 65, 128})
-      check_case(aligned_rows(shape(Trans::N, tb, m, 300, 1000), p.kind), ++seed_even);
-    for (int64_t m : {33, 65, 128})
-      check_case(aligned_rows(shape(Trans::N, tb, m, 100, 250), p.kind), ++seed_even);
-    check::GemmShape t = aligned_rows(shape(Trans::N, tb, 20, 300, 2048), p.kind);
-    t.alpha = -0.5f, t.beta = 1.25f;
-    check_case(t, ++seed_even);
-  }
   RUNGS_FINISH(tally_);
 }
 
