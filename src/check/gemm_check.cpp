@@ -51,10 +51,20 @@ void parallel_for(int64_t n, F f) {
                         [&f](int64_t, int64_t lo, int64_t hi) { f(lo, hi); });
 }
 
+// Threads for `work` units of a loop body: one per 2^20, up to the machine's.
+int64_t threads_for(int64_t work) { return std::min(util::hw_threads(), work / (int64_t{1} << 20) + 1); }
+
+// f(lo, hi) over the rows [0, rows) of a rows x cols loop, one thread per 2^20 elements.
+template <typename F>
+void parallel_rows(int64_t rows, int64_t cols, F f) {
+  util::parallel_chunks(rows, threads_for(rows * std::max<int64_t>(cols, 1)),
+                        [&f](int64_t, int64_t lo, int64_t hi) { f(lo, hi); });
+}
+
 // Fill a stored rows x cols matrix with stride ld: values in the first cols, NaN in the padding.
 void fill(std::vector<float>& v, int64_t rows, int64_t cols, int64_t ld, uint64_t seed, uint64_t stream) {
   v.assign(static_cast<size_t>(rows * ld), std::numeric_limits<float>::quiet_NaN());
-  parallel_for(rows, [&](int64_t lo, int64_t hi) {
+  parallel_rows(rows, cols, [&](int64_t lo, int64_t hi) {
     for (int64_t r = lo; r < hi; ++r)
       for (int64_t c = 0; c < cols; ++c) v[r * ld + c] = draw(seed, stream, static_cast<uint64_t>(r * cols + c));
   });
@@ -174,31 +184,39 @@ GemmReference gemm_reference(const GemmShape& s0, const GemmData& d, int64_t max
   // op(B) packed once as a dense k x n panel, so the inner loop streams a row.
   std::vector<double> Bp(empty ? 0 : static_cast<size_t>(k * n));
   if (!empty)
-    parallel_for(k, [&](int64_t lo, int64_t hi) {
+    util::parallel_chunks(k, threads_for(k * n), [&](int64_t, int64_t lo, int64_t hi) {
       for (int64_t p = lo; p < hi; ++p)
         for (int64_t j = 0; j < n; ++j) Bp[p * n + j] = op_at(d.B, s.ldb, tb, p, j);
     });
   const double alpha = s.alpha, beta = s.beta;
-  parallel_for(R, [&](int64_t lo, int64_t hi) {
-    std::vector<double> acc(static_cast<size_t>(n)), mag(static_cast<size_t>(n));
-    for (int64_t ri = lo; ri < hi; ++ri) {
-      const int64_t i = r.rows[ri];
+  // The work is split by multiply-adds, not rows: one thread per 2^20 of them, up to the machine's,
+  // over (row, column block) items, so a product of few rows (the decode shapes: m = 1..128 against
+  // thousands of columns) still spreads over the threads. Each element is summed by one thread in
+  // k order: the result does not depend on the split.
+  const int64_t threads = threads_for(R * n * std::max<int64_t>(k, 1));
+  const int64_t col_blocks = R == 0 ? 1 : std::max<int64_t>(1, std::min((n + 63) / 64, (threads + R - 1) / R));
+  const int64_t cols = (n + col_blocks - 1) / col_blocks;
+  util::parallel_chunks(R * col_blocks, threads, [&](int64_t, int64_t lo, int64_t hi) {
+    std::vector<double> acc(static_cast<size_t>(cols)), mag(static_cast<size_t>(cols));
+    for (int64_t item = lo; item < hi; ++item) {
+      const int64_t ri = item / col_blocks, i = r.rows[ri];
+      const int64_t j0 = (item % col_blocks) * cols, j1 = std::min(n, j0 + cols), w = j1 - j0;
       std::fill(acc.begin(), acc.end(), 0.0);
       std::fill(mag.begin(), mag.end(), 0.0);
       if (!empty)
         for (int64_t p = 0; p < k; ++p) {
           const double a = op_at(d.A, s.lda, ta, i, p);
           const double aa = std::fabs(a);
-          const double* b = &Bp[p * n];
-          for (int64_t j = 0; j < n; ++j) {
+          const double* b = &Bp[p * n + j0];
+          for (int64_t j = 0; j < w; ++j) {
             acc[j] += a * b[j];
             mag[j] += aa * std::fabs(b[j]);
           }
         }
-      for (int64_t j = 0; j < n; ++j) {
+      for (int64_t j = j0; j < j1; ++j) {
         const double c0 = beta == 0.0 ? 0.0 : static_cast<double>(d.C0[i * s.ldc + j]);
-        r.ref[ri * n + j] = (empty ? 0.0 : alpha * acc[j]) + (beta == 0.0 ? 0.0 : beta * c0);
-        r.mag[ri * n + j] = (empty ? 0.0 : std::fabs(alpha) * mag[j]) + std::fabs(beta) * std::fabs(c0);
+        r.ref[ri * n + j] = (empty ? 0.0 : alpha * acc[j - j0]) + (beta == 0.0 ? 0.0 : beta * c0);
+        r.mag[ri * n + j] = (empty ? 0.0 : std::fabs(alpha) * mag[j - j0]) + std::fabs(beta) * std::fabs(c0);
       }
     }
   });
@@ -374,14 +392,14 @@ void fp8_dequantize(const GemmShape& s0, Fp8Format fa, Fp8Format fb, Scaling kin
   const int64_t b_rows = tb ? s.n : s.k, b_cols = tb ? s.k : s.n;
   d.deq.A.assign(d.A.size(), std::numeric_limits<float>::quiet_NaN());
   d.deq.B.assign(d.B.size(), std::numeric_limits<float>::quiet_NaN());
-  parallel_for(a_rows, [&](int64_t lo, int64_t hi) {
+  parallel_rows(a_rows, a_cols, [&](int64_t lo, int64_t hi) {
     for (int64_t r = lo; r < hi; ++r)
       for (int64_t c = 0; c < a_cols; ++c) {
         const int64_t i = ta ? c : r, p = ta ? r : c;  // element (i, p) of op(A)
         d.deq.A[r * s.lda + c] = fp8_to_float(d.A[r * s.lda + c], fa) * sa[scale_index_a(kind, i, p, kb)];
       }
   });
-  parallel_for(b_rows, [&](int64_t lo, int64_t hi) {
+  parallel_rows(b_rows, b_cols, [&](int64_t lo, int64_t hi) {
     for (int64_t r = lo; r < hi; ++r)
       for (int64_t c = 0; c < b_cols; ++c) {
         const int64_t p = tb ? c : r, j = tb ? r : c;  // element (p, j) of op(B)
@@ -396,7 +414,7 @@ Fp8Data make_fp8_data(const GemmShape& s0, Fp8Format fa, Fp8Format fb, Scaling k
   const auto quantize = [&](std::vector<uint8_t>& out, int64_t rows, int64_t cols, int64_t ld, Fp8Format f,
                             uint64_t stream) {
     out.assign(static_cast<size_t>(rows * ld), kFp8NaN);
-    parallel_for(rows, [&](int64_t lo, int64_t hi) {
+    parallel_rows(rows, cols, [&](int64_t lo, int64_t hi) {
       for (int64_t r = lo; r < hi; ++r)
         for (int64_t c = 0; c < cols; ++c)
           out[r * ld + c] = float_to_fp8(8.0f * draw(seed, stream, static_cast<uint64_t>(r * cols + c)), f);

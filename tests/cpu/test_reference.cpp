@@ -44,6 +44,22 @@ TEST(Reference, MatchesTripleLoopAllTransposes) {
     }
 }
 
+// Few rows against many columns (decode shapes): the reference splits the columns over threads
+// when the rows are fewer than its threads (one per 2^20 multiply-adds, so on 2 cores and more
+// these run split); every element as the triple loop, ragged last column block included.
+TEST(Reference, FewRowsSplitOverColumns) {
+  for (int64_t m : {1, 2, 3}) {
+    check::GemmShape s;
+    s.ta = Trans::N, s.tb = Trans::T, s.m = m, s.n = 777, s.k = 4100, s.alpha = 0.75f, s.beta = -2.0f;
+    s = check::normalized(s);
+    const check::GemmData d = check::make_gemm_data(s, 21 + static_cast<uint64_t>(m));
+    const check::GemmReference r = check::gemm_reference(s, d);
+    for (int64_t i = 0; i < s.m; ++i)
+      for (int64_t j = 0; j < s.n; ++j)
+        ASSERT_NEAR(r.ref[i * s.n + j], static_cast<double>(slow_entry(s, d, i, j)), 1e-11) << m << ": " << i << "," << j;
+  }
+}
+
 TEST(Reference, EmptyProductAndBetaZeroIgnoreNaN) {
   std::vector<double> C(6, std::nan(""));
   reference::gemm(Trans::N, Trans::N, 2, 3, 0, 1.0, nullptr, 1, nullptr, 3, 0.0, C.data(), 3);
