@@ -35,8 +35,9 @@
 # `rungs list` names for the ladders asked for must be there, or the stage fails naming the rungs
 # that never ran.
 # On one H100 everything takes longer than one 10-minute device call: the GPU tests take more than
-# 20 GPU-minutes (DecodeShapesFewRows, StreamKTails, ShortLastRow and TileMultiplesAndNeighbours of
-# every tensor-core rung the most) and the gemm racecheck alone ~10 (blocktile_2d's OddShapes 3).
+# 7 GPU-minutes on a 16-core host (the first 869, up to GemmTc's DecodeShapesFewRows, 400 s; that
+# test, StreamKTails, ShortLastRow and TileMultiplesAndNeighbours of every tensor-core rung the most)
+# and the gemm racecheck alone ~10 (blocktile_2d's OddShapes 3).
 # Split it, e.g. `scripts/gpu.sh build test` with RUNGS_LADDERS=gemm, then with "gemv reduce", then
 # `scripts/gpu.sh sanitize`, then `scripts/gpu.sh bench`; on a machine of several GPUs the test and
 # sanitize stages run sharded over them (RUNGS_GPUS). Keep the machine's CPUs for the tests while
