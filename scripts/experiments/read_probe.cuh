@@ -1,0 +1,91 @@
+// Shared by read_floor.cu and tile_read.cu: the CUDA error check, read_floor's contiguous reader
+// (bulk_read) and the timing of one launch as `rungs bench` times it (median_ms).
+#pragma once
+
+#include "detail/hopper.cuh"
+#include "detail/read_kernel.cuh"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#define CK(x)                                                                                \
+  do {                                                                                       \
+    cudaError_t e_ = (x);                                                                    \
+    if (e_ != cudaSuccess) {                                                                 \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                          \
+    }                                                                                        \
+  } while (0)
+
+namespace read_probe {
+
+using rungs::detail::mbar_expect_tx;
+using rungs::detail::mbar_init;
+using rungs::detail::mbar_init_fence;
+using rungs::detail::mbar_wait;
+using rungs::detail::smem_u32;
+using rungs::detail::stream_read_kernel;
+
+constexpr int kMaxStages = 16;
+
+// Chunk c of the buffer goes to block c % gridDim.x; each block keeps `stages` chunks in flight.
+__global__ void bulk_read(const char* __restrict__ p, size_t chunks, unsigned chunk, int stages, float* sink) {
+  extern __shared__ __align__(128) unsigned char buf[];
+  __shared__ uint64_t full[kMaxStages];
+  if (threadIdx.x != 0) return;
+  for (int s = 0; s < stages; ++s) mbar_init(&full[s], 1);
+  mbar_init_fence();
+  const size_t first = blockIdx.x, step = gridDim.x;
+  auto issue = [&](size_t c, int s) {
+    mbar_expect_tx(&full[s], chunk);
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
+                     smem_u32(buf + static_cast<size_t>(s) * chunk)),
+                 "l"(p + c * chunk), "r"(chunk), "r"(smem_u32(&full[s]))
+                 : "memory");
+  };
+  size_t issued = 0, done = 0;
+  for (int s = 0; s < stages && first + issued * step < chunks; ++s, ++issued) issue(first + issued * step, s);
+  float acc = 0.0f;
+  while (done < issued) {
+    const int s = static_cast<int>(done % stages);
+    mbar_wait(&full[s], static_cast<unsigned>((done / stages) & 1));
+    acc += reinterpret_cast<const float*>(buf + static_cast<size_t>(s) * chunk)[0];
+    ++done;
+    if (first + issued * step < chunks) {
+      issue(first + issued * step, static_cast<int>(issued % stages));
+      ++issued;
+    }
+  }
+  if (acc == -1.0f) *sink = acc;
+}
+
+// The median of 30 launches, each after an L2 flush (reading `flush`), timed by CUDA events.
+template <typename Launch>
+double median_ms(Launch launch, const float4* flush, size_t flush4, float* sink, int sms) {
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  std::vector<double> v;
+  launch();
+  for (int r = 0; r < 30; ++r) {
+    stream_read_kernel<<<sms * 8, 256>>>(flush, flush4, sink);
+    CK(cudaEventRecord(e0));
+    launch();
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    v.push_back(ms);
+  }
+  CK(cudaGetLastError());
+  CK(cudaEventDestroy(e0));
+  CK(cudaEventDestroy(e1));
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace read_probe
