@@ -28,20 +28,14 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) sizes.push_back(std::strtoull(argv[i], nullptr, 10));
     sizes.push_back(size_t{2} << 30);
   }
-  cudaDeviceProp prop;
-  CK(cudaGetDeviceProperties(&prop, 0));
-  const int sms = prop.multiProcessorCount;
   const size_t big = *std::max_element(sizes.begin(), sizes.end());
-  const size_t flush_bytes = std::max<size_t>(size_t{4} * prop.l2CacheSize, size_t{256} << 20);
-  char* p = nullptr;
-  float4* flush = nullptr;
-  float* sink = nullptr;
-  CK(cudaMalloc(&p, big));
-  CK(cudaMalloc(&flush, flush_bytes));
-  CK(cudaMalloc(&sink, 4));
-  CK(cudaMemset(p, 0, big));
-  CK(cudaMemset(flush, 0, flush_bytes));
-  CK(cudaFuncSetAttribute(bulk_read, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+  const Setup g = setup(big);
+  const cudaDeviceProp& prop = g.prop;
+  const int sms = g.sms;
+  const size_t flush_bytes = g.flush_bytes;
+  char* const p = g.p;
+  float4* const flush = g.flush;
+  float* const sink = g.sink;
 
   // The GPU's own cost of a queued launch (as rungs info measures it).
   std::vector<double> lv;

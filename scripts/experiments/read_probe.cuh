@@ -63,6 +63,30 @@ __global__ void bulk_read(const char* __restrict__ p, size_t chunks, unsigned ch
   if (acc == -1.0f) *sink = acc;
 }
 
+// The GPU's size and the buffers every probe here needs: `big` bytes to read (zeroed), a flush
+// buffer of 4 x L2 (at least 256 MB) and a sink; bulk_read allowed 200 KB of shared memory.
+struct Setup {
+  cudaDeviceProp prop;
+  int sms;
+  size_t flush_bytes;
+  char* p = nullptr;
+  float4* flush = nullptr;
+  float* sink = nullptr;
+};
+inline Setup setup(size_t big) {
+  Setup s;
+  CK(cudaGetDeviceProperties(&s.prop, 0));
+  s.sms = s.prop.multiProcessorCount;
+  s.flush_bytes = std::max<size_t>(size_t{4} * s.prop.l2CacheSize, size_t{256} << 20);
+  CK(cudaMalloc(&s.p, big));
+  CK(cudaMalloc(&s.flush, s.flush_bytes));
+  CK(cudaMalloc(&s.sink, 4));
+  CK(cudaMemset(s.p, 0, big));
+  CK(cudaMemset(s.flush, 0, s.flush_bytes));
+  CK(cudaFuncSetAttribute(bulk_read, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+  return s;
+}
+
 // The median of 30 launches, each after an L2 flush (reading `flush`), timed by CUDA events.
 template <typename Launch>
 double median_ms(Launch launch, const float4* flush, size_t flush4, float* sink, int sms) {

@@ -71,20 +71,14 @@ __global__ void tile_read(const __grid_constant__ CUtensorMap map, int tiles, in
 }
 
 int main() {
-  cudaDeviceProp prop;
-  CK(cudaGetDeviceProperties(&prop, 0));
-  const int sms = prop.multiProcessorCount;
   const size_t big = size_t{2} << 30;
-  const size_t flush_bytes = std::max<size_t>(size_t{4} * prop.l2CacheSize, size_t{256} << 20);
-  char* p = nullptr;
-  float4* flush = nullptr;
-  float* sink = nullptr;
-  CK(cudaMalloc(&p, big));
-  CK(cudaMalloc(&flush, flush_bytes));
-  CK(cudaMalloc(&sink, 4));
-  CK(cudaMemset(p, 0, big));
-  CK(cudaMemset(flush, 0, flush_bytes));
-  CK(cudaFuncSetAttribute(bulk_read, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+  const Setup g = setup(big);
+  const cudaDeviceProp& prop = g.prop;
+  const int sms = g.sms;
+  const size_t flush_bytes = g.flush_bytes;
+  char* const p = g.p;
+  float4* const flush = g.flush;
+  float* const sink = g.sink;
   CK(cudaFuncSetAttribute(tile_read, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
   PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
   cudaDriverEntryPointQueryResult q;
