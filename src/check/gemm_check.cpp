@@ -184,17 +184,17 @@ GemmReference gemm_reference(const GemmShape& s0, const GemmData& d, int64_t max
   // op(B) packed once as a dense k x n panel, so the inner loop streams a row.
   std::vector<double> Bp(empty ? 0 : static_cast<size_t>(k * n));
   if (!empty)
-    util::parallel_chunks(k, threads_for(k * n), [&](int64_t, int64_t lo, int64_t hi) {
+    parallel_rows(k, n, [&](int64_t lo, int64_t hi) {
       for (int64_t p = lo; p < hi; ++p)
         for (int64_t j = 0; j < n; ++j) Bp[p * n + j] = op_at(d.B, s.ldb, tb, p, j);
     });
   const double alpha = s.alpha, beta = s.beta;
   // The work is split by multiply-adds, not rows: one thread per 2^20 of them, up to the machine's,
   // over (row, column block) items, so a product of few rows (the decode shapes: m = 1..128 against
-  // thousands of columns) still spreads over the threads. Each element is summed by one thread in
-  // k order: the result does not depend on the split.
+  // thousands of columns) still spreads over the threads, about 4 items a thread where rows are
+  // few. Each element is summed by one thread in k order: the result does not depend on the split.
   const int64_t threads = threads_for(R * n * std::max<int64_t>(k, 1));
-  const int64_t col_blocks = R == 0 ? 1 : std::max<int64_t>(1, std::min((n + 63) / 64, (threads + R - 1) / R));
+  const int64_t col_blocks = R == 0 ? 1 : std::max<int64_t>(1, std::min((n + 63) / 64, (4 * threads + R - 1) / R));
   const int64_t cols = (n + col_blocks - 1) / col_blocks;
   util::parallel_chunks(R * col_blocks, threads, [&](int64_t, int64_t lo, int64_t hi) {
     std::vector<double> acc(static_cast<size_t>(cols)), mag(static_cast<size_t>(cols));
