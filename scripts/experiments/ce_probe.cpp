@@ -9,6 +9,8 @@
 //       -I$NCCL/include -L/usr/local/cuda/lib64 -lcudart $NCCL/lib/libnccl.so.2 -lpthread -Wl,-rpath,$NCCL/lib
 //   NCCL_NVLS_ENABLE=0 ./ce_probe WORLD MIB...   (MIB: each rank's send buffer; NCCL from the wheel:
 //   NCCL=$(python3 -c 'import nvidia.nccl as n; print(n.__path__[0])'))
+#include "nccl_probe.hpp"
+
 #include <cuda_runtime.h>
 #include <nccl.h>
 
@@ -19,12 +21,11 @@
 #include <thread>
 #include <vector>
 
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { std::printf("%s: %s\n", #x, cudaGetErrorString(e)); std::exit(1); } } while (0)
-#define NK(x) do { ncclResult_t nr_ = (x); if (nr_ != ncclSuccess) { std::printf("%s: %s\n", #x, ncclGetErrorString(nr_)); std::exit(1); } } while (0)
+using namespace nccl_probe;
 
 int main(int argc, char** argv) {
   if (argc < 3) { std::printf("usage: ce_probe WORLD MIB...\n"); return 1; }
-  setenv("NCCL_NVLS_ENABLE", "0", 1);
+  multicast_off();
   const int world = std::atoi(argv[1]);
   std::vector<size_t> sizes;
   for (int i = 2; i < argc; ++i) sizes.push_back(static_cast<size_t>(std::atof(argv[i]) * (1 << 20)) / 256 * 256);
@@ -43,25 +44,17 @@ int main(int argc, char** argv) {
     CK(cudaSetDevice(r));
     cudaStream_t s;
     CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    ncclComm_t ce;
-    ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
-    cfg.CTAPolicy = NCCL_CTA_POLICY_ZERO;
-    NK(ncclCommSplit(comms[r], 0, r, &ce, &cfg));
-    void* win_buf;
-    ncclWindow_t win;
     // allgather's receive buffer is world x the send buffer
-    const size_t win_bytes = most + most * world;
-    NK(ncclMemAlloc(&win_buf, win_bytes));
-    NK(ncclCommWindowRegister(ce, win_buf, win_bytes, &win, NCCL_WIN_COLL_SYMMETRIC));
+    CeWindow w = open_ce_window(comms[r], r, most + most * world);
+    const ncclComm_t ce = w.comm;
     void *a, *b;
     CK(cudaMalloc(&a, most));
     CK(cudaMalloc(&b, most * world));
     CK(cudaMemset(a, 0, most));
-    CK(cudaMemset(win_buf, 0, win_bytes));
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
-    char* wsend = static_cast<char*>(win_buf);
+    char* wsend = static_cast<char*>(w.buf);
     char* wrecv = wsend + most;
     for (int mode = 0; mode < kModes; ++mode)
       for (size_t si = 0; si < sizes.size(); ++si) {
@@ -85,9 +78,7 @@ int main(int argc, char** argv) {
         std::nth_element(t.begin(), t.begin() + kReps / 2, t.end());
         times[(mode * sizes.size() + si) * world + r] = t[kReps / 2];
       }
-    NK(ncclCommWindowDeregister(ce, win));
-    NK(ncclMemFree(win_buf));
-    NK(ncclCommDestroy(ce));
+    close_ce_window(w);
   });
   for (auto& t : th) t.join();
   int ver;

@@ -1,5 +1,5 @@
 // CK(call): the experiment programs' CUDA error check (reduce_sweep.cu, wgmma_probe.cu, register_probe.cpp,
-// pcie_probe.cu): print the error and where, and end the program.
+// pcie_probe.cu, read_probe.cuh, nccl_probe.hpp): print the error and where, and end the program.
 #pragma once
 
 #include <cuda_runtime_api.h>

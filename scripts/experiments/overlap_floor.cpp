@@ -14,6 +14,8 @@
 //   NCCL_NVLS_ENABLE=0 ./overlap_floor WORLD allgather M_LOCAL N_LOCAL K
 //   NCCL_NVLS_ENABLE=0 ./overlap_floor WORLD reducescatter M N K_LOCAL
 //   (NCCL from the wheel: NCCL=$(python3 -c 'import nvidia.nccl as n; print(n.__path__[0])'))
+#include "nccl_probe.hpp"
+
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -30,8 +32,8 @@
 #include <thread>
 #include <vector>
 
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { std::printf("%s: %s\n", #x, cudaGetErrorString(e)); std::exit(1); } } while (0)
-#define NK(x) do { ncclResult_t nr_ = (x); if (nr_ != ncclSuccess) { std::printf("%s: %s\n", #x, ncclGetErrorString(nr_)); std::exit(1); } } while (0)
+using namespace nccl_probe;
+
 #define BK(x) do { cublasStatus_t b_ = (x); if (b_ != CUBLAS_STATUS_SUCCESS) { std::printf("%s: %d\n", #x, (int)b_); std::exit(1); } } while (0)
 
 class Barrier {
@@ -62,9 +64,7 @@ static void fill_random(__nv_bfloat16* d, size_t n, uint64_t seed) {
 
 int main(int argc, char** argv) {
   if (argc < 6) { std::printf("usage: overlap_floor WORLD allgather|reducescatter M N K\n"); return 1; }
-  setenv("NCCL_NVLS_ENABLE", "0", 1);  // NVLink multicast stays off
-  setenv("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1", 1);
-  setenv("NVSHMEM_DISABLE_NVLS", "1", 1);
+  multicast_off();
   const int world = std::atoi(argv[1]);
   const bool ag = std::strcmp(argv[2], "allgather") == 0;
   const int64_t M = std::atoll(argv[3]), N = std::atoll(argv[4]), K = std::atoll(argv[5]);
@@ -98,23 +98,17 @@ int main(int argc, char** argv) {
     CK(cudaMalloc(&C, rows * N * 2));
     fill_random(A, rows * K, 2 * r + 1);
     fill_random(B, K * N, 2 * r + 2);
-    ncclComm_t ce;
-    ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
-    cfg.CTAPolicy = NCCL_CTA_POLICY_ZERO;
-    NK(ncclCommSplit(comms[r], 0, r, &ce, &cfg));
     // the collective's buffers: allgather M x K bf16 per rank into world x that; reducescatter an
     // M x N fp32 send buffer into M/world x N (the copy engines: an all-to-all of it).
     const size_t send = ag ? static_cast<size_t>(M) * K * 2 : static_cast<size_t>(M) * N * 4;
     const size_t recv = ag ? send * world : send;
-    void *ksend, *krecv, *win_buf;
+    void *ksend, *krecv;
     CK(cudaMalloc(&ksend, send));
     CK(cudaMalloc(&krecv, recv));
     CK(cudaMemset(ksend, 0, send));
-    NK(ncclMemAlloc(&win_buf, send + recv));
-    ncclWindow_t win;
-    NK(ncclCommWindowRegister(ce, win_buf, send + recv, &win, NCCL_WIN_COLL_SYMMETRIC));
-    CK(cudaMemset(win_buf, 0, send + recv));
-    char* wsend = static_cast<char*>(win_buf);
+    CeWindow w = open_ce_window(comms[r], r, send + recv);
+    const ncclComm_t ce = w.comm;
+    char* wsend = static_cast<char*>(w.buf);
     char* wrecv = wsend + send;
     auto gemm = [&] {
       const float one = 1.0f, zero = 0.0f;  // row-major C = A B as column-major C^T = B^T A^T
@@ -158,9 +152,7 @@ int main(int argc, char** argv) {
       std::nth_element(t.begin(), t.begin() + kReps / 2, t.end());
       times[mode * world + r] = t[kReps / 2];
     }
-    NK(ncclCommWindowDeregister(ce, win));
-    NK(ncclMemFree(win_buf));
-    NK(ncclCommDestroy(ce));
+    close_ce_window(w);
   });
   for (auto& t : th) t.join();
   int ver;

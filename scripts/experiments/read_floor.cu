@@ -30,12 +30,6 @@ int main(int argc, char** argv) {
   }
   const size_t big = *std::max_element(sizes.begin(), sizes.end());
   const Setup g = setup(big);
-  const cudaDeviceProp& prop = g.prop;
-  const int sms = g.sms;
-  const size_t flush_bytes = g.flush_bytes;
-  char* const p = g.p;
-  float4* const flush = g.flush;
-  float* const sink = g.sink;
 
   // The GPU's own cost of a queued launch (as rungs info measures it).
   std::vector<double> lv;
@@ -53,7 +47,7 @@ int main(int argc, char** argv) {
     lv.push_back(ms);
   }
   std::sort(lv.begin(), lv.end());
-  std::printf("%s, %d SMs, L2 %d MB; empty launch %.2f us\n", prop.name, sms, prop.l2CacheSize >> 20,
+  std::printf("%s, %d SMs, L2 %d MB; empty launch %.2f us\n", g.prop.name, g.sms, g.prop.l2CacheSize >> 20,
               lv[lv.size() / 2] * 1e3);
 
   struct Best {
@@ -68,9 +62,8 @@ int main(int argc, char** argv) {
       const int threads = sh[0], per_sm = sh[1];
       const double ms = median_ms(
           [&] {
-            stream_read_kernel<<<sms * per_sm, threads>>>(reinterpret_cast<const float4*>(p), bytes / 16, sink);
-          },
-          flush, flush_bytes / 16, sink, sms);
+            stream_read_kernel<<<g.sms * per_sm, threads>>>(reinterpret_cast<const float4*>(g.p), bytes / 16, g.sink);
+          }, g);
       if (ms < best[i].ms) {
         best[i].ms = ms;
         std::snprintf(best[i].what, sizeof best[i].what, "ldg %d x %d/SM", threads, per_sm);
@@ -81,10 +74,10 @@ int main(int argc, char** argv) {
     for (const auto& sh : bulk_shapes) {
       const unsigned chunk = static_cast<unsigned>(sh[0]);
       if (bytes % chunk != 0) continue;
-      const int stages = sh[1], grid = sms * sh[2];
+      const int stages = sh[1], grid = g.sms * sh[2];
       const size_t smem = static_cast<size_t>(chunk) * stages;
-      const double ms = median_ms([&] { bulk_read<<<grid, 32, smem>>>(p, bytes / chunk, chunk, stages, sink); }, flush,
-                                  flush_bytes / 16, sink, sms);
+      const double ms =
+          median_ms([&] { bulk_read<<<grid, 32, smem>>>(g.p, bytes / chunk, chunk, stages, g.sink); }, g);
       if (ms < best[i].ms) {
         best[i].ms = ms;
         std::snprintf(best[i].what, sizeof best[i].what, "bulk %u B x %d stages, %d/SM", chunk, stages, sh[2]);

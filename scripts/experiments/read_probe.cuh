@@ -1,7 +1,8 @@
-// Shared by read_floor.cu and tile_read.cu: the CUDA error check, read_floor's contiguous reader
-// (bulk_read) and the timing of one launch as `rungs bench` times it (median_ms).
+// Shared by read_floor.cu and tile_read.cu: read_floor's contiguous reader (bulk_read), the device's
+// buffers (setup) and the timing of one launch as `rungs bench` times it (median_ms).
 #pragma once
 
+#include "ck.hpp"
 #include "detail/hopper.cuh"
 #include "detail/read_kernel.cuh"
 
@@ -11,15 +12,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-
-#define CK(x)                                                                                \
-  do {                                                                                       \
-    cudaError_t e_ = (x);                                                                    \
-    if (e_ != cudaSuccess) {                                                                 \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                          \
-    }                                                                                        \
-  } while (0)
 
 namespace read_probe {
 
@@ -87,16 +79,16 @@ inline Setup setup(size_t big) {
   return s;
 }
 
-// The median of 30 launches, each after an L2 flush (reading `flush`), timed by CUDA events.
+// The median of 30 launches, each after an L2 flush (reading g's flush buffer), timed by CUDA events.
 template <typename Launch>
-double median_ms(Launch launch, const float4* flush, size_t flush4, float* sink, int sms) {
+double median_ms(Launch launch, const Setup& g) {
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
   CK(cudaEventCreate(&e1));
   std::vector<double> v;
   launch();
   for (int r = 0; r < 30; ++r) {
-    stream_read_kernel<<<sms * 8, 256>>>(flush, flush4, sink);
+    stream_read_kernel<<<g.sms * 8, 256>>>(g.flush, g.flush_bytes / 16, g.sink);
     CK(cudaEventRecord(e0));
     launch();
     CK(cudaEventRecord(e1));

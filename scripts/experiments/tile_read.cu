@@ -73,12 +73,6 @@ __global__ void tile_read(const __grid_constant__ CUtensorMap map, int tiles, in
 int main() {
   const size_t big = size_t{2} << 30;
   const Setup g = setup(big);
-  const cudaDeviceProp& prop = g.prop;
-  const int sms = g.sms;
-  const size_t flush_bytes = g.flush_bytes;
-  char* const p = g.p;
-  float4* const flush = g.flush;
-  float* const sink = g.sink;
   CK(cudaFuncSetAttribute(tile_read, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
   PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
   cudaDriverEntryPointQueryResult q;
@@ -86,11 +80,10 @@ int main() {
                                       cudaEnableDefault, &q));
   if (!encode) return 1;
 
-  const double ref_ms = median_ms([&] { bulk_read<<<sms, 32, 65536 * 3>>>(p, big / 65536, 65536, 3, sink); }, flush,
-                                  flush_bytes / 16, sink, sms);
+  const double ref_ms = median_ms([&] { bulk_read<<<g.sms, 32, 65536 * 3>>>(g.p, big / 65536, 65536, 3, g.sink); }, g);
   const double ref = static_cast<double>(big) / (ref_ms * 1e-3) / 1e9;
-  std::printf("%s, %d SMs; contiguous bulk read of 2 GiB: %.0f GB/s (the %% column's denominator)\n", prop.name, sms,
-              ref);
+  std::printf("%s, %d SMs; contiguous bulk read of 2 GiB: %.0f GB/s (the %% column's denominator)\n", g.prop.name,
+              g.sms, ref);
   std::printf("%-14s %-44s %8s %7s %7s\n", "W (n x k)", "reader", "us", "GB/s", "%");
   const int k = 8192;
   for (int n : {7168, 28672}) {
@@ -100,11 +93,10 @@ int main() {
       std::printf("%5d x %-6d %-44s %8.1f %7.0f %6.1f%%\n", n, k, what, ms * 1e3, gbs, 100.0 * gbs / ref);
     };
     row("contiguous bulk 64 KB x 3, 1/SM",
-        median_ms([&] { bulk_read<<<sms, 32, 65536 * 3>>>(p, bytes / 65536, 65536, 3, sink); }, flush, flush_bytes / 16,
-                  sink, sms));
+        median_ms([&] { bulk_read<<<g.sms, 32, 65536 * 3>>>(g.p, bytes / 65536, 65536, 3, g.sink); }, g));
     const int tiles = n / kTileRows;
     // rung 26's split: whole multiples of the tiles up to the SMs, at most 8
-    const int splits = std::max(1, std::min(8, sms / tiles));
+    const int splits = std::max(1, std::min(8, g.sms / tiles));
     const Shape shapes[] = {{128, 64, 1, 8}, {128, 64, 2, 4}, {128, 64, 4, 2}, {128, 64, 4, 3},
                             {32, 256, 4, 3}, {64, 128, 2, 6}};
     for (const Shape& sh : shapes) {
@@ -114,7 +106,8 @@ int main() {
       const cuuint64_t strides[1] = {static_cast<cuuint64_t>(k) * 2};
       const cuuint32_t box[2] = {static_cast<cuuint32_t>(sh.box_k), static_cast<cuuint32_t>(sh.box_rows)};
       const cuuint32_t estr[2] = {1, 1};
-      if (encode(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, p, dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
+      if (encode(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, g.p, dims, strides, box, estr,
+                 CU_TENSOR_MAP_INTERLEAVE_NONE,
                  sw ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
         std::printf("encode failed for box %d x %d\n", sh.box_rows, sh.box_k);
@@ -123,12 +116,12 @@ int main() {
       const int steps = k / (64 * sh.G);
       const size_t smem = static_cast<size_t>(kTileRows) * 64 * sh.G * 2 * sh.stages + 1024;
       for (bool persistent : {false, true}) {
-        const int grid = persistent ? sms : tiles * splits;
+        const int grid = persistent ? g.sms : tiles * splits;
         char what[96];
         std::snprintf(what, sizeof what, "%s box %dx%d%s G%d S%d, %d blocks", persistent ? "stream-K" : "tiles",
                       sh.box_rows, sh.box_k, sw ? " sw128" : "", sh.G, sh.stages, grid);
-        row(what, median_ms([&] { tile_read<<<grid, 32, smem>>>(map, tiles, steps, splits, persistent, sh, sink); },
-                            flush, flush_bytes / 16, sink, sms));
+        row(what,
+            median_ms([&] { tile_read<<<grid, 32, smem>>>(map, tiles, steps, splits, persistent, sh, g.sink); }, g));
       }
     }
   }

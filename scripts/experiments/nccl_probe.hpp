@@ -1,0 +1,48 @@
+// Shared by ce_probe.cpp and overlap_floor.cpp: the NCCL error check (CUDA's: ck.hpp), NVLink multicast
+// kept off, and the copy-engine window of rungs 4 and 6 (a communicator split with CTAPolicy =
+// NCCL_CTA_POLICY_ZERO and an ncclMemAlloc buffer registered with it as a symmetric window, on
+// which NCCL 2.28 runs its all-gather and all-to-all on copy engines).
+#pragma once
+
+#include "ck.hpp"
+
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#define NK(x) do { ncclResult_t nr_ = (x); if (nr_ != ncclSuccess) { std::printf("%s: %s\n", #x, ncclGetErrorString(nr_)); std::exit(1); } } while (0)
+
+namespace nccl_probe {
+
+// Before any NCCL call: NVLink multicast stays off, in NCCL and in anything it starts.
+inline void multicast_off() {
+  setenv("NCCL_NVLS_ENABLE", "0", 1);
+  setenv("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1", 1);
+  setenv("NVSHMEM_DISABLE_NVLS", "1", 1);
+}
+
+struct CeWindow {
+  ncclComm_t comm;
+  ncclWindow_t win;
+  void* buf;
+};
+// Rank `rank`'s window of `bytes` (zeroed) on a split of `parent`; collective over the ranks.
+inline CeWindow open_ce_window(ncclComm_t parent, int rank, size_t bytes) {
+  CeWindow w;
+  ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+  cfg.CTAPolicy = NCCL_CTA_POLICY_ZERO;
+  NK(ncclCommSplit(parent, 0, rank, &w.comm, &cfg));
+  NK(ncclMemAlloc(&w.buf, bytes));
+  NK(ncclCommWindowRegister(w.comm, w.buf, bytes, &w.win, NCCL_WIN_COLL_SYMMETRIC));
+  CK(cudaMemset(w.buf, 0, bytes));
+  return w;
+}
+inline void close_ce_window(CeWindow& w) {
+  NK(ncclCommWindowDeregister(w.comm, w.win));
+  NK(ncclMemFree(w.buf));
+  NK(ncclCommDestroy(w.comm));
+}
+
+}  // namespace nccl_probe
