@@ -3,7 +3,9 @@
 // block streams steps of 128 rows x 64*G k through S mbarrier stages by TMA boxes (box_rows x
 // box_k; 128-byte swizzle when box_k = 64, rung 26's 128 x 64 box), so that G consecutive k boxes
 // of each row go out together; blocks take tiles of 128 rows split along k (rung 26's grid) or,
-// "persistent", equal ranges of the (tile, step) list on one block per SM (rung 27's schedule).
+// "persistent", equal ranges of the (tile, step) list on one block per SM (rung 27's schedule);
+// "rotated": rung 26's grid with each block's steps walked from a start spread evenly over the
+// split's range (decode_rotated.patch), so the blocks do not all load one offset of their rows at once.
 // Beside them: a contiguous bulk read of the same bytes (read_floor.cu's best shape) and at 2 GiB.
 // Timed as read_floor.cu: L2 flushed before each launch, CUDA events, median of 30.
 //   source scripts/experiments/lib.sh && run_cu tile_read
@@ -25,7 +27,7 @@ struct Shape {
 // takes units [b*U/P, (b+1)*U/P) when persistent (P = gridDim.x), else tile b / splits and its
 // k steps [z*KT/splits, (z+1)*KT/splits), z = b % splits.
 __global__ void tile_read(const __grid_constant__ CUtensorMap map, int tiles, int steps_per_tile, int splits,
-                          bool persistent, Shape sh, float* sink) {
+                          bool persistent, bool rotated, Shape sh, float* sink) {
   extern __shared__ __align__(1024) unsigned char raw[];
   unsigned char* buf = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(raw) + 1023) & ~uintptr_t(1023));
   __shared__ uint64_t full[kMaxStages];
@@ -44,7 +46,10 @@ __global__ void tile_read(const __grid_constant__ CUtensorMap map, int tiles, in
     u0 = static_cast<long long>(t) * steps_per_tile + static_cast<long long>(steps_per_tile) * z / splits;
     u1 = static_cast<long long>(t) * steps_per_tile + static_cast<long long>(steps_per_tile) * (z + 1) / splits;
   }
+  const long long count = u1 - u0;
+  const long long rot = rotated ? static_cast<long long>(blockIdx.x / splits) * count / (gridDim.x / splits) : 0;
   auto issue = [&](long long u, int s) {
+    if (rotated) u = u0 + (u - u0 + rot) % count;
     const int t = static_cast<int>(u / steps_per_tile), j = static_cast<int>(u % steps_per_tile);
     mbar_expect_tx(&full[s], step_bytes);
     unsigned char* dst = buf + static_cast<size_t>(s) * step_bytes;
@@ -115,13 +120,18 @@ int main() {
       }
       const int steps = k / (64 * sh.G);
       const size_t smem = static_cast<size_t>(kTileRows) * 64 * sh.G * 2 * sh.stages + 1024;
-      for (bool persistent : {false, true}) {
+      for (int mode = 0; mode < 3; ++mode) {
+        const bool persistent = mode == 1, rotated = mode == 2;
         const int grid = persistent ? g.sms : tiles * splits;
         char what[96];
-        std::snprintf(what, sizeof what, "%s box %dx%d%s G%d S%d, %d blocks", persistent ? "stream-K" : "tiles",
-                      sh.box_rows, sh.box_k, sw ? " sw128" : "", sh.G, sh.stages, grid);
-        row(what,
-            median_ms([&] { tile_read<<<grid, 32, smem>>>(map, tiles, steps, splits, persistent, sh, g.sink); }, g));
+        std::snprintf(what, sizeof what, "%s box %dx%d%s G%d S%d, %d blocks",
+                      persistent ? "stream-K" : rotated ? "tiles rotated" : "tiles", sh.box_rows, sh.box_k,
+                      sw ? " sw128" : "", sh.G, sh.stages, grid);
+        row(what, median_ms(
+                      [&] {
+                        tile_read<<<grid, 32, smem>>>(map, tiles, steps, splits, persistent, rotated, sh, g.sink);
+                      },
+                      g));
       }
     }
   }
