@@ -313,6 +313,14 @@ namespace narrow_copy_engine {
 void gemm_reducescatter_bf16(const ArgsBF&);
 }  // namespace narrow_copy_engine
 
+// Rung 7, 07_one_sided.cu.
+namespace one_sided {
+void allgather_gemm_bf16(const ArgsBF&);
+void allgather_gemm_f16(const ArgsH&);
+void gemm_reducescatter_bf16(const ArgsBF&);
+void gemm_reducescatter_f16(const ArgsH&);
+}  // namespace one_sided
+
 }  // namespace rungs::dist::detail
 
 #define RUNGS_NCCL(call)                                                                             \

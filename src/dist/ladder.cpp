@@ -44,6 +44,14 @@ const std::vector<Rung>& ladder() {
        "fp32 by a kernel) with rung 5's bf16 partials: half of rung 4's bytes on the wire; world+1 roundings, bf16 "
        "only",
        80, false, nullptr, nullptr, narrow_copy_engine::gemm_reducescatter_bf16, nullptr, false},
+      {"one_sided",
+       "rung 4's copy engines driven one-sided: each piece copied straight into the peers' symmetric windows "
+       "(cudaMemcpyAsync to the addresses NCCL maps, a copy stream per peer), then a flag the peer's stream waits for "
+       "(cuStreamWaitValue32): no collective, and no wait for every rank, per piece; allgather_gemm multiplies each "
+       "piece once its sources' flags are there, gemm_reducescatter adds each stripe's fp32 partials in rank order "
+       "(one rounding)",
+       80, false, one_sided::allgather_gemm_bf16, one_sided::allgather_gemm_f16, one_sided::gemm_reducescatter_bf16,
+       one_sided::gemm_reducescatter_f16, false},
   };
   return rungs;
 }

@@ -147,6 +147,17 @@ TEST(DistLadder, OverlapRungsFollowTheBaseline) {
   EXPECT_EQ(rs[5].name, "narrow_copy_engine");
   EXPECT_EQ(rs[5].rung, 6);
   EXPECT_EQ(rs[5].types, "bf16");
+  // Rung 7 drives rung 4's copy engines one-sided: both operations, both types; in the allgather
+  // list it follows rung 4, since rungs 5 and 6 are reduce-scatter only.
+  ASSERT_GE(rs.size(), 7u);
+  EXPECT_EQ(rs[6].name, "one_sided");
+  EXPECT_EQ(rs[6].rung, 7);
+  EXPECT_EQ(rs[6].types, "f16 bf16");
+  const auto ag = variants(Op::allgather_gemm);
+  ASSERT_GE(ag.size(), 5u);
+  EXPECT_EQ(ag[4].name, "one_sided");
+  EXPECT_EQ(ag[4].rung, 7);
+  EXPECT_EQ(ag[4].types, "f16 bf16");
   for (const auto& v : variants(Op::allgather_gemm)) {
     EXPECT_NE(v.name, "narrow_partials");
     EXPECT_NE(v.name, "narrow_copy_engine");

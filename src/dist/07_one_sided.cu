@@ -1,0 +1,412 @@
+// Rung 7, one_sided: what it adds over rung 4 (copy_engine): the copy engines driven by the rung
+// itself, one-sided, instead of by an NCCL collective per piece. Each rank copies its pieces
+// straight into its peers' memory (cudaMemcpyAsync to the peer's address in a symmetric window,
+// which NCCL maps into every rank's address space; a kernel reads the addresses once with
+// ncclGetPeerPointer), then writes a flag into the peer's window (a 4-byte copy after the data, on
+// the same stream); the peer's stream waits for the flag (cuStreamWaitValue32) before it uses the
+// piece. No rank waits for all the others before a piece moves: rung 4's collectives synchronize
+// every rank at every piece, about 0.1 ms each beside the products, which is why its all-gather
+// moves 2 large pieces and its reduce-scatter's last stripe waits for the slowest rank. Here a
+// piece waits only for its own source, so the pieces can be small (8 MiB, up to 8) and the
+// transfer starts as soon as the first one is ready. Each peer has its own copy stream, so the
+// copies to the world-1 peers run at once on several copy engines.
+//
+// Still NCCL: the communicator split once from the caller's, the windows allocated by ncclMemAlloc
+// and registered with it (ncclCommWindowRegister, NCCL_WIN_COLL_SYMMETRIC), the addresses NCCL's;
+// only the copies and the flags are the rung's. Every rank must be in the communicator's NVLink
+// domain (ncclTeamLsa: one node, or one multi-node NVLink system), else rungs::Unsupported; no
+// NVLink multicast.
+//
+// Flags, per rank, in a window of their own: ready[s], the last piece value source s has put here;
+// done[d], the last call whose pieces destination d has finished with. Values come from counters
+// that every rank advances alike (the calls are collective and their sizes agree) and are compared
+// cyclically (CU_STREAM_WAIT_VALUE_GEQ), so they never need resetting. A rank puts into peer d only
+// after d has acknowledged the previous call (done[d]), so a call never overwrites rows or
+// partials that d's previous call still reads.
+//
+// allgather_gemm: the rows of each rank land in every peer's window at [source][m_local][k]; rank r
+// pushes piece p of A_local (rows lo..hi) to each peer on that peer's stream, then its flag. The
+// product of the own rows starts at once from A_local; each piece's other rows are multiplied once
+// every source's flag for it has arrived, in rung 4's two strided-batched calls (ranks below this
+// one, ranks above). Bound: the copy engines' time for world-1 shares of the gathered A, plus the
+// last piece's products; the products of the earlier pieces under the transfer.
+//
+// gemm_reducescatter: the fp32 partials of each stripe (rung 4's stripes) are computed into the
+// workspace, [destination][rows][n], the own block straight into the window; each is pushed to
+// its destination's window at [source][rows][n] as soon as the stripe is done, and the destination
+// adds the world partials of a stripe in rank order (fp32, alpha, beta * C, one rounding: rung
+// 4's numerics) as soon as every source's flag for it is there. Bound: the first stripe's
+// product, the copy engines' time for world-1 shares of the partials, the last stripe's sum.
+//
+// Prediction (4 H200, random inputs; floor from overlap_floor.cpp: the copy-engine collective and
+// the product at once, 0.764 ms for the all-gather shape, 1.182 for the reduce-scatter's):
+// allgather_gemm m_local = 4096, n_local = 2048, k = 8192, rung 4's 0.968 ms to 0.80-0.85;
+// gemm_reducescatter m = 16384, n = 8192, k_local = 2048, rung 4's 2.017 ms to 1.30-1.40 (the
+// first stripe's product 0.1 ms, the partials' 384 MB out of each rank at the copy engines' ~325
+// GB/s). 2 H200: allgather 1.54 to 1.50, reduce-scatter 2.07 to 1.70-1.80.
+#include "dist/dist_rung.hpp"
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0) && __has_include(<nccl_device.h>)
+#define RUNGS_ONE_SIDED 1
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#include <nccl_device.h>
+#pragma GCC diagnostic pop
+#endif
+
+namespace rungs::dist::detail::one_sided {
+
+namespace {
+
+constexpr const char* kName = "one_sided";
+
+#ifdef RUNGS_ONE_SIDED
+
+constexpr int kKey = 7;  // the state's key in the workspace: this rung's number
+
+// The two stream memory operations, from the driver through the runtime.
+struct MemOps {
+  PFN_cuStreamWaitValue32_v11070 wait = nullptr;
+  PFN_cuStreamWriteValue32_v11070 write = nullptr;
+};
+const MemOps& mem_ops() {
+  static MemOps ops;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    ops.wait = reinterpret_cast<PFN_cuStreamWaitValue32_v11070>(
+        rungs::detail::driver_entry_point("cuStreamWaitValue32", 11070));
+    ops.write = reinterpret_cast<PFN_cuStreamWriteValue32_v11070>(
+        rungs::detail::driver_entry_point("cuStreamWriteValue32", 11070));
+  });
+  if (ops.wait == nullptr || ops.write == nullptr)
+    rungs::detail::unsupported(kName, "needs cuStreamWaitValue32 and cuStreamWriteValue32, which this driver lacks");
+  return ops;
+}
+
+void check_cu(CUresult r, const char* what) {
+  if (r != CUDA_SUCCESS)
+    throw Error(std::string("rungs::dist: CUDA driver error ") + std::to_string(static_cast<int>(r)) + " in " + what);
+}
+
+CUdeviceptr dev(const void* p) { return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p)); }
+
+// out[p] = the address of byte 0 of rank p's part of window w, in this rank's address space.
+__global__ void peer_bases(ncclWindow_t w, int world, unsigned long long* out) {
+  for (int p = static_cast<int>(threadIdx.x); p < world; p += static_cast<int>(blockDim.x))
+    out[p] = reinterpret_cast<unsigned long long>(ncclGetPeerPointer(w, 0, p));
+}
+
+std::vector<char*> peer_pointers(ncclWindow_t w, int world, cudaStream_t stream) {
+  unsigned long long* d = nullptr;
+  RUNGS_CUDA(cudaMallocAsync(reinterpret_cast<void**>(&d), sizeof(unsigned long long) * world, stream));
+  peer_bases<<<1, 128, 0, stream>>>(w, world, d);
+  RUNGS_CUDA(cudaGetLastError());
+  std::vector<unsigned long long> h(static_cast<size_t>(world));
+  RUNGS_CUDA(cudaMemcpyAsync(h.data(), d, sizeof(unsigned long long) * world, cudaMemcpyDeviceToHost, stream));
+  RUNGS_CUDA(cudaFreeAsync(d, stream));
+  RUNGS_CUDA(cudaStreamSynchronize(stream));
+  std::vector<char*> out;
+  for (unsigned long long v : h) out.push_back(reinterpret_cast<char*>(static_cast<uintptr_t>(v)));
+  return out;
+}
+
+// One communicator's state: the split communicator, the flag window, the data window (grown like
+// the workspace), the peers' addresses of both, a copy stream per peer and the counters.
+struct State : RungState {
+  ncclComm_t comm = nullptr;
+  int rank = 0, world = 0;
+  void* flags = nullptr;
+  ncclWindow_t flags_win = nullptr;
+  std::vector<char*> flags_peer;
+  void* data = nullptr;
+  size_t bytes = 0;
+  ncclWindow_t data_win = nullptr;
+  std::vector<char*> data_peer;
+  std::vector<cudaStream_t> put;  // put[j - 1]: the copies to rank (rank + j) % world
+  cudaEvent_t last_use = nullptr;
+  uint32_t calls = 0, pieces = 0;  // the calls made, the pieces put (the flags' values)
+
+  // The flag window's words: ready[s], done[d], word[d] (the value this rank's copy to d sends),
+  // ack (the value of this rank's acknowledgements).
+  uint32_t* ready(int s) const { return static_cast<uint32_t*>(flags) + s; }
+  uint32_t* done(int d) const { return static_cast<uint32_t*>(flags) + world + d; }
+  uint32_t* word(int d) const { return static_cast<uint32_t*>(flags) + 2 * world + d; }
+  uint32_t* ack() const { return static_cast<uint32_t*>(flags) + 3 * world; }
+  // Peer d's ready[rank] / done[rank]: where this rank's flags to d land.
+  char* ready_at(int d) const { return flags_peer[d] + sizeof(uint32_t) * rank; }
+  char* done_at(int d) const { return flags_peer[d] + sizeof(uint32_t) * (world + rank); }
+
+  ~State() override {
+    // Errors are ignored: a destructor cannot report them, and the first one was reported already.
+    if (last_use != nullptr) {
+      (void)cudaEventSynchronize(last_use);
+      (void)cudaEventDestroy(last_use);
+    }
+    for (cudaStream_t s : put) {
+      (void)cudaStreamSynchronize(s);
+      (void)cudaStreamDestroy(s);
+    }
+    if (data_win != nullptr) (void)ncclCommWindowDeregister(comm, data_win);
+    if (flags_win != nullptr) (void)ncclCommWindowDeregister(comm, flags_win);
+    if (comm != nullptr) (void)ncclCommDestroy(comm);
+    if (data != nullptr) (void)ncclMemFree(data);
+    if (flags != nullptr) (void)ncclMemFree(flags);
+  }
+
+  void init(ncclComm_t parent, int r, int w, cudaStream_t stream) {
+    rank = r;
+    world = w;
+    RUNGS_NCCL(ncclCommSplit(parent, 0, rank, &comm, nullptr));
+    RUNGS_CUDA(cudaEventCreateWithFlags(&last_use, cudaEventDisableTiming));
+    const size_t fbytes = size_t{2} << 20;
+    RUNGS_NCCL(ncclMemAlloc(&flags, fbytes));
+    RUNGS_CUDA(cudaMemsetAsync(flags, 0, fbytes, stream));
+    RUNGS_CUDA(cudaStreamSynchronize(stream));
+    RUNGS_NCCL(ncclCommWindowRegister(comm, flags, fbytes, &flags_win, NCCL_WIN_COLL_SYMMETRIC));
+    if (ncclTeamLsa(comm).nRanks != world)
+      rungs::detail::unsupported(kName, "needs every rank in one NVLink domain (NCCL's LSA team has " +
+                                            std::to_string(ncclTeamLsa(comm).nRanks) + " of " +
+                                            std::to_string(world) + " ranks)");
+    flags_peer = peer_pointers(flags_win, world, stream);
+    // Every rank's flags are zero before any rank writes one: a barrier after the zeroing.
+    RUNGS_NCCL(ncclAllReduce(ack(), ack(), 1, ncclUint32, ncclSum, comm, stream));
+    RUNGS_CUDA(cudaStreamSynchronize(stream));
+    for (int j = 1; j < world; ++j) {
+      cudaStream_t s = nullptr;
+      RUNGS_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+      put.push_back(s);
+    }
+  }
+
+  // The data window grown to `need` bytes, on every rank in the same call (registration is
+  // collective), after this rank's last call (which waited for every peer's copies into it).
+  void grow(size_t need, cudaStream_t stream) {
+    if (need <= bytes) return;
+    constexpr size_t kGrain = size_t{2} << 20;
+    need = (need + kGrain - 1) / kGrain * kGrain;
+    RUNGS_CUDA(cudaEventSynchronize(last_use));
+    if (data_win != nullptr) {
+      ncclWindow_t w = data_win;
+      data_win = nullptr;
+      RUNGS_NCCL(ncclCommWindowDeregister(comm, w));
+    }
+    if (data != nullptr) {
+      void* b = data;
+      data = nullptr;
+      bytes = 0;
+      RUNGS_NCCL(ncclMemFree(b));
+    }
+    RUNGS_NCCL(ncclMemAlloc(&data, need));
+    bytes = need;
+    RUNGS_NCCL(ncclCommWindowRegister(comm, data, need, &data_win, NCCL_WIN_COLL_SYMMETRIC));
+    data_peer = peer_pointers(data_win, world, stream);
+  }
+};
+
+State& state(Workspace& ws, ncclComm_t parent, int rank, int world, size_t bytes,
+             cudaStream_t stream) {
+  std::unique_ptr<RungState>& held = ws.rung_state(kKey);
+  if (!held) {
+    auto s = std::make_unique<State>();
+    s->init(parent, rank, world, stream);
+    held = std::move(s);
+  }
+  State& st = static_cast<State&>(*held);
+  st.grow(bytes, stream);
+  return st;
+}
+
+// The copy streams of one call: each starts after the caller's work so far; join() (or the
+// destructor, on the way out of an exception) makes the caller's stream wait for all of them.
+class Puts {
+ public:
+  Puts(State& st, Fork& f, cudaStream_t caller, size_t first_event) : st_(st), f_(f), caller_(caller), e_(first_event) {
+    f_.record(e_, caller_);
+    for (cudaStream_t s : st_.put) f_.wait(e_, s);
+  }
+  ~Puts() {
+    if (!joined_) {
+      try {
+        join();
+      } catch (...) {
+      }
+    }
+  }
+  Puts(const Puts&) = delete;
+  Puts& operator=(const Puts&) = delete;
+  void join() {
+    joined_ = true;
+    for (size_t j = 0; j < st_.put.size(); ++j) f_.order(e_ + 1 + j, st_.put[j], caller_);
+  }
+
+ private:
+  State& st_;
+  Fork& f_;
+  cudaStream_t caller_;
+  size_t e_;
+  bool joined_ = false;
+};
+
+void wait_flag(cudaStream_t s, const uint32_t* flag, uint32_t value) {
+  check_cu(mem_ops().wait(reinterpret_cast<CUstream>(s), dev(flag), value, CU_STREAM_WAIT_VALUE_GEQ),
+           "cuStreamWaitValue32");
+}
+
+// Writes `value` into `remote` (a peer's flag) after the work enqueued on s so far: the value into
+// the local word `local`, then a 4-byte copy, ordered behind the stream's data copies.
+void put_flag(cudaStream_t s, uint32_t* local, char* remote, uint32_t value) {
+  check_cu(mem_ops().write(reinterpret_cast<CUstream>(s), dev(local), value, CU_STREAM_WRITE_VALUE_DEFAULT),
+           "cuStreamWriteValue32");
+  RUNGS_CUDA(cudaMemcpyAsync(remote, local, sizeof(uint32_t), cudaMemcpyDeviceToDevice, s));
+}
+
+// After the call's last use of the window on s: done[rank] = call on every peer.
+void acknowledge(const State& st, cudaStream_t s, uint32_t call) {
+  check_cu(mem_ops().write(reinterpret_cast<CUstream>(s), dev(st.ack()), call, CU_STREAM_WRITE_VALUE_DEFAULT),
+           "cuStreamWriteValue32");
+  for (int j = 1; j < st.world; ++j) {
+    const int src = (st.rank + j) % st.world;
+    RUNGS_CUDA(cudaMemcpyAsync(st.done_at(src), st.ack(), sizeof(uint32_t), cudaMemcpyDeviceToDevice, s));
+  }
+}
+
+template <typename T>
+void allgather_gemm(const ArgsT<T>& a) {
+  if (a.world == 1 || a.k == 0 || a.m == 0) {
+    // Nothing to move: one rank's own rows, k == 0 (C = beta * C, A not read), or no rows at all.
+    rank_product(a, a.world * a.m, a.A, a.lda, a.C, a.stream);
+    return;
+  }
+  const size_t row = static_cast<size_t>(a.k) * sizeof(T);
+  State& st = state(*a.ws, a.comm, a.rank, a.world, static_cast<size_t>(a.world * a.m) * row, a.stream);
+  mem_ops();
+  const T* gathered = static_cast<const T*>(st.data);  // [source][m][k]
+  const int pieces = pieces_of(a.m, a.world * a.k * static_cast<int64_t>(sizeof(T)));
+  const uint32_t call = ++st.calls, base = st.pieces;
+  st.pieces += static_cast<uint32_t>(pieces);
+  Fork f(*a.ws, a.stream);
+  const cudaStream_t comp = f.stream(kCompute);
+  Puts puts(st, f, a.stream, 0);
+  for (int j = 1; j < a.world; ++j) {
+    const int d = (a.rank + j) % a.world;
+    const cudaStream_t s = st.put[static_cast<size_t>(j - 1)];
+    wait_flag(s, st.done(d), call - 1);
+    for (int p = 0; p < pieces; ++p) {
+      const int64_t lo = piece_begin(a.m, pieces, p), rows = piece_begin(a.m, pieces, p + 1) - lo;
+      char* to = st.data_peer[d] + static_cast<size_t>(a.rank * a.m + lo) * row;
+      RUNGS_CUDA(cudaMemcpy2DAsync(to, row, a.A + lo * a.lda, static_cast<size_t>(a.lda) * sizeof(T), row,
+                                   static_cast<size_t>(rows), cudaMemcpyDeviceToDevice, s));
+      put_flag(s, st.word(d), st.ready_at(d), base + static_cast<uint32_t>(p) + 1);
+    }
+  }
+  rank_product(a, a.m, a.A, a.lda, a.C + a.rank * a.m * a.ldc, comp);
+  const int64_t sa = a.m * a.k, sc = a.m * a.ldc;
+  for (int p = 0; p < pieces; ++p) {
+    const int64_t lo = piece_begin(a.m, pieces, p), rows = piece_begin(a.m, pieces, p + 1) - lo;
+    for (int j = 1; j < a.world; ++j) wait_flag(comp, st.ready((a.rank + j) % a.world), base + static_cast<uint32_t>(p) + 1);
+    // The other ranks' rows of the piece in two batched calls, as rung 4 (the ranks below, above).
+    batched_product(rows, a.n, a.k, a.alpha, gathered + lo * a.k, a.k, sa, a.B, a.ldb, a.beta, a.C + lo * a.ldc,
+                    a.ldc, sc, a.rank, comp);
+    batched_product(rows, a.n, a.k, a.alpha, gathered + (a.rank + 1) * sa + lo * a.k, a.k, sa, a.B, a.ldb, a.beta,
+                    a.C + ((a.rank + 1) * a.m + lo) * a.ldc, a.ldc, sc, a.world - a.rank - 1, comp);
+  }
+  acknowledge(st, comp, call);
+  puts.join();
+  f.join();
+  RUNGS_CUDA(cudaEventRecord(st.last_use, a.stream));
+}
+
+template <typename T>
+void gemm_reducescatter(const ArgsT<T>& a) {
+  const int64_t mb = a.m / a.world;  // rows of C_local: each rank's block
+  const size_t elems = static_cast<size_t>(a.m) * static_cast<size_t>(a.n);
+  if (a.world == 1) {
+    // Nothing to move: the one rank's partial, scaled.
+    float* p = static_cast<float*>(a.ws->get(elems * sizeof(float)));
+    partial_gemm(kName, a.m, a.n, a.k, a.A, a.lda, 0, a.B, a.ldb, false, p, a.n, 0, 1, a.stream);
+    scale_into(a.m, a.n, a.alpha, p, a.n, a.beta, a.C, a.ldc, a.stream);
+    return;
+  }
+  if (mb == 0 || a.n == 0) return;  // C_local is empty
+  const int stripes = pieces_of(mb, a.n * a.world * static_cast<int64_t>(sizeof(float)));
+  float* part = static_cast<float*>(a.ws->get(elems * sizeof(float)));  // [destination][mb][n], own unused
+  State& st = state(*a.ws, a.comm, a.rank, a.world, elems * sizeof(float), a.stream);
+  mem_ops();
+  float* got = static_cast<float*>(st.data);  // [source][mb][n]
+  const uint32_t call = ++st.calls, base = st.pieces;
+  st.pieces += static_cast<uint32_t>(stripes);
+  Fork f(*a.ws, a.stream);
+  const cudaStream_t comp = f.stream(kCompute), epi = f.stream(kEpilogue);
+  const size_t ev = static_cast<size_t>(stripes);  // events 0..stripes-1: the stripes' products
+  Puts puts(st, f, a.stream, ev);
+  const int64_t blk = mb * a.n;
+  for (int s = 0; s < stripes; ++s) {
+    const int64_t lo = piece_begin(mb, stripes, s), rows = piece_begin(mb, stripes, s + 1) - lo;
+    // The destinations below this rank, its own block (into the window), the destinations above.
+    partial_gemm(kName, rows, a.n, a.k, a.A + lo * a.lda, a.lda, mb * a.lda, a.B, a.ldb, false, part + lo * a.n, a.n,
+                 blk, a.rank, comp);
+    partial_gemm(kName, rows, a.n, a.k, a.A + (a.rank * mb + lo) * a.lda, a.lda, 0, a.B, a.ldb, false,
+                 got + a.rank * blk + lo * a.n, a.n, 0, 1, comp);
+    partial_gemm(kName, rows, a.n, a.k, a.A + ((a.rank + 1) * mb + lo) * a.lda, a.lda, mb * a.lda, a.B, a.ldb, false,
+                 part + (a.rank + 1) * blk + lo * a.n, a.n, blk, a.world - a.rank - 1, comp);
+    f.record(static_cast<size_t>(s), comp);
+  }
+  for (int j = 1; j < a.world; ++j) {
+    const int d = (a.rank + j) % a.world;
+    const cudaStream_t ps = st.put[static_cast<size_t>(j - 1)];
+    wait_flag(ps, st.done(d), call - 1);
+    for (int s = 0; s < stripes; ++s) {
+      const int64_t lo = piece_begin(mb, stripes, s), rows = piece_begin(mb, stripes, s + 1) - lo;
+      f.wait(static_cast<size_t>(s), ps);
+      char* to = st.data_peer[d] + sizeof(float) * static_cast<size_t>(a.rank * blk + lo * a.n);
+      RUNGS_CUDA(cudaMemcpyAsync(to, part + d * blk + lo * a.n, sizeof(float) * static_cast<size_t>(rows * a.n),
+                                 cudaMemcpyDeviceToDevice, ps));
+      put_flag(ps, st.word(d), st.ready_at(d), base + static_cast<uint32_t>(s) + 1);
+    }
+  }
+  for (int s = 0; s < stripes; ++s) {
+    const int64_t lo = piece_begin(mb, stripes, s), rows = piece_begin(mb, stripes, s + 1) - lo;
+    f.wait(static_cast<size_t>(s), epi);
+    for (int j = 1; j < a.world; ++j) wait_flag(epi, st.ready((a.rank + j) % a.world), base + static_cast<uint32_t>(s) + 1);
+    sum_into(rows, a.n, a.world, blk, a.alpha, got + lo * a.n, a.n, a.beta, a.C + lo * a.ldc, a.ldc, epi);
+  }
+  acknowledge(st, epi, call);
+  puts.join();
+  f.join();
+  RUNGS_CUDA(cudaEventRecord(st.last_use, a.stream));
+}
+
+#else
+
+template <typename T>
+[[noreturn]] void too_old() {
+  rungs::detail::unsupported(kName, "needs NCCL 2.28 or newer with its device API (nccl_device.h: the peers' "
+                                    "addresses in a symmetric window); this build has NCCL " +
+                                        std::to_string(NCCL_VERSION_CODE));
+}
+template <typename T>
+void allgather_gemm(const ArgsT<T>&) {
+  too_old<T>();
+}
+template <typename T>
+void gemm_reducescatter(const ArgsT<T>&) {
+  too_old<T>();
+}
+
+#endif
+
+}  // namespace
+
+void allgather_gemm_bf16(const ArgsBF& a) { allgather_gemm(a); }
+void allgather_gemm_f16(const ArgsH& a) { allgather_gemm(a); }
+void gemm_reducescatter_bf16(const ArgsBF& a) { gemm_reducescatter(a); }
+void gemm_reducescatter_f16(const ArgsH& a) { gemm_reducescatter(a); }
+
+}  // namespace rungs::dist::detail::one_sided
