@@ -111,19 +111,23 @@ int pieces_of(int64_t rows, int64_t row_bytes, int64_t min_piece_bytes) {
 //    by name): 2 ranks, 2^39: rung 4 1.868 (rung 2 2.125, rung 1 2.634); 4 ranks, 2^38: rung 2
 //    1.890, rung 4 2.019, rung 1 2.140 (rung 4 1.81-1.98 in other runs); 2^40: rung 4 3.112 (rung 2
 //    3.517).
-// Below the sizes measured, rung 1, whose gemm is the single-GPU auto's bit for bit. Rung 4 needs
-// NCCL 2.28 (copy-engine collectives); built with an older NCCL, rung 2 takes its place.
+// Rung 7 (one_sided), from the measurements on 2 and 4 H100s (docs/dist.md, Measured): 2 ranks at
+// 2^39, allgather_gemm 1.445-1.550 ms by pieces against rung 2's 1.529 and rung 4's 1.511-1.712;
+// gemm_reducescatter 2.014 against rung 4's 2.167.
+// Below the sizes measured, rung 1, whose gemm is the single-GPU auto's bit for bit. Rungs 4 and 7
+// need NCCL 2.28 (copy-engine collectives; rung 7 its device API too); built with an older NCCL,
+// rung 2 takes their place.
 size_t auto_rung(bool allgather, int64_t m, int64_t n, int64_t k, int world) {
   const double per_rank = (allgather ? static_cast<double>(world) * static_cast<double>(m) : static_cast<double>(m)) *
                           static_cast<double>(n) * static_cast<double>(k);
   constexpr double k38 = 274877906944.0, k39 = 2 * k38;
-#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-  constexpr size_t kCopyEngine = 3;
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0) && __has_include(<nccl_device.h>)
+  constexpr size_t kCopyEngine = 6;
 #else
   constexpr size_t kCopyEngine = 1;
 #endif
   if (world < 2) return 0;
-  if (world == 2) return per_rank >= k39 ? (allgather ? 1 : kCopyEngine) : 0;
+  if (world == 2) return per_rank >= k39 ? kCopyEngine : 0;
   return per_rank >= k38 ? kCopyEngine : 0;
 }
 

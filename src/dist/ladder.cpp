@@ -46,7 +46,7 @@ const std::vector<Rung>& ladder() {
        80, false, nullptr, nullptr, narrow_copy_engine::gemm_reducescatter_bf16, nullptr, false},
       {"one_sided",
        "rung 4's copy engines driven one-sided: each piece copied straight into the peers' symmetric windows "
-       "(cudaMemcpyAsync to the addresses NCCL maps, a copy stream per peer), then a flag the peer's stream waits for "
+       "(one cudaMemcpyBatchAsync per piece to the addresses NCCL maps), then a flag the peer's stream waits for "
        "(cuStreamWaitValue32): no collective, and no wait for every rank, per piece; allgather_gemm multiplies each "
        "piece once its sources' flags are there, gemm_reducescatter adds each stripe's fp32 partials in rank order "
        "(one rounding)",

@@ -196,16 +196,21 @@ TEST(DistLadder, PiecesFollowTheRule) {
     }
 }
 
-// auto (src/dist/dist.cpp, from the measured sizes): on 2 ranks from 2^39 multiply-adds per rank rung 2
-// (allgather_gemm) or rung 4 (gemm_reducescatter); on more, from 2^38 rung 4, allgather_gemm's rung 2
-// from 2^40; else rung 1 (index 0). The same on every rank for the same agreed sizes.
+// auto (src/dist/dist.cpp, from the measured sizes): from 2^39 multiply-adds per rank on 2 ranks,
+// from 2^38 on more, rung 7 (rung 2 without NCCL 2.28's device API); else rung 1 (index 0). The
+// same on every rank for the same agreed sizes.
 TEST(DistLadder, AutoFollowsTheRule) {
   using dist::detail::auto_rung;
-  ASSERT_GE(dist::detail::ladder().size(), 2u);
+  ASSERT_GE(dist::detail::ladder().size(), 7u);
   EXPECT_STREQ(dist::detail::ladder()[1].name, "chunked_overlap");
-  const size_t ce = NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0) ? 3u : 1u;  // rung 4, else rung 2
-  EXPECT_EQ(auto_rung(true, 8192, 4096, 8192, 2), 1u);    // 16384 x 4096 x 8192 per rank: rung 2
-  EXPECT_EQ(auto_rung(false, 16384, 8192, 4096, 2), ce);  // 16384 x 8192 x 4096 per rank: rung 4
+  EXPECT_STREQ(dist::detail::ladder()[6].name, "one_sided");
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0) && __has_include(<nccl_device.h>)
+  const size_t ce = 6u;  // rung 7
+#else
+  const size_t ce = 1u;  // rung 2
+#endif
+  EXPECT_EQ(auto_rung(true, 8192, 4096, 8192, 2), ce);    // 16384 x 4096 x 8192 per rank
+  EXPECT_EQ(auto_rung(false, 16384, 8192, 4096, 2), ce);  // 16384 x 8192 x 4096 per rank
   EXPECT_EQ(auto_rung(true, 8192, 4096, 8191, 2), 0u);    // just below 2^39 on 2 ranks: rung 1
   EXPECT_EQ(auto_rung(false, 16384, 8192, 4095, 2), 0u);
   EXPECT_EQ(auto_rung(true, 4096, 2048, 8192, 4), ce);    // 2^38 per rank on 4 ranks
