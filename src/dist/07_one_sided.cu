@@ -7,11 +7,11 @@
 // piece. No rank waits for all the others before a piece moves: rung 4's collectives synchronize
 // every rank at every piece, about 0.1 ms each beside the products, which is why its all-gather
 // moves 2 large pieces and its reduce-scatter's last stripe waits for the slowest rank. Here a
-// piece waits only for its own source, so the pieces can be small (8 MiB, up to 8) and the
-// transfer starts as soon as the first one is ready. A piece's copies to the world-1 peers go out
-// as one cudaMemcpyBatchAsync (copy engines preferred, source read in stream order), which the
-// driver spreads over several copy engines: one copy stream per peer left them on one engine, at
-// about 180 GB/s out of each rank on 4 H100 against the 356 GB/s of NCCL's batched copies.
+// piece waits only for its own source, so the pieces can be smaller than rung 4's (8 MiB or more,
+// at most 4: 8 measured slower on 4 H100) and the transfer starts as soon as the first is ready.
+// A piece's copies to the world-1 peers go out as one cudaMemcpyBatchAsync on one copy stream
+// (copy engines preferred, sources read in stream order), as NCCL's copy-engine collectives issue
+// theirs; a copy stream per peer measured level with it.
 //
 // Still NCCL: the communicator split once from the caller's, the windows allocated by ncclMemAlloc
 // and registered with it (ncclCommWindowRegister, NCCL_WIN_COLL_SYMMETRIC), the addresses NCCL's;
@@ -46,6 +46,10 @@
 // gemm_reducescatter m = 16384, n = 8192, k_local = 2048, rung 4's 2.017 ms to 1.30-1.40 (the
 // first stripe's product 0.1 ms, the partials' 384 MB out of each rank at the copy engines' ~325
 // GB/s). 2 H200: allgather 1.54 to 1.50, reduce-scatter 2.07 to 1.70-1.80.
+// Measured (H100, random inputs, the slowest rank's medians; docs/dist.md): 4 ranks, allgather_gemm
+// 0.94-1.09 ms in 4 pieces (rung 4 0.97), gemm_reducescatter 1.71-2.04 (rung 4 2.15); 2 ranks 1.47-
+// 1.53 (rung 4 1.56) and 2.02-2.05 (rung 4 2.16). The reduce-scatter stays well above the 1.17 ms
+// at which the copy engines move the same partials beside the product (overlap_floor.cpp).
 #include "dist/dist_rung.hpp"
 
 #include <cuda.h>
@@ -325,7 +329,7 @@ void allgather_gemm(const ArgsT<T>& a) {
   if (!st.lsa) return rung4_allgather(a);
   mem_ops();
   const T* gathered = static_cast<const T*>(st.data);  // [source][m][k]
-  const int pieces = pieces_of(a.m, a.world * a.k * static_cast<int64_t>(sizeof(T)));
+  const int pieces = pieces_of(a.m, a.world * a.k * static_cast<int64_t>(sizeof(T)), kMinPieceBytes, kOneSidedMaxPieces);
   const uint32_t call = ++st.calls, base = st.pieces;
   st.pieces += static_cast<uint32_t>(pieces);
   Fork f(*a.ws, a.stream);
@@ -375,7 +379,7 @@ void gemm_reducescatter(const ArgsT<T>& a) {
     return;
   }
   if (mb == 0 || a.n == 0) return;  // C_local is empty
-  const int stripes = pieces_of(mb, a.n * a.world * static_cast<int64_t>(sizeof(float)));
+  const int stripes = pieces_of(mb, a.n * a.world * static_cast<int64_t>(sizeof(float)), kMinPieceBytes, kOneSidedMaxPieces);
   float* part = static_cast<float*>(a.ws->get(elems * sizeof(float)));  // [destination][mb][n], own unused
   State& st = state(*a.ws, a.comm, a.rank, a.world, elems * sizeof(float), a.stream);
   if (!st.lsa) return rung4_reducescatter(a);

@@ -92,12 +92,12 @@ namespace {
 std::atomic<int> g_forced_pieces{0};
 }
 
-int pieces_of(int64_t rows, int64_t row_bytes, int64_t min_piece_bytes) {
+int pieces_of(int64_t rows, int64_t row_bytes, int64_t min_piece_bytes, int max_pieces) {
   if (rows <= 1) return 1;
   int64_t p = g_forced_pieces.load();
   if (p <= 0) {
     const int64_t bytes = rows * row_bytes;
-    p = std::min<int64_t>(kMaxPieces, bytes / min_piece_bytes);
+    p = std::min<int64_t>(max_pieces, bytes / min_piece_bytes);
   }
   return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(p, rows)));
 }
@@ -111,24 +111,29 @@ int pieces_of(int64_t rows, int64_t row_bytes, int64_t min_piece_bytes) {
 //    by name): 2 ranks, 2^39: rung 4 1.868 (rung 2 2.125, rung 1 2.634); 4 ranks, 2^38: rung 2
 //    1.890, rung 4 2.019, rung 1 2.140 (rung 4 1.81-1.98 in other runs); 2^40: rung 4 3.112 (rung 2
 //    3.517).
-// Rung 7 (one_sided), from the measurements on 2 and 4 H100s (docs/dist.md, Measured): 2 ranks at
-// 2^39, allgather_gemm 1.445-1.550 ms by pieces against rung 2's 1.529 and rung 4's 1.511-1.712;
-// gemm_reducescatter 2.014 against rung 4's 2.167.
+// Rung 7 (one_sided), from the measurements on 2 and 4 H100s (docs/dist.md, Measured; random
+// inputs): 2 ranks at 2^39, allgather_gemm 1.445-1.533 ms in 2-4 pieces against rung 2's 1.529-1.588
+// and rung 4's 1.555; gemm_reducescatter 2.016-2.052 against rung 4's 2.161-2.167. 4 ranks at 2^38,
+// gemm_reducescatter 1.71-2.04 in 4 pieces against rung 4's 2.151; allgather_gemm 0.935-1.090
+// against rung 4's 0.973 (level), and at 2^40 rung 4 3.309 against rung 7's 3.433 (8 pieces), so
+// allgather_gemm on 3 or more ranks stays on rung 4.
 // Below the sizes measured, rung 1, whose gemm is the single-GPU auto's bit for bit. Rungs 4 and 7
-// need NCCL 2.28 (copy-engine collectives; rung 7 its device API too); built with an older NCCL,
-// rung 2 takes their place.
+// need NCCL 2.28 (copy-engine collectives; rung 7 its device API too): without the device API
+// rung 4 takes rung 7's place, with an older NCCL rung 2 takes both.
 size_t auto_rung(bool allgather, int64_t m, int64_t n, int64_t k, int world) {
   const double per_rank = (allgather ? static_cast<double>(world) * static_cast<double>(m) : static_cast<double>(m)) *
                           static_cast<double>(n) * static_cast<double>(k);
   constexpr double k38 = 274877906944.0, k39 = 2 * k38;
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0) && __has_include(<nccl_device.h>)
-  constexpr size_t kCopyEngine = 6;
+  constexpr size_t kOneSided = 6, kCopyEngine = 3;
+#elif NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+  constexpr size_t kOneSided = 3, kCopyEngine = 3;
 #else
-  constexpr size_t kCopyEngine = 1;
+  constexpr size_t kOneSided = 1, kCopyEngine = 1;
 #endif
   if (world < 2) return 0;
-  if (world == 2) return per_rank >= k39 ? kCopyEngine : 0;
-  return per_rank >= k38 ? kCopyEngine : 0;
+  if (world == 2) return per_rank >= k39 ? kOneSided : 0;
+  return per_rank >= k38 ? (allgather ? kCopyEngine : kOneSided) : 0;
 }
 
 void force_pieces(int pieces) { g_forced_pieces.store(pieces > 0 ? pieces : 0); }

@@ -119,7 +119,11 @@ constexpr int64_t kMinPieceBytes = int64_t{8} << 20;
 // 1.38 ms, 8 1.57; docs/dist.md), so its pieces are at least 128 MiB.
 constexpr int64_t kMinCePieceBytes = int64_t{128} << 20;
 constexpr int kMaxPieces = 8;
-int pieces_of(int64_t rows, int64_t row_bytes, int64_t min_piece_bytes = kMinPieceBytes);
+// Rung 7's pieces: at most 4 (4 H100, random inputs, the slowest rank's medians: allgather_gemm at
+// 2^38 multiply-adds per rank 0.94-1.09 ms in 4 pieces, 1.16-1.47 in 8; gemm_reducescatter 1.71-2.04
+// in 4, 2.15-2.24 in 8; on 2 H100 4 pieces within 1-3 % of the best count; docs/dist.md).
+constexpr int kOneSidedMaxPieces = 4;
+int pieces_of(int64_t rows, int64_t row_bytes, int64_t min_piece_bytes = kMinPieceBytes, int max_pieces = kMaxPieces);
 void force_pieces(int pieces);
 // Rows [first, last) of piece p of `rows` rows cut into `pieces` (the first pieces one row shorter
 // where they do not divide).
