@@ -106,13 +106,7 @@ void gemm_reducescatter(const ArgsT<T>& a) {
   const int64_t mb = a.m / a.world;  // rows of C_local: each rank's block
   const int stripes = pieces_of(mb, a.n * a.world * static_cast<int64_t>(sizeof(float)));
   const size_t elems = static_cast<size_t>(a.m) * static_cast<size_t>(a.n);
-  if (a.world == 1) {
-    // Nothing to move: the one rank's partial, scaled, in one stripe.
-    float* p = static_cast<float*>(a.ws->get(elems * sizeof(float)));
-    partial_gemm(kName, a.m, a.n, a.k, a.A, a.lda, 0, a.B, a.ldb, false, p, a.n, 0, 1, a.stream);
-    scale_into(a.m, a.n, a.alpha, p, a.n, a.beta, a.C, a.ldc, a.stream);
-    return;
-  }
+  if (a.world == 1) return one_rank_reducescatter(a, kName);  // nothing to move
   CeWindow& st = ce_window(*a.ws, a.comm, a.rank, 2 * elems * sizeof(float));
   float* sent = static_cast<float*>(st.buf);  // [stripe][destination][rows][n]
   float* got = sent + elems;                   // [stripe][source][rows][n]

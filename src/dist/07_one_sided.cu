@@ -187,25 +187,7 @@ struct State : RungState {
   // The data window grown to `need` bytes, on every rank in the same call (registration is
   // collective), after this rank's last call (which waited for every peer's copies into it).
   void grow(size_t need, cudaStream_t stream) {
-    if (need <= bytes) return;
-    constexpr size_t kGrain = size_t{2} << 20;
-    need = (need + kGrain - 1) / kGrain * kGrain;
-    RUNGS_CUDA(cudaEventSynchronize(last_use));
-    if (data_win != nullptr) {
-      ncclWindow_t w = data_win;
-      data_win = nullptr;
-      RUNGS_NCCL(ncclCommWindowDeregister(comm, w));
-    }
-    if (data != nullptr) {
-      void* b = data;
-      data = nullptr;
-      bytes = 0;
-      RUNGS_NCCL(ncclMemFree(b));
-    }
-    RUNGS_NCCL(ncclMemAlloc(&data, need));
-    bytes = need;
-    RUNGS_NCCL(ncclCommWindowRegister(comm, data, need, &data_win, NCCL_WIN_COLL_SYMMETRIC));
-    data_peer = peer_pointers(data_win, world, stream);
+    if (grow_window(comm, need, last_use, data, bytes, data_win)) data_peer = peer_pointers(data_win, world, stream);
   }
 };
 
@@ -371,13 +353,7 @@ template <typename T>
 void gemm_reducescatter(const ArgsT<T>& a) {
   const int64_t mb = a.m / a.world;  // rows of C_local: each rank's block
   const size_t elems = static_cast<size_t>(a.m) * static_cast<size_t>(a.n);
-  if (a.world == 1) {
-    // Nothing to move: the one rank's partial, scaled.
-    float* p = static_cast<float*>(a.ws->get(elems * sizeof(float)));
-    partial_gemm(kName, a.m, a.n, a.k, a.A, a.lda, 0, a.B, a.ldb, false, p, a.n, 0, 1, a.stream);
-    scale_into(a.m, a.n, a.alpha, p, a.n, a.beta, a.C, a.ldc, a.stream);
-    return;
-  }
+  if (a.world == 1) return one_rank_reducescatter(a, kName);  // nothing to move
   if (mb == 0 || a.n == 0) return;  // C_local is empty
   const int stripes = pieces_of(mb, a.n * a.world * static_cast<int64_t>(sizeof(float)), kMinPieceBytes, kOneSidedMaxPieces);
   float* part = static_cast<float*>(a.ws->get(elems * sizeof(float)));  // [destination][mb][n], own unused

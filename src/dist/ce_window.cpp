@@ -32,7 +32,11 @@ void CeWindow::ensure(ncclComm_t parent, int rank, size_t need) {
     RUNGS_NCCL(ncclCommSplit(parent, 0, rank, &comm, &cfg));
     RUNGS_CUDA(cudaEventCreateWithFlags(&last_use, cudaEventDisableTiming));
   }
-  if (need <= bytes) return;
+  grow_window(comm, need, last_use, buf, bytes, win);
+}
+
+bool grow_window(ncclComm_t comm, size_t need, cudaEvent_t last_use, void*& buf, size_t& bytes, ncclWindow_t& win) {
+  if (need <= bytes) return false;
   constexpr size_t kGrain = size_t{2} << 20;
   need = (need + kGrain - 1) / kGrain * kGrain;
   RUNGS_CUDA(cudaEventSynchronize(last_use));
@@ -50,6 +54,7 @@ void CeWindow::ensure(ncclComm_t parent, int rank, size_t need) {
   RUNGS_NCCL(ncclMemAlloc(&buf, need));
   bytes = need;
   RUNGS_NCCL(ncclCommWindowRegister(comm, buf, need, &win, NCCL_WIN_COLL_SYMMETRIC));
+  return true;
 }
 
 CeWindow& ce_window(Workspace& ws, ncclComm_t parent, int rank, size_t bytes) {

@@ -241,6 +241,15 @@ void partial_gemm(const char* rung, int64_t rows, int64_t n, int64_t k, const __
 void partial_gemm(const char* rung, int64_t rows, int64_t n, int64_t k, const __half* A, int64_t lda, int64_t strideA,
                   const __half* B, int64_t ldb, bool accumulate, float* P, int64_t ldp, int64_t strideP, int batch,
                   cudaStream_t stream);
+// gemm_reducescatter on one rank (nothing to move): its fp32 partial in the workspace, then
+// alpha, beta and one rounding into C, on the call's stream (rungs 4 and 7).
+template <typename T>
+void one_rank_reducescatter(const ArgsT<T>& a, const char* rung) {
+  float* p = static_cast<float*>(a.ws->get(static_cast<size_t>(a.m) * static_cast<size_t>(a.n) * sizeof(float)));
+  partial_gemm(rung, a.m, a.n, a.k, a.A, a.lda, 0, a.B, a.ldb, false, p, a.n, 0, 1, a.stream);
+  scale_into(a.m, a.n, a.alpha, p, a.n, a.beta, a.C, a.ldc, a.stream);
+}
+
 // C_b = alpha A_b B + beta C_b for b < batch, A_b = A + b * strideA, C_b = C + b * strideC (rows x n
 // each, row-major): one strided-batched cuBLAS call (fp32 accumulation), rung 4's products of the
 // rows several ranks sent in one piece.
@@ -274,6 +283,11 @@ struct CeWindow : RungState {
 };
 // This communicator's window, split and grown to at least `bytes` on first use.
 CeWindow& ce_window(Workspace& ws, ncclComm_t parent, int rank, size_t bytes);
+// A buffer registered with comm as a symmetric window (ncclMemAlloc, ncclCommWindowRegister)
+// grown to at least `need` bytes (2 MiB grains), after `last_use` (the last call's work on it):
+// the old one deregistered and freed, a new one allocated and registered. Registration is
+// collective: every rank grows in the same call. Returns whether it grew (the addresses changed).
+bool grow_window(ncclComm_t comm, size_t need, cudaEvent_t last_use, void*& buf, size_t& bytes, ncclWindow_t& win);
 #endif
 
 // Rung 1, 01_nccl_then_gemm.cu.
