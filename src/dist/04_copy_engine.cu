@@ -129,18 +129,14 @@ void gemm_reducescatter(const ArgsT<T>& a) {
 
 #else
 
-template <typename T>
-[[noreturn]] void too_old() {
-  rungs::detail::unsupported("copy_engine", "needs NCCL 2.28 or newer (copy-engine collectives on symmetric windows); "
-                                    "this build has NCCL " + std::to_string(NCCL_VERSION_CODE));
-}
+constexpr const char* kTooOld = "(copy-engine collectives on symmetric windows)";
 template <typename T>
 void allgather_gemm(const ArgsT<T>&) {
-  too_old<T>();
+  needs_nccl_2_28("copy_engine", kTooOld);
 }
 template <typename T>
 void gemm_reducescatter(const ArgsT<T>&) {
-  too_old<T>();
+  needs_nccl_2_28("copy_engine", kTooOld);
 }
 
 #endif

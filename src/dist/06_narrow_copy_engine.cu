@@ -65,8 +65,7 @@ void gemm_reducescatter(const ArgsBF& a) {
 #else
 
 [[noreturn]] void gemm_reducescatter(const ArgsBF&) {
-  rungs::detail::unsupported(kName, "needs NCCL 2.28 or newer (copy-engine collectives on symmetric windows); "
-                                    "this build has NCCL " + std::to_string(NCCL_VERSION_CODE));
+  needs_nccl_2_28(kName, "(copy-engine collectives on symmetric windows)");
 }
 
 #endif

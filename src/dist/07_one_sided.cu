@@ -406,19 +406,14 @@ void gemm_reducescatter(const ArgsT<T>& a) {
 
 #else
 
-template <typename T>
-[[noreturn]] void too_old() {
-  rungs::detail::unsupported(kName, "needs NCCL 2.28 or newer with its device API (nccl_device.h: the peers' "
-                                    "addresses in a symmetric window); this build has NCCL " +
-                                        std::to_string(NCCL_VERSION_CODE));
-}
+constexpr const char* kTooOld = "with its device API (nccl_device.h: the peers' addresses in a symmetric window)";
 template <typename T>
 void allgather_gemm(const ArgsT<T>&) {
-  too_old<T>();
+  needs_nccl_2_28(kName, kTooOld);
 }
 template <typename T>
 void gemm_reducescatter(const ArgsT<T>&) {
-  too_old<T>();
+  needs_nccl_2_28(kName, kTooOld);
 }
 
 #endif

@@ -25,6 +25,11 @@ void throw_nccl(ncclResult_t res, const char* what, const char* file, int line) 
   throw Error(os.str());
 }
 
+void needs_nccl_2_28(const char* rung, const std::string& what) {
+  rungs::detail::unsupported(rung, "needs NCCL 2.28 or newer " + what + "; this build has NCCL " +
+                                       std::to_string(NCCL_VERSION_CODE));
+}
+
 Workspace::~Workspace() {
   try {
     free();

@@ -24,6 +24,9 @@
 namespace rungs::dist::detail {
 
 [[noreturn]] void throw_nccl(ncclResult_t res, const char* what, const char* file, int line);
+// rungs::Unsupported naming `rung`: "needs NCCL 2.28 or newer <what>; this build has NCCL <version>"
+// (the copy-engine rungs built with an older NCCL).
+[[noreturn]] void needs_nccl_2_28(const char* rung, const std::string& what);
 
 // The side streams of the overlapping rungs (Workspace::side_stream, Fork): the products, the
 // transfers (NCCL's kernels; the device's greatest stream priority, so they take SMs as soon as a
