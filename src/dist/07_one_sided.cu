@@ -13,6 +13,8 @@
 // (copy engines preferred, sources read in stream order), as NCCL's copy-engine collectives issue
 // theirs; a copy stream per peer measured level with it.
 //
+// The state, the copies and the flags live in peer_window.hpp (rung 8 builds on them too).
+//
 // Still NCCL: the communicator split once from the caller's, the windows allocated by ncclMemAlloc
 // and registered with it (ncclCommWindowRegister, NCCL_WIN_COLL_SYMMETRIC), the addresses NCCL's;
 // only the copies and the flags are the rung's. Where the ranks are not all in one NVLink domain
@@ -50,22 +52,9 @@
 // 0.94-1.09 ms in 4 pieces (rung 4 0.97), gemm_reducescatter 1.71-2.04 (rung 4 2.15); 2 ranks 1.47-
 // 1.53 (rung 4 1.56) and 2.02-2.05 (rung 4 2.16). The reduce-scatter stays well above the 1.17 ms
 // at which the copy engines move the same partials beside the product (overlap_floor.cpp).
-#include "dist/dist_rung.hpp"
+#include "dist/peer_window.hpp"
 
-#include <cuda.h>
-#include <cudaTypedefs.h>
-
-#include <mutex>
 #include <string>
-#include <vector>
-
-#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0) && __has_include(<nccl_device.h>)
-#define RUNGS_ONE_SIDED 1
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#include <nccl_device.h>
-#pragma GCC diagnostic pop
-#endif
 
 namespace rungs::dist::detail::one_sided {
 
@@ -73,225 +62,7 @@ namespace {
 
 constexpr const char* kName = "one_sided";
 
-#ifdef RUNGS_ONE_SIDED
-
-constexpr int kKey = 7;  // the state's key in the workspace: this rung's number
-
-// The two stream memory operations, from the driver through the runtime.
-struct MemOps {
-  PFN_cuStreamWaitValue32_v11070 wait = nullptr;
-  PFN_cuStreamWriteValue32_v11070 write = nullptr;
-};
-const MemOps& mem_ops() {
-  static MemOps ops;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    ops.wait = reinterpret_cast<PFN_cuStreamWaitValue32_v11070>(
-        rungs::detail::driver_entry_point("cuStreamWaitValue32", 11070));
-    ops.write = reinterpret_cast<PFN_cuStreamWriteValue32_v11070>(
-        rungs::detail::driver_entry_point("cuStreamWriteValue32", 11070));
-  });
-  if (ops.wait == nullptr || ops.write == nullptr)
-    rungs::detail::unsupported(kName, "needs cuStreamWaitValue32 and cuStreamWriteValue32, which this driver lacks");
-  return ops;
-}
-
-void check_cu(CUresult r, const char* what) {
-  if (r != CUDA_SUCCESS)
-    throw Error(std::string("rungs::dist: CUDA driver error ") + std::to_string(static_cast<int>(r)) + " in " + what);
-}
-
-CUdeviceptr dev(const void* p) { return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p)); }
-
-// out[p] = the address of byte 0 of rank p's part of window w, in this rank's address space.
-__global__ void peer_bases(ncclWindow_t w, int world, unsigned long long* out) {
-  for (int p = static_cast<int>(threadIdx.x); p < world; p += static_cast<int>(blockDim.x))
-    out[p] = reinterpret_cast<unsigned long long>(ncclGetPeerPointer(w, 0, p));
-}
-
-std::vector<char*> peer_pointers(ncclWindow_t w, int world, cudaStream_t stream) {
-  unsigned long long* d = nullptr;
-  RUNGS_CUDA(cudaMallocAsync(reinterpret_cast<void**>(&d), sizeof(unsigned long long) * world, stream));
-  peer_bases<<<1, 128, 0, stream>>>(w, world, d);
-  RUNGS_CUDA(cudaGetLastError());
-  std::vector<unsigned long long> h(static_cast<size_t>(world));
-  RUNGS_CUDA(cudaMemcpyAsync(h.data(), d, sizeof(unsigned long long) * world, cudaMemcpyDeviceToHost, stream));
-  RUNGS_CUDA(cudaFreeAsync(d, stream));
-  RUNGS_CUDA(cudaStreamSynchronize(stream));
-  std::vector<char*> out;
-  for (unsigned long long v : h) out.push_back(reinterpret_cast<char*>(static_cast<uintptr_t>(v)));
-  return out;
-}
-
-// One communicator's state: the split communicator, the flag window, the data window (grown like
-// the workspace), the peers' addresses of both, the copy stream and the counters.
-struct State : RungState {
-  ncclComm_t comm = nullptr;
-  int rank = 0, world = 0;
-  void* flags = nullptr;
-  ncclWindow_t flags_win = nullptr;
-  std::vector<char*> flags_peer;
-  void* data = nullptr;
-  size_t bytes = 0;
-  ncclWindow_t data_win = nullptr;
-  std::vector<char*> data_peer;
-  cudaStream_t put = nullptr;  // the copies and flags to the peers
-  cudaEvent_t last_use = nullptr;
-  uint32_t calls = 0, pieces = 0;  // the calls made, the pieces put (the flags' values)
-  bool lsa = false;                // every rank in this rank's NVLink domain (NCCL's LSA team)
-
-  // The flag window's words: ready[s], done[d], word (the value of this rank's piece flags), ack
-  // (the value of its acknowledgements).
-  uint32_t* ready(int s) const { return static_cast<uint32_t*>(flags) + s; }
-  uint32_t* done(int d) const { return static_cast<uint32_t*>(flags) + world + d; }
-  uint32_t* word() const { return static_cast<uint32_t*>(flags) + 2 * world; }
-  uint32_t* ack() const { return static_cast<uint32_t*>(flags) + 2 * world + 1; }
-
-  ~State() override {
-    // Errors are ignored: a destructor cannot report them, and the first one was reported already.
-    if (last_use != nullptr) {
-      (void)cudaEventSynchronize(last_use);
-      (void)cudaEventDestroy(last_use);
-    }
-    if (put != nullptr) {
-      (void)cudaStreamSynchronize(put);
-      (void)cudaStreamDestroy(put);
-    }
-    if (data_win != nullptr) (void)ncclCommWindowDeregister(comm, data_win);
-    if (flags_win != nullptr) (void)ncclCommWindowDeregister(comm, flags_win);
-    if (comm != nullptr) (void)ncclCommDestroy(comm);
-    if (data != nullptr) (void)ncclMemFree(data);
-    if (flags != nullptr) (void)ncclMemFree(flags);
-  }
-
-  void init(ncclComm_t parent, int r, int w, cudaStream_t stream) {
-    rank = r;
-    world = w;
-    RUNGS_NCCL(ncclCommSplit(parent, 0, rank, &comm, nullptr));
-    RUNGS_CUDA(cudaEventCreateWithFlags(&last_use, cudaEventDisableTiming));
-    const size_t fbytes = size_t{2} << 20;
-    RUNGS_NCCL(ncclMemAlloc(&flags, fbytes));
-    RUNGS_CUDA(cudaMemsetAsync(flags, 0, fbytes, stream));
-    RUNGS_CUDA(cudaStreamSynchronize(stream));
-    RUNGS_NCCL(ncclCommWindowRegister(comm, flags, fbytes, &flags_win, NCCL_WIN_COLL_SYMMETRIC));
-    // Ranks outside one NVLink domain have no peer addresses: the calls then take rung 4's path.
-    lsa = ncclTeamLsa(comm).nRanks == world;
-    if (!lsa) return;
-    flags_peer = peer_pointers(flags_win, world, stream);
-    // Every rank's flags are zero before any rank writes one: a barrier after the zeroing.
-    RUNGS_NCCL(ncclAllReduce(ack(), ack(), 1, ncclUint32, ncclSum, comm, stream));
-    RUNGS_CUDA(cudaStreamSynchronize(stream));
-    RUNGS_CUDA(cudaStreamCreateWithFlags(&put, cudaStreamNonBlocking));
-  }
-
-  // The data window grown to `need` bytes, on every rank in the same call (registration is
-  // collective), after this rank's last call (which waited for every peer's copies into it).
-  void grow(size_t need, cudaStream_t stream) {
-    if (grow_window(comm, need, last_use, data, bytes, data_win)) data_peer = peer_pointers(data_win, world, stream);
-  }
-};
-
-State& state(Workspace& ws, ncclComm_t parent, int rank, int world, size_t bytes,
-             cudaStream_t stream) {
-  std::unique_ptr<RungState>& held = ws.rung_state(kKey);
-  if (!held) {
-    auto s = std::make_unique<State>();
-    s->init(parent, rank, world, stream);
-    held = std::move(s);
-  }
-  State& st = static_cast<State&>(*held);
-  if (st.lsa) st.grow(bytes, stream);
-  return st;
-}
-
-// The copy stream of one call: it starts after the caller's work so far; join() (or the
-// destructor, on the way out of an exception) makes the caller's stream wait for it.
-class Puts {
- public:
-  Puts(State& st, Fork& f, cudaStream_t caller, size_t first_event) : st_(st), f_(f), caller_(caller), e_(first_event) {
-    f_.order(e_, caller_, st_.put);
-  }
-  ~Puts() {
-    if (!joined_) {
-      try {
-        join();
-      } catch (...) {
-      }
-    }
-  }
-  Puts(const Puts&) = delete;
-  Puts& operator=(const Puts&) = delete;
-  void join() {
-    joined_ = true;
-    f_.order(e_ + 1, st_.put, caller_);
-  }
-
- private:
-  State& st_;
-  Fork& f_;
-  cudaStream_t caller_;
-  size_t e_;
-  bool joined_ = false;
-};
-
-void wait_flag(cudaStream_t s, const uint32_t* flag, uint32_t value) {
-  check_cu(mem_ops().wait(reinterpret_cast<CUstream>(s), dev(flag), value, CU_STREAM_WAIT_VALUE_GEQ),
-           "cuStreamWaitValue32");
-}
-
-// The copies src[i] -> dst[i] of bytes[i] as one cudaMemcpyBatchAsync on s: copy engines preferred
-// over SMs, the sources read in stream order (after the work enqueued on s before it).
-class Batch {
- public:
-  void add(void* to, const void* from, size_t bytes) {
-    if (bytes == 0) return;
-    dst_.push_back(to);
-    src_.push_back(from);
-    bytes_.push_back(bytes);
-  }
-  void enqueue(cudaStream_t s) {
-    if (!dst_.empty()) {
-      cudaMemcpyAttributes attr{};
-      attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
-      attr.flags = cudaMemcpyFlagPreferOverlapWithCompute;
-      size_t first = 0;
-      RUNGS_CUDA(cudaMemcpyBatchAsync(dst_.data(), src_.data(), bytes_.data(), dst_.size(), &attr, &first, 1, s));
-    }
-    dst_.clear();
-    src_.clear();
-    bytes_.clear();
-  }
-
- private:
-  std::vector<void*> dst_;
-  std::vector<const void*> src_;
-  std::vector<size_t> bytes_;
-};
-
-// `value` into the flag at byte `at` of every peer's flag window, after the copies enqueued on s:
-// the value into the local word `local`, then one 4-byte copy to each peer, in a batch of its own.
-void flag_peers(const State& st, cudaStream_t s, uint32_t* local, size_t at, uint32_t value) {
-  check_cu(mem_ops().write(reinterpret_cast<CUstream>(s), dev(local), value, CU_STREAM_WRITE_VALUE_DEFAULT),
-           "cuStreamWriteValue32");
-  Batch b;
-  for (int j = 1; j < st.world; ++j) b.add(st.flags_peer[(st.rank + j) % st.world] + at, local, sizeof(uint32_t));
-  b.enqueue(s);
-}
-
-// A piece's flag: every peer's ready[rank] = value, behind the piece's copies on the copy stream.
-void piece_landed(const State& st, uint32_t value) {
-  flag_peers(st, st.put, st.word(), sizeof(uint32_t) * st.rank, value);
-}
-
-// After the call's last use of the window on s: every peer's done[rank] = call.
-void acknowledge(const State& st, cudaStream_t s, uint32_t call) {
-  flag_peers(st, s, st.ack(), sizeof(uint32_t) * (st.world + st.rank), call);
-}
-
-// The copy stream waits until every peer has finished with the previous call's pieces.
-void wait_for_peers(const State& st, uint32_t call) {
-  for (int j = 1; j < st.world; ++j) wait_flag(st.put, st.done((st.rank + j) % st.world), call - 1);
-}
+#ifdef RUNGS_PEER_WINDOW
 
 // Rung 4's entries, for ranks outside one NVLink domain.
 void rung4_allgather(const ArgsBF& a) { copy_engine::allgather_gemm_bf16(a); }
@@ -307,9 +78,8 @@ void allgather_gemm(const ArgsT<T>& a) {
     return;
   }
   const size_t row = static_cast<size_t>(a.k) * sizeof(T);
-  State& st = state(*a.ws, a.comm, a.rank, a.world, static_cast<size_t>(a.world * a.m) * row, a.stream);
+  PeerWindow& st = peer_window(*a.ws, a.comm, a.rank, a.world, static_cast<size_t>(a.world * a.m) * row, a.stream, kName);
   if (!st.lsa) return rung4_allgather(a);
-  mem_ops();
   const T* gathered = static_cast<const T*>(st.data);  // [source][m][k]
   const int pieces = pieces_of(a.m, a.world * a.k * static_cast<int64_t>(sizeof(T)), kMinPieceBytes, kOneSidedMaxPieces);
   const uint32_t call = ++st.calls, base = st.pieces;
@@ -357,9 +127,8 @@ void gemm_reducescatter(const ArgsT<T>& a) {
   if (mb == 0 || a.n == 0) return;  // C_local is empty
   const int stripes = pieces_of(mb, a.n * a.world * static_cast<int64_t>(sizeof(float)), kMinPieceBytes, kOneSidedMaxPieces);
   float* part = static_cast<float*>(a.ws->get(elems * sizeof(float)));  // [destination][mb][n], own unused
-  State& st = state(*a.ws, a.comm, a.rank, a.world, elems * sizeof(float), a.stream);
+  PeerWindow& st = peer_window(*a.ws, a.comm, a.rank, a.world, elems * sizeof(float), a.stream, kName);
   if (!st.lsa) return rung4_reducescatter(a);
-  mem_ops();
   float* got = static_cast<float*>(st.data);  // [source][mb][n]
   const uint32_t call = ++st.calls, base = st.pieces;
   st.pieces += static_cast<uint32_t>(stripes);

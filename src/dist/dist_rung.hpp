@@ -245,7 +245,7 @@ void partial_gemm(const char* rung, int64_t rows, int64_t n, int64_t k, const __
                   const __half* B, int64_t ldb, bool accumulate, float* P, int64_t ldp, int64_t strideP, int batch,
                   cudaStream_t stream);
 // gemm_reducescatter on one rank (nothing to move): its fp32 partial in the workspace, then
-// alpha, beta and one rounding into C, on the call's stream (rungs 4 and 7).
+// alpha, beta and one rounding into C, on the call's stream (rungs 4, 7 and 8).
 template <typename T>
 void one_rank_reducescatter(const ArgsT<T>& a, const char* rung) {
   float* p = static_cast<float*>(a.ws->get(static_cast<size_t>(a.m) * static_cast<size_t>(a.n) * sizeof(float)));
@@ -341,6 +341,12 @@ void allgather_gemm_f16(const ArgsH&);
 void gemm_reducescatter_bf16(const ArgsBF&);
 void gemm_reducescatter_f16(const ArgsH&);
 }  // namespace one_sided
+
+// Rung 8, 08_own_last.cu (gemm_reducescatter).
+namespace own_last {
+void gemm_reducescatter_bf16(const ArgsBF&);
+void gemm_reducescatter_f16(const ArgsH&);
+}  // namespace own_last
 
 }  // namespace rungs::dist::detail
 

@@ -52,6 +52,12 @@ const std::vector<Rung>& ladder() {
        "(one rounding)",
        80, false, one_sided::allgather_gemm_bf16, one_sided::allgather_gemm_f16, one_sided::gemm_reducescatter_bf16,
        one_sided::gemm_reducescatter_f16, false},
+      {"own_last",
+       "gemm_reducescatter as rung 7 with the partial products in the order of their destinations, this rank's own "
+       "block last: each peer's block copied piece by piece while the next is multiplied, one peer at a time (a "
+       "shifted all-to-all), the own pieces summed with the peers' partials (rank order, one rounding) as they are "
+       "multiplied",
+       80, false, nullptr, nullptr, own_last::gemm_reducescatter_bf16, own_last::gemm_reducescatter_f16, false},
   };
   return rungs;
 }

@@ -1,0 +1,106 @@
+// Rung 8, own_last (gemm_reducescatter): what it adds over rung 7 (one_sided): the partial products
+// in the order of their destinations, this rank's own block last. Rung 7 multiplies stripes across
+// all destinations, so its last stripe's copies and sums follow the end of the product. Here rank
+// r multiplies the block of rank r+1 first, piece by piece, each piece copied to its destination
+// (rung 7's copies and flags, peer_window.hpp) while the next is multiplied, then the blocks of
+// r+2, ..., r-1, and its own block last: by then the peers' partials of it have landed, and each
+// own piece is summed while the next is multiplied. Only the last own piece's sum follows the
+// product. At step j every rank sends to rank r+j and receives from r-j: a shifted all-to-all, one
+// peer at a time, the order of Flux and of PyTorch's fused_matmul_reduce_scatter.
+//
+// Numerics: rung 4's (fp32 partials, added in rank order by its sum kernel, one rounding).
+// Bound: where the copies (world-1 blocks of fp32 partials) fit under the product, the product
+// plus one piece's sum; else the copies, which start after the first piece of the first block.
+//
+// Prediction (H100, random inputs): 2 ranks, m = 16384, n = 8192, k_local = 4096 (product 1.42 ms;
+// the peer's block, 268 MB, copied under the own block's 0.71 ms): 1.60-1.75 ms, against rung 7's
+// 2.05 and the copy-engine floor's 1.68; 4 ranks, k_local = 2048 (product 0.76 ms, 384 MB out of
+// each rank at ~330 GB/s): 1.30-1.40 ms, against rung 7's 1.71-2.04 and the floor's 1.17.
+#include "dist/peer_window.hpp"
+
+#include <string>
+
+namespace rungs::dist::detail::own_last {
+
+namespace {
+
+constexpr const char* kName = "own_last";
+
+#ifdef RUNGS_PEER_WINDOW
+
+void rung4_reducescatter(const ArgsBF& a) { copy_engine::gemm_reducescatter_bf16(a); }
+void rung4_reducescatter(const ArgsH& a) { copy_engine::gemm_reducescatter_f16(a); }
+
+template <typename T>
+void gemm_reducescatter(const ArgsT<T>& a) {
+  const int64_t mb = a.m / a.world;  // rows of C_local: each rank's block
+  const size_t elems = static_cast<size_t>(a.m) * static_cast<size_t>(a.n);
+  if (a.world == 1) return one_rank_reducescatter(a, kName);  // nothing to move
+  if (mb == 0 || a.n == 0) return;  // C_local is empty
+  const int pieces =
+      pieces_of(mb, a.n * static_cast<int64_t>(sizeof(float)), kMinPieceBytes, kOneSidedMaxPieces);
+  float* part = static_cast<float*>(a.ws->get(elems * sizeof(float)));  // [destination][mb][n], own unused
+  PeerWindow& st = peer_window(*a.ws, a.comm, a.rank, a.world, elems * sizeof(float), a.stream, kName);
+  if (!st.lsa) return rung4_reducescatter(a);
+  float* got = static_cast<float*>(st.data);  // [source][mb][n]
+  const uint32_t call = ++st.calls, base = st.pieces;
+  st.pieces += static_cast<uint32_t>(pieces);
+  Fork f(*a.ws, a.stream);
+  const cudaStream_t comp = f.stream(kCompute), epi = f.stream(kEpilogue);
+  // Events: (j - 1) * pieces + p, destination r+j's piece p multiplied (j = 1..world-1); then
+  // (world - 1) * pieces + p, the own piece p; the copy stream's two past those.
+  const size_t P = static_cast<size_t>(pieces), own_ev = static_cast<size_t>(a.world - 1) * P;
+  Puts puts(st, f, a.stream, own_ev + P);
+  const int64_t blk = mb * a.n;
+  for (int j = 1; j <= a.world; ++j) {
+    const int d = (a.rank + j) % a.world;  // j == world: this rank's own block, last
+    for (int p = 0; p < pieces; ++p) {
+      const int64_t lo = piece_begin(mb, pieces, p), rows = piece_begin(mb, pieces, p + 1) - lo;
+      float* out = (d == a.rank ? got : part) + d * blk + lo * a.n;
+      partial_gemm(kName, rows, a.n, a.k, a.A + (d * mb + lo) * a.lda, a.lda, 0, a.B, a.ldb, false, out, a.n, 0, 1,
+                   comp);
+      f.record(static_cast<size_t>(j - 1) * P + static_cast<size_t>(p), comp);
+    }
+  }
+  wait_for_peers(st, call);
+  for (int j = 1; j < a.world; ++j) {
+    const int d = (a.rank + j) % a.world;
+    for (int p = 0; p < pieces; ++p) {
+      const int64_t lo = piece_begin(mb, pieces, p), rows = piece_begin(mb, pieces, p + 1) - lo;
+      f.wait(static_cast<size_t>(j - 1) * P + static_cast<size_t>(p), st.put);
+      Batch b;
+      b.add(st.data_peer[d] + sizeof(float) * static_cast<size_t>(a.rank * blk + lo * a.n), part + d * blk + lo * a.n,
+            sizeof(float) * static_cast<size_t>(rows * a.n));
+      b.enqueue(st.put);
+      piece_landed_at(st, d, base + static_cast<uint32_t>(p) + 1);
+    }
+  }
+  for (int p = 0; p < pieces; ++p) {
+    const int64_t lo = piece_begin(mb, pieces, p), rows = piece_begin(mb, pieces, p + 1) - lo;
+    f.wait(own_ev + static_cast<size_t>(p), epi);
+    for (int j = 1; j < a.world; ++j) wait_flag(epi, st.ready((a.rank + j) % a.world), base + static_cast<uint32_t>(p) + 1);
+    sum_into(rows, a.n, a.world, blk, a.alpha, got + lo * a.n, a.n, a.beta, a.C + lo * a.ldc, a.ldc, epi);
+  }
+  acknowledge(st, epi, call);
+  puts.join();
+  f.join();
+  RUNGS_CUDA(cudaEventRecord(st.last_use, a.stream));
+}
+
+#else
+
+template <typename T>
+[[noreturn]] void gemm_reducescatter(const ArgsT<T>&) {
+  rungs::detail::unsupported(kName, "needs NCCL 2.28 or newer with its device API (nccl_device.h: the peers' "
+                                    "addresses in a symmetric window); this build has NCCL " +
+                                        std::to_string(NCCL_VERSION_CODE));
+}
+
+#endif
+
+}  // namespace
+
+void gemm_reducescatter_bf16(const ArgsBF& a) { gemm_reducescatter(a); }
+void gemm_reducescatter_f16(const ArgsH& a) { gemm_reducescatter(a); }
+
+}  // namespace rungs::dist::detail::own_last
