@@ -6,6 +6,7 @@
 // "persistent", equal ranges of the (tile, step) list on one block per SM (rung 27's schedule);
 // "rotated": rung 26's grid with each block's steps walked from a start spread evenly over the
 // split's range (decode_rotated.patch), so the blocks do not all load one offset of their rows at once.
+// "rows": rung 26's grid reading whole row segments (1-4 KB) by 1D bulk copies, one per row.
 // Beside them: a contiguous bulk read of the same bytes (read_floor.cu's best shape) and at 2 GiB.
 // Timed as read_floor.cu: L2 flushed before each launch, CUDA events, median of 30.
 //   source scripts/experiments/lib.sh && run_cu tile_read
@@ -75,10 +76,57 @@ __global__ void tile_read(const __grid_constant__ CUtensorMap map, int tiles, in
   if (acc == -1.0f) *sink = acc;
 }
 
+// Rung 26's grid (tiles of 128 rows, split along k) with each stage 16 rows x `seg` bytes of W read
+// by one 1D bulk copy per row (cp.async.bulk): long contiguous runs per row, where a TMA box asks
+// for 128 or 256 bytes of each of 128 rows. Units are (k segment, group of 16 rows), k outer, so
+// that all 128 rows of a tile are read near one k offset, as an MMA over the tile needs them.
+constexpr int kGroupRows = 16;
+__global__ void row_read(const char* __restrict__ w, int row_bytes, int tiles, int splits, unsigned seg, int stages,
+                         float* sink) {
+  extern __shared__ __align__(128) unsigned char rbuf[];
+  __shared__ uint64_t full[kMaxStages];
+  if (threadIdx.x != 0) return;
+  for (int s = 0; s < stages; ++s) mbar_init(&full[s], 1);
+  mbar_init_fence();
+  const int t = blockIdx.x / splits, z = blockIdx.x % splits;
+  const int segs = row_bytes / static_cast<int>(seg), groups = kTileRows / kGroupRows;
+  const long long u0 = static_cast<long long>(segs) * z / splits * groups;
+  const long long u1 = static_cast<long long>(segs) * (z + 1) / splits * groups;
+  const unsigned stage_bytes = kGroupRows * seg;
+  auto issue = [&](long long u, int s) {
+    const int c = static_cast<int>(u / groups), gr = static_cast<int>(u % groups);
+    mbar_expect_tx(&full[s], stage_bytes);
+    for (int r = 0; r < kGroupRows; ++r) {
+      const char* src = w + (static_cast<size_t>(t) * kTileRows + gr * kGroupRows + r) * row_bytes +
+                        static_cast<size_t>(c) * seg;
+      asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
+                       smem_u32(rbuf + static_cast<size_t>(s) * stage_bytes + r * seg)),
+                   "l"(src), "r"(seg), "r"(smem_u32(&full[s]))
+                   : "memory");
+    }
+  };
+  long long issued = u0, done = u0;
+  for (int s = 0; s < stages && issued < u1; ++s, ++issued) issue(issued, s);
+  float acc = 0.0f;
+  while (done < u1) {
+    const long long i = done - u0;
+    const int s = static_cast<int>(i % stages);
+    mbar_wait(&full[s], static_cast<unsigned>((i / stages) & 1));
+    acc += reinterpret_cast<const float*>(rbuf + static_cast<size_t>(s) * stage_bytes)[0];
+    ++done;
+    if (issued < u1) {
+      issue(issued, static_cast<int>((issued - u0) % stages));
+      ++issued;
+    }
+  }
+  if (acc == -1.0f) *sink = acc;
+}
+
 int main() {
   const size_t big = size_t{2} << 30;
   const Setup g = setup(big);
   CK(cudaFuncSetAttribute(tile_read, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+  CK(cudaFuncSetAttribute(row_read, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
   PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
   cudaDriverEntryPointQueryResult q;
   CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", reinterpret_cast<void**>(&encode), 12000,
@@ -102,6 +150,18 @@ int main() {
     const int tiles = n / kTileRows;
     // rung 26's split: whole multiples of the tiles up to the SMs, at most 8
     const int splits = std::max(1, std::min(8, g.sms / tiles));
+    // 1D bulk copies of whole row segments: 16 rows x seg bytes a stage, about 128 KB in flight
+    for (unsigned seg : {1024u, 2048u, 4096u}) {
+      const int stages = std::min(kMaxStages, static_cast<int>(131072 / (kGroupRows * seg)));
+      char what[96];
+      std::snprintf(what, sizeof what, "rows: 16 x %u B bulk a stage, S%d, %d blocks", seg, stages, tiles * splits);
+      row(what, median_ms(
+                    [&] {
+                      row_read<<<tiles * splits, 32, static_cast<size_t>(kGroupRows) * seg * stages>>>(
+                          g.p, k * 2, tiles, splits, seg, stages, g.sink);
+                    },
+                    g));
+    }
     const Shape shapes[] = {{128, 64, 1, 8}, {128, 64, 2, 4}, {128, 64, 4, 2}, {128, 64, 4, 3},
                             {32, 256, 4, 3}, {64, 128, 2, 6}};
     for (const Shape& sh : shapes) {
