@@ -90,10 +90,8 @@ void gemm_reducescatter(const ArgsT<T>& a) {
 #else
 
 template <typename T>
-[[noreturn]] void gemm_reducescatter(const ArgsT<T>&) {
-  rungs::detail::unsupported(kName, "needs NCCL 2.28 or newer with its device API (nccl_device.h: the peers' "
-                                    "addresses in a symmetric window); this build has NCCL " +
-                                        std::to_string(NCCL_VERSION_CODE));
+void gemm_reducescatter(const ArgsT<T>&) {
+  needs_nccl_2_28(kName, "with its device API (nccl_device.h: the peers' addresses in a symmetric window)");
 }
 
 #endif
