@@ -122,23 +122,28 @@ int pieces_of(int64_t rows, int64_t row_bytes, int64_t min_piece_bytes, int max_
 // gemm_reducescatter 1.71-2.04 in 4 pieces against rung 4's 2.151; allgather_gemm 0.935-1.090
 // against rung 4's 0.973 (level), and at 2^40 rung 4 3.309 against rung 7's 3.433 (8 pieces), so
 // allgather_gemm on 3 or more ranks stays on rung 4.
-// Below the sizes measured, rung 1, whose gemm is the single-GPU auto's bit for bit. Rungs 4 and 7
-// need NCCL 2.28 (copy-engine collectives; rung 7 its device API too): without the device API
-// rung 4 takes rung 7's place, with an older NCCL rung 2 takes both.
+// Rung 8 (own_last), gemm_reducescatter, on 2 and 4 H100s (random inputs, two runs each): 2 ranks
+// at 2^39 1.921-1.966 ms against rung 7's 2.050 and rung 4's 2.160-2.181; 4 ranks at 2^38
+// 1.677-1.689 against rung 7's 2.067-2.130 and rung 4's 2.115-2.135, at 2^40 3.525-3.552 against
+// 3.810-3.861 and 3.857-3.909. So gemm_reducescatter runs rung 8 wherever it runs rung 7's design.
+// Below the sizes measured, rung 1, whose gemm is the single-GPU auto's bit for bit. Rungs 4, 7 and
+// 8 need NCCL 2.28 (copy-engine collectives; rungs 7 and 8 its device API too): without the device
+// API rung 4 takes their place, with an older NCCL rung 2 takes all three.
 size_t auto_rung(bool allgather, int64_t m, int64_t n, int64_t k, int world) {
   const double per_rank = (allgather ? static_cast<double>(world) * static_cast<double>(m) : static_cast<double>(m)) *
                           static_cast<double>(n) * static_cast<double>(k);
   constexpr double k38 = 274877906944.0, k39 = 2 * k38;
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0) && __has_include(<nccl_device.h>)
-  constexpr size_t kOneSided = 6, kCopyEngine = 3;
+  constexpr size_t kOneSided = 6, kOwnLast = 7, kCopyEngine = 3;
 #elif NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-  constexpr size_t kOneSided = 3, kCopyEngine = 3;
+  constexpr size_t kOneSided = 3, kOwnLast = 3, kCopyEngine = 3;
 #else
-  constexpr size_t kOneSided = 1, kCopyEngine = 1;
+  constexpr size_t kOneSided = 1, kOwnLast = 1, kCopyEngine = 1;
 #endif
   if (world < 2) return 0;
+  if (!allgather) return per_rank >= (world == 2 ? k39 : k38) ? kOwnLast : 0;
   if (world == 2) return per_rank >= k39 ? kOneSided : 0;
-  return per_rank >= k38 ? (allgather ? kCopyEngine : kOneSided) : 0;
+  return per_rank >= k38 ? kCopyEngine : 0;
 }
 
 void force_pieces(int pieces) { g_forced_pieces.store(pieces > 0 ? pieces : 0); }

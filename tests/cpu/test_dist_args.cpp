@@ -209,30 +209,31 @@ TEST(DistLadder, PiecesFollowTheRule) {
 }
 
 // auto (src/dist/dist.cpp, from the measured sizes): from 2^39 multiply-adds per rank on 2 ranks
-// rung 7; from 2^38 on more, rung 4 for allgather_gemm and rung 7 for gemm_reducescatter (rung 4
-// for both without NCCL 2.28's device API, rung 2 before NCCL 2.28); else rung 1 (index 0). The
-// same on every rank for the same agreed sizes.
+// rung 7 for allgather_gemm and rung 8 for gemm_reducescatter; from 2^38 on more, rung 4 for
+// allgather_gemm and rung 8 for gemm_reducescatter (rung 4 for all without NCCL 2.28's device API,
+// rung 2 before NCCL 2.28); else rung 1 (index 0). The same on every rank for the same agreed sizes.
 TEST(DistLadder, AutoFollowsTheRule) {
   using dist::detail::auto_rung;
-  ASSERT_GE(dist::detail::ladder().size(), 7u);
+  ASSERT_GE(dist::detail::ladder().size(), 8u);
   EXPECT_STREQ(dist::detail::ladder()[1].name, "chunked_overlap");
   EXPECT_STREQ(dist::detail::ladder()[3].name, "copy_engine");
   EXPECT_STREQ(dist::detail::ladder()[6].name, "one_sided");
+  EXPECT_STREQ(dist::detail::ladder()[7].name, "own_last");
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0) && __has_include(<nccl_device.h>)
-  const size_t os = 6u, ce = 3u;  // rungs 7 and 4
+  const size_t os = 6u, ol = 7u, ce = 3u;  // rungs 7, 8 and 4
 #elif NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-  const size_t os = 3u, ce = 3u;  // rung 4 for both
+  const size_t os = 3u, ol = 3u, ce = 3u;  // rung 4 for all
 #else
-  const size_t os = 1u, ce = 1u;  // rung 2 for both
+  const size_t os = 1u, ol = 1u, ce = 1u;  // rung 2 for all
 #endif
   EXPECT_EQ(auto_rung(true, 8192, 4096, 8192, 2), os);    // 16384 x 4096 x 8192 per rank
-  EXPECT_EQ(auto_rung(false, 16384, 8192, 4096, 2), os);  // 16384 x 8192 x 4096 per rank
+  EXPECT_EQ(auto_rung(false, 16384, 8192, 4096, 2), ol);  // 16384 x 8192 x 4096 per rank
   EXPECT_EQ(auto_rung(true, 8192, 4096, 8191, 2), 0u);    // just below 2^39 on 2 ranks: rung 1
   EXPECT_EQ(auto_rung(false, 16384, 8192, 4095, 2), 0u);
   EXPECT_EQ(auto_rung(true, 4096, 2048, 8192, 4), ce);    // 2^38 per rank on 4 ranks
   EXPECT_EQ(auto_rung(true, 4096, 8192, 8192, 4), ce);    // 2^40 per rank on 4 ranks too
-  EXPECT_EQ(auto_rung(false, 16384, 8192, 2048, 4), os);
-  EXPECT_EQ(auto_rung(false, 16384, 8192, 8192, 4), os);
+  EXPECT_EQ(auto_rung(false, 16384, 8192, 2048, 4), ol);
+  EXPECT_EQ(auto_rung(false, 16384, 8192, 8192, 4), ol);
   EXPECT_EQ(auto_rung(false, 16384, 8192, 2047, 4), 0u);  // below 2^38
   EXPECT_EQ(auto_rung(true, 200, 264, 520, 2), 0u);       // the GPU tests' shapes: rung 1
   EXPECT_EQ(auto_rung(true, 1 << 20, 8192, 8192, 1), 0u); // one rank: nothing to overlap
