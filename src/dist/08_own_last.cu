@@ -16,6 +16,9 @@
 // the peer's block, 268 MB, copied under the own block's 0.71 ms): 1.60-1.75 ms, against rung 7's
 // 2.05 and the copy-engine floor's 1.68; 4 ranks, k_local = 2048 (product 0.76 ms, 384 MB out of
 // each rank at ~330 GB/s): 1.30-1.40 ms, against rung 7's 1.71-2.04 and the floor's 1.17.
+// Measured (H100, random inputs, the slowest rank's medians; docs/dist.md): 2 ranks 1.914-1.966 ms
+// (rung 7 2.050-2.082); 4 ranks 1.627-1.805 (rung 7 2.067-2.130), at k_local = 8192 3.525-3.569
+// (3.810-3.861): the fastest rung with one rounding, 0.2-0.3 ms short of the prediction.
 #include "dist/peer_window.hpp"
 
 #include <string>
