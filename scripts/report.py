@@ -821,6 +821,36 @@ def picture_gemm_host(plt, path, title, rows):
     return True
 
 
+def picture_dist(plt, path, title, rows):
+    """One dist operation: per rung, the overlap efficiency max(comm, gemm) / time at each world size and
+    shape (1 = the longer part alone, the most any overlap can give), rung 1's as the dashed line."""
+    rows = [r for r in rows if ok(r) and r.get("comm_ms") and r.get("gemm_ms")]
+    if not rows:
+        return False
+    cases = list(OrderedDict(((r.get("world", 0), r["m"], r["n"], r["k"]), None) for r in rows))
+    rungs = sorted({(r["rung"], r["variant"]) for r in rows if r.get("variant") != "auto"})
+    labels = [f"{n} {v}" for n, v in rungs]
+    eff = {(r.get("world", 0), r["m"], r["n"], r["k"], r["rung"], r["variant"]): max(r["comm_ms"], r["gemm_ms"]) / r["real_time"]
+           for r in rows}
+    series, baselines = [], []
+    for c in cases:
+        auto = next((r["rung"] for r in rows if r.get("variant") == "auto" and (r.get("world", 0), r["m"], r["n"], r["k"]) == c), None)
+        name = f"{c[0]} GPUs, {c[1]}x{c[2]}x{c[3]}" + (f" (auto: rung {auto})" if auto else "")
+        series.append((name, [eff.get(c + (n, v), 0) for n, v in rungs]))
+        baselines.append(next((eff[c + (n, v)] for n, v in rungs if n == 1 and c + (n, v) in eff), None))
+    fig, ax = plt.subplots(figsize=(7.5, 3.4))
+    bar_ladder(ax, labels, series, baselines, "max(comm, gemm) / time", log=False)
+    ax.axhline(1.0, color="#000000", linewidth=1.0, zorder=3)
+    ax.set_ylim(0, 1.05)
+    sizes = "m_local x n_local x k" if rows[0]["op"] == "allgather_gemm" else "m x n x k_local"
+    legend_above(ax, f"GPUs, {sizes} per rank (solid line: the longer part alone; dashed: rung 1)", ncol=2)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    save(fig, path)
+    plt.close(fig)
+    return True
+
+
 def gemv_groups(rows):
     groups = []
     for t in ("n", "t"):
@@ -860,6 +890,9 @@ def pictures(latest, img_dir):
                 done = picture_bandwidth(plt, path, f"Reduction ladder on {name}", rows, run, reduce_groups(rows), "dtype, n")
             elif ladder == "gemm_host":
                 done = picture_gemm_host(plt, path, f"gemm_host against the naive flow on {name}", rows)
+            elif ladder in DIST_OPS:
+                runs = sorted(OrderedDict((r["_header"].split("commit ")[1].split(",")[0], None) for r in rows if "_header" in r))
+                done = picture_dist(plt, path, f"{ladder} over NCCL, {run.device} GPUs, commit {', '.join(runs)}", rows)
             if done:
                 written.append(path)
     return written

@@ -260,6 +260,16 @@ def main():
         check("`rungs bench gemm_reducescatter --world 4 --format json --output dist.json`" in bench_d4 and
               "`rungs bench gemm_reducescatter --world 2 --format json --output dist.json`" in bench_d4,
               "each world's table under its run's command")
+        # A picture per dist operation: per rung, max(comm, gemm) / time for each world and shape.
+        for op in ("allgather_gemm", "gemm_reducescatter"):
+            svg = os.path.join(root, "docs", "img", f"{op}-h100.svg")
+            check(os.path.exists(svg), f"picture {op}-h100.svg")
+            if os.path.exists(svg):
+                text = open(svg).read()
+                check("2 GPUs, " in text and "4 GPUs, " in text and "(auto: rung 2)" in text,
+                      f"{op}-h100.svg has a series per world, naming auto's rung")
+                check("2 chunked_overlap" in text and "commit d15d15d" in text, f"{op}-h100.svg names the rungs and the commit")
+            check(f"img/{op}-h100.svg" in bench_d4, f"BENCHMARKS.md shows {op}-h100.svg")
         # fp8 rows in the main job (made-up numbers): a table per scales' layout in the tensor-core
         # block, and per-tensor headline rows; none of them without fp8 rows.
         check("gemm fp8" not in bench5 and "fp8 (e4m3" not in bench5, "no fp8 table or headline without fp8 rows")
