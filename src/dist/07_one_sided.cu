@@ -64,12 +64,6 @@ constexpr const char* kName = "one_sided";
 
 #ifdef RUNGS_PEER_WINDOW
 
-// Rung 4's entries, for ranks outside one NVLink domain.
-void rung4_allgather(const ArgsBF& a) { copy_engine::allgather_gemm_bf16(a); }
-void rung4_allgather(const ArgsH& a) { copy_engine::allgather_gemm_f16(a); }
-void rung4_reducescatter(const ArgsBF& a) { copy_engine::gemm_reducescatter_bf16(a); }
-void rung4_reducescatter(const ArgsH& a) { copy_engine::gemm_reducescatter_f16(a); }
-
 template <typename T>
 void allgather_gemm(const ArgsT<T>& a) {
   if (a.world == 1 || a.k == 0 || a.m == 0) {

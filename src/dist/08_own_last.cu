@@ -31,9 +31,6 @@ constexpr const char* kName = "own_last";
 
 #ifdef RUNGS_PEER_WINDOW
 
-void rung4_reducescatter(const ArgsBF& a) { copy_engine::gemm_reducescatter_bf16(a); }
-void rung4_reducescatter(const ArgsH& a) { copy_engine::gemm_reducescatter_f16(a); }
-
 template <typename T>
 void gemm_reducescatter(const ArgsT<T>& a) {
   const int64_t mb = a.m / a.world;  // rows of C_local: each rank's block

@@ -16,6 +16,13 @@ namespace rungs::dist::detail {
 
 #ifdef RUNGS_PEER_WINDOW
 
+// Rung 4's entries by element type: rungs 7's and 8's path where the ranks are not all in one
+// NVLink domain (no peer addresses).
+inline void rung4_allgather(const ArgsBF& a) { copy_engine::allgather_gemm_bf16(a); }
+inline void rung4_allgather(const ArgsH& a) { copy_engine::allgather_gemm_f16(a); }
+inline void rung4_reducescatter(const ArgsBF& a) { copy_engine::gemm_reducescatter_bf16(a); }
+inline void rung4_reducescatter(const ArgsH& a) { copy_engine::gemm_reducescatter_f16(a); }
+
 // One communicator's state: a communicator split once from the caller's, the flag window, the data
 // window (grown like the workspace), the peers' addresses of both, the copy stream and the
 // counters. Flags, per rank: ready[s], the last piece value source s has put here; done[d], the
