@@ -27,13 +27,9 @@ int main(int argc, char** argv) {
   if (argc < 3) { std::printf("usage: ce_probe WORLD MIB...\n"); return 1; }
   multicast_off();
   const int world = std::atoi(argv[1]);
-  std::vector<size_t> sizes;
-  for (int i = 2; i < argc; ++i) sizes.push_back(static_cast<size_t>(std::atof(argv[i]) * (1 << 20)) / 256 * 256);
+  const std::vector<size_t> sizes = sizes_mib(argc, argv, 2, 256);
   const size_t most = *std::max_element(sizes.begin(), sizes.end());
-  std::vector<ncclComm_t> comms(world);
-  std::vector<int> devs(world);
-  for (int i = 0; i < world; ++i) devs[i] = i;
-  NK(ncclCommInitAll(comms.data(), world, devs.data()));
+  std::vector<ncclComm_t> comms = init_all(world);
   const char* modes[] = {"alltoall copy engines", "alltoall kernels", "allgather copy engines", "allgather kernels",
                          "reducescatter bf16 kernels"};
   constexpr int kModes = 5, kReps = 20, kWarm = 3;
@@ -75,8 +71,7 @@ int main(int argc, char** argv) {
           CK(cudaEventElapsedTime(&ms, e0, e1));
           if (it >= kWarm) t.push_back(ms);
         }
-        std::nth_element(t.begin(), t.begin() + kReps / 2, t.end());
-        times[(mode * sizes.size() + si) * world + r] = t[kReps / 2];
+        times[(mode * sizes.size() + si) * world + r] = median(t);
       }
     close_ce_window(w);
   });

@@ -1,5 +1,6 @@
-// Shared by ce_probe.cpp and overlap_floor.cpp: the NCCL error check (CUDA's: ck.hpp), NVLink multicast
-// kept off, and the copy-engine window of rungs 4 and 6 (a communicator split with CTAPolicy =
+// Shared by ce_probe.cpp, overlap_floor.cpp and put_probe.cu: the NCCL error check (CUDA's: ck.hpp),
+// NVLink multicast kept off, one communicator per GPU, the sizes and medians of a run, and the
+// copy-engine window of rungs 4 and 6 (a communicator split with CTAPolicy =
 // NCCL_CTA_POLICY_ZERO and an ncclMemAlloc buffer registered with it as a symmetric window, on
 // which NCCL 2.28 runs its all-gather and all-to-all on copy engines).
 #pragma once
@@ -9,8 +10,10 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #define NK(x) do { ncclResult_t nr_ = (x); if (nr_ != ncclSuccess) { std::printf("%s: %s\n", #x, ncclGetErrorString(nr_)); std::exit(1); } } while (0)
 
@@ -21,6 +24,28 @@ inline void multicast_off() {
   setenv("NCCL_NVLS_ENABLE", "0", 1);
   setenv("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1", 1);
   setenv("NVSHMEM_DISABLE_NVLS", "1", 1);
+}
+
+// One communicator per GPU 0 .. world - 1, for one thread each (ncclCommInitAll).
+inline std::vector<ncclComm_t> init_all(int world) {
+  std::vector<ncclComm_t> comms(world);
+  std::vector<int> devs(world);
+  for (int i = 0; i < world; ++i) devs[i] = i;
+  NK(ncclCommInitAll(comms.data(), world, devs.data()));
+  return comms;
+}
+
+// argv[from ..] as sizes in MiB, each rounded down to a multiple of `align` bytes.
+inline std::vector<size_t> sizes_mib(int argc, char** argv, int from, size_t align) {
+  std::vector<size_t> sizes;
+  for (int i = from; i < argc; ++i) sizes.push_back(static_cast<size_t>(std::atof(argv[i]) * (1 << 20)) / align * align);
+  return sizes;
+}
+
+// The median of a rank's timed repetitions (reordered in place).
+inline float median(std::vector<float>& t) {
+  std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
+  return t[t.size() / 2];
 }
 
 struct CeWindow {

@@ -70,10 +70,7 @@ int main(int argc, char** argv) {
   const int64_t M = std::atoll(argv[3]), N = std::atoll(argv[4]), K = std::atoll(argv[5]);
   // The product each rank runs: rows x N x K.
   const int64_t rows = ag ? world * M : M;
-  std::vector<ncclComm_t> comms(world);
-  std::vector<int> devs(world);
-  for (int i = 0; i < world; ++i) devs[i] = i;
-  NK(ncclCommInitAll(comms.data(), world, devs.data()));
+  std::vector<ncclComm_t> comms = init_all(world);
   const char* names[] = {"gemm alone", "comm alone (NCCL kernels)", "both at once (NCCL kernels)",
                          "comm alone (copy engines)", "both at once (copy engines)",
                          "comm alone (kernels, bf16)", "both at once (kernels, bf16)"};
@@ -149,8 +146,7 @@ int main(int argc, char** argv) {
         CK(cudaEventElapsedTime(&ms, e0, e1));
         if (it >= kWarm) t.push_back(ms);
       }
-      std::nth_element(t.begin(), t.begin() + kReps / 2, t.end());
-      times[mode * world + r] = t[kReps / 2];
+      times[mode * world + r] = median(t);
     }
     close_ce_window(w);
   });

@@ -49,13 +49,9 @@ int main(int argc, char** argv) {
   if (argc < 3) { std::printf("usage: put_probe WORLD MIB...\n"); return 1; }
   multicast_off();
   const int world = std::atoi(argv[1]);
-  std::vector<size_t> sizes;
-  for (int i = 2; i < argc; ++i) sizes.push_back(static_cast<size_t>(std::atof(argv[i]) * (1 << 20)) / 4096 * 4096);
+  const std::vector<size_t> sizes = sizes_mib(argc, argv, 2, 4096);
   const size_t most = *std::max_element(sizes.begin(), sizes.end());
-  std::vector<ncclComm_t> comms(world);
-  std::vector<int> devs(world);
-  for (int i = 0; i < world; ++i) devs[i] = i;
-  NK(ncclCommInitAll(comms.data(), world, devs.data()));
+  std::vector<ncclComm_t> comms = init_all(world);
   const char* modes[] = {"alltoall (NCCL, copy engines)", "batch", "streams", "batch x4", "chunks 8 MiB",
                          "one peer a time"};
   constexpr int kModes = 6, kReps = 20, kWarm = 3;
@@ -148,8 +144,7 @@ int main(int argc, char** argv) {
           CK(cudaEventElapsedTime(&ms, e0, e1));
           if (it >= kWarm) t.push_back(ms);
         }
-        std::nth_element(t.begin(), t.begin() + kReps / 2, t.end());
-        times[(mode * sizes.size() + si) * world + r] = t[kReps / 2];
+        times[(mode * sizes.size() + si) * world + r] = median(t);
       }
     close_ce_window(w);
     CK(cudaFree(dp));
