@@ -145,11 +145,16 @@ void Batch::enqueue(cudaStream_t s) {
 
 namespace {
 
+// `value` into this rank's word `local` on stream s, after what s holds before it.
+void write_word(cudaStream_t s, uint32_t* local, uint32_t value) {
+  check_cu(mem_ops().write(reinterpret_cast<CUstream>(s), dev(local), value, CU_STREAM_WRITE_VALUE_DEFAULT),
+           "cuStreamWriteValue32");
+}
+
 // `value` into the flag at byte `at` of every peer's flag window, after the copies enqueued on s:
 // the value into the local word `local`, then one 4-byte copy to each peer, in a batch of its own.
 void flag_peers(const PeerWindow& st, cudaStream_t s, uint32_t* local, size_t at, uint32_t value) {
-  check_cu(mem_ops().write(reinterpret_cast<CUstream>(s), dev(local), value, CU_STREAM_WRITE_VALUE_DEFAULT),
-           "cuStreamWriteValue32");
+  write_word(s, local, value);
   Batch b;
   for (int j = 1; j < st.world; ++j) b.add(st.flags_peer[(st.rank + j) % st.world] + at, local, sizeof(uint32_t));
   b.enqueue(s);
@@ -162,8 +167,7 @@ void piece_landed(const PeerWindow& st, uint32_t value) {
 }
 
 void piece_landed_at(const PeerWindow& st, int d, uint32_t value) {
-  check_cu(mem_ops().write(reinterpret_cast<CUstream>(st.put), dev(st.word()), value, CU_STREAM_WRITE_VALUE_DEFAULT),
-           "cuStreamWriteValue32");
+  write_word(st.put, st.word(), value);
   RUNGS_CUDA(cudaMemcpyAsync(st.flags_peer[d] + sizeof(uint32_t) * st.rank, st.word(), sizeof(uint32_t),
                              cudaMemcpyDeviceToDevice, st.put));
 }
