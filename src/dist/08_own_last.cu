@@ -1,24 +1,42 @@
-// Rung 8, own_last (gemm_reducescatter): what it adds over rung 7 (one_sided): the partial products
-// in the order of their destinations, this rank's own block last. Rung 7 multiplies stripes across
-// all destinations, so its last stripe's copies and sums follow the end of the product. Here rank
-// r multiplies the block of rank r+1 first, piece by piece, each piece copied to its destination
-// (rung 7's copies and flags, peer_window.hpp) while the next is multiplied, then the blocks of
-// r+2, ..., r-1, and its own block last: by then the peers' partials of it have landed, and each
-// own piece is summed while the next is multiplied. Only the last own piece's sum follows the
-// product. At step j every rank sends to rank r+j and receives from r-j: a shifted all-to-all, one
-// peer at a time, the order of Flux and of PyTorch's fused_matmul_reduce_scatter.
+// Rung 8, own_last: what it adds over rung 7 (one_sided): the transfers and the products in the
+// order of the peers, one peer per step (at step j every rank sends to rank r+j and receives from
+// r-j), so each product covers one peer's whole block.
 //
-// Numerics: rung 4's (fp32 partials, added in rank order by its sum kernel, one rounding).
-// Bound: where the copies (world-1 blocks of fp32 partials) fit under the product, the product
-// plus one piece's sum; else the copies, which start after the first piece of the first block.
+// gemm_reducescatter: the partial products in the order of their destinations, this rank's own
+// block last. Rung 7 multiplies stripes across all destinations, so its last stripe's copies and
+// sums follow the end of the product. Here rank r multiplies the block of rank r+1 first, piece by
+// piece, each piece copied to its destination (rung 7's copies and flags, peer_window.hpp) while
+// the next is multiplied, then the blocks of r+2, ..., r-1, and its own block last: by then the
+// peers' partials of it have landed, and each own piece is summed while the next is multiplied.
+// Only the last own piece's sum follows the product: a shifted all-to-all, the order of Flux and
+// of PyTorch's fused_matmul_reduce_scatter. Numerics: rung 4's (fp32 partials, added in rank order
+// by its sum kernel, one rounding).
 //
-// Prediction (H100, random inputs): 2 ranks, m = 16384, n = 8192, k_local = 4096 (product 1.42 ms;
-// the peer's block, 268 MB, copied under the own block's 0.71 ms): 1.60-1.75 ms, against rung 7's
-// 2.05 and the copy-engine floor's 1.68; 4 ranks, k_local = 2048 (product 0.76 ms, 384 MB out of
-// each rank at ~330 GB/s): 1.30-1.40 ms, against rung 7's 1.71-2.04 and the floor's 1.17.
-// Measured (H100, random inputs, the slowest rank's medians; docs/dist.md): 2 ranks 1.914-1.966 ms
-// (rung 7 2.050-2.082); 4 ranks 1.627-1.805 (rung 7 2.067-2.130), at k_local = 8192 3.525-3.569
-// (3.810-3.861): the fastest rung with one rounding, 0.2-0.3 ms short of the prediction.
+// allgather_gemm: the mirror order. The own rows are multiplied first (they need no copy) while
+// they go to rank r+1, then to r+2, ...; the rows of r-1, r-2, ... are multiplied each as its
+// block lands, one product of m_local rows per source. Rung 7 cuts every source's rows into pieces
+// and multiplies each piece of all sources in two batched calls: on 4 ranks at 2^38 multiply-adds
+// per rank those are 1024 x 2048 products of 64 256-column tiles each, which leave half of 132 SMs
+// idle per wave (10 waves of work where the whole product takes 8).
+//
+// Bound: gemm_reducescatter, where the copies (world-1 blocks of fp32 partials) fit under the
+// product, the product plus one piece's sum; else the copies, which start after the first piece of
+// the first block. allgather_gemm: the copies of world-1 blocks, then the last block's product.
+//
+// Prediction (H100, random inputs): gemm_reducescatter, 2 ranks, m = 16384, n = 8192, k_local =
+// 4096 (product 1.42 ms; the peer's block, 268 MB, copied under the own block's 0.71 ms): 1.60-1.75
+// ms, against rung 7's 2.05 and the copy-engine floor's 1.68; 4 ranks, k_local = 2048 (product 0.76
+// ms, 384 MB out of each rank at ~330 GB/s): 1.30-1.40 ms, against rung 7's 1.71-2.04 and the
+// floor's 1.17. allgather_gemm, 4 ranks, m_local = 4096, n_local = 2048, k = 8192 (product 0.71 ms,
+// 8 waves; 3 x 64 MiB out of each rank at ~330 GB/s, 0.6 ms): 0.78-0.85 ms against rung 7's
+// 0.94-1.09 and rung 4's 0.97.
+// Measured (H100, random inputs, the slowest rank's medians; docs/dist.md): gemm_reducescatter
+// 2 ranks 1.914-1.966 ms (rung 7 2.050-2.082); 4 ranks 1.627-1.805 (rung 7 2.067-2.130), at k_local
+// = 8192 3.525-3.569 (3.810-3.861): the fastest rung with one rounding, 0.2-0.3 ms short of the
+// prediction. allgather_gemm, 4 ranks 0.859 ms with whole blocks (0.891-0.902 in 2 pieces a
+// source, 1.011 in 4; rung 4 0.961-0.985, rung 7 1.047), at n_local = 8192 3.062 (rung 4 3.132);
+// 2 ranks 1.475 (rung 7 1.502). Its copies alone take 0.67 ms, its products alone 0.75: the last
+// block's product after the last copy is what remains over the floor's 0.755.
 #include "dist/peer_window.hpp"
 
 #include <string>
@@ -28,8 +46,63 @@ namespace rungs::dist::detail::own_last {
 namespace {
 
 constexpr const char* kName = "own_last";
+// The all-gather's pieces per source: one, a whole block (4 H100, 2^38 multiply-adds per rank:
+// 0.859 ms against 0.891-0.902 in 2 pieces and 1.011 in 4; 2 H100 1.475 against 1.515 in 2).
+// force_pieces cuts more.
+constexpr int kGatherMaxPieces = 1;
 
 #ifdef RUNGS_PEER_WINDOW
+
+template <typename T>
+void allgather_gemm(const ArgsT<T>& a) {
+  if (a.world == 1 || a.k == 0 || a.m == 0) {
+    // Nothing to move: one rank's own rows, k == 0 (C = beta * C, A not read), or no rows at all.
+    rank_product(a, a.world * a.m, a.A, a.lda, a.C, a.stream);
+    return;
+  }
+  const size_t row = static_cast<size_t>(a.k) * sizeof(T);
+  PeerWindow& st = peer_window(*a.ws, a.comm, a.rank, a.world, static_cast<size_t>(a.world * a.m) * row, a.stream, kName);
+  if (!st.lsa) return rung4_allgather(a);
+  const T* gathered = static_cast<const T*>(st.data);  // [source][m][k]
+  const int pieces = pieces_of(a.m, a.k * static_cast<int64_t>(sizeof(T)), kMinPieceBytes, kGatherMaxPieces);
+  const uint32_t call = ++st.calls, base = st.pieces;
+  st.pieces += static_cast<uint32_t>(pieces);
+  Fork f(*a.ws, a.stream);
+  const cudaStream_t comp = f.stream(kCompute);
+  Puts puts(st, f, a.stream, 0);
+  wait_for_peers(st, call);
+  // Step j: this rank's rows to rank r+j, piece by piece, each piece's flag to that peer alone.
+  for (int j = 1; j < a.world; ++j) {
+    const int d = (a.rank + j) % a.world;
+    for (int p = 0; p < pieces; ++p) {
+      const int64_t lo = piece_begin(a.m, pieces, p), rows = piece_begin(a.m, pieces, p + 1) - lo;
+      char* to = st.data_peer[d] + static_cast<size_t>(a.rank * a.m + lo) * row;
+      if (a.lda == a.k) {
+        Batch b;
+        b.add(to, a.A + lo * a.lda, static_cast<size_t>(rows) * row);
+        b.enqueue(st.put);
+      } else {  // rows apart in A_local: a pitched copy
+        RUNGS_CUDA(cudaMemcpy2DAsync(to, row, a.A + lo * a.lda, static_cast<size_t>(a.lda) * sizeof(T), row,
+                                     static_cast<size_t>(rows), cudaMemcpyDeviceToDevice, st.put));
+      }
+      piece_landed_at(st, d, base + static_cast<uint32_t>(p) + 1);
+    }
+  }
+  // The own rows first (no copy to wait for), then the rows of r-1, r-2, ..., each piece as it lands.
+  rank_product(a, a.m, a.A, a.lda, a.C + a.rank * a.m * a.ldc, comp);
+  for (int j = 1; j < a.world; ++j) {
+    const int s = (a.rank - j + a.world) % a.world;
+    for (int p = 0; p < pieces; ++p) {
+      const int64_t lo = piece_begin(a.m, pieces, p), rows = piece_begin(a.m, pieces, p + 1) - lo;
+      wait_flag(comp, st.ready(s), base + static_cast<uint32_t>(p) + 1);
+      rank_product(a, rows, gathered + (s * a.m + lo) * a.k, a.k, a.C + (s * a.m + lo) * a.ldc, comp);
+    }
+  }
+  acknowledge(st, comp, call);
+  puts.join();
+  f.join();
+  RUNGS_CUDA(cudaEventRecord(st.last_use, a.stream));
+}
 
 template <typename T>
 void gemm_reducescatter(const ArgsT<T>& a) {
@@ -89,15 +162,22 @@ void gemm_reducescatter(const ArgsT<T>& a) {
 
 #else
 
+constexpr const char* kTooOld = "with its device API (nccl_device.h: the peers' addresses in a symmetric window)";
+template <typename T>
+void allgather_gemm(const ArgsT<T>&) {
+  needs_nccl_2_28(kName, kTooOld);
+}
 template <typename T>
 void gemm_reducescatter(const ArgsT<T>&) {
-  needs_nccl_2_28(kName, "with its device API (nccl_device.h: the peers' addresses in a symmetric window)");
+  needs_nccl_2_28(kName, kTooOld);
 }
 
 #endif
 
 }  // namespace
 
+void allgather_gemm_bf16(const ArgsBF& a) { allgather_gemm(a); }
+void allgather_gemm_f16(const ArgsH& a) { allgather_gemm(a); }
 void gemm_reducescatter_bf16(const ArgsBF& a) { gemm_reducescatter(a); }
 void gemm_reducescatter_f16(const ArgsH& a) { gemm_reducescatter(a); }
 

@@ -342,8 +342,10 @@ void gemm_reducescatter_bf16(const ArgsBF&);
 void gemm_reducescatter_f16(const ArgsH&);
 }  // namespace one_sided
 
-// Rung 8, 08_own_last.cu (gemm_reducescatter).
+// Rung 8, 08_own_last.cu.
 namespace own_last {
+void allgather_gemm_bf16(const ArgsBF&);
+void allgather_gemm_f16(const ArgsH&);
 void gemm_reducescatter_bf16(const ArgsBF&);
 void gemm_reducescatter_f16(const ArgsH&);
 }  // namespace own_last

@@ -53,11 +53,12 @@ const std::vector<Rung>& ladder() {
        80, false, one_sided::allgather_gemm_bf16, one_sided::allgather_gemm_f16, one_sided::gemm_reducescatter_bf16,
        one_sided::gemm_reducescatter_f16, false},
       {"own_last",
-       "gemm_reducescatter as rung 7 with the partial products in the order of their destinations, this rank's own "
-       "block last: each peer's block copied piece by piece while the next is multiplied, one peer at a time (a "
-       "shifted all-to-all), the own pieces summed with the peers' partials (rank order, one rounding) as they are "
-       "multiplied",
-       80, false, nullptr, nullptr, own_last::gemm_reducescatter_bf16, own_last::gemm_reducescatter_f16, false},
+       "rung 7's copies one peer per step (shifted), each product one peer's whole block: gemm_reducescatter "
+       "multiplies in the order of the destinations, each block copied piece by piece while the next is multiplied, "
+       "its own block last, its pieces summed with the peers' partials (rank order, one rounding) as they are "
+       "multiplied; allgather_gemm multiplies its own rows first, then each source's rows as they land",
+       80, false, own_last::allgather_gemm_bf16, own_last::allgather_gemm_f16, own_last::gemm_reducescatter_bf16,
+       own_last::gemm_reducescatter_f16, false},
   };
   return rungs;
 }

@@ -153,7 +153,7 @@ TEST(DistLadder, OverlapRungsFollowTheBaseline) {
   EXPECT_EQ(rs[6].name, "one_sided");
   EXPECT_EQ(rs[6].rung, 7);
   EXPECT_EQ(rs[6].types, "f16 bf16");
-  // Rung 8 reorders rung 7's reduce-scatter: gemm_reducescatter only, both types.
+  // Rung 8 reorders rung 7's transfers and products by peer: both operations, both types.
   ASSERT_GE(rs.size(), 8u);
   EXPECT_EQ(rs[7].name, "own_last");
   EXPECT_EQ(rs[7].rung, 8);
@@ -163,10 +163,13 @@ TEST(DistLadder, OverlapRungsFollowTheBaseline) {
   EXPECT_EQ(ag[4].name, "one_sided");
   EXPECT_EQ(ag[4].rung, 7);
   EXPECT_EQ(ag[4].types, "f16 bf16");
+  ASSERT_GE(ag.size(), 6u);
+  EXPECT_EQ(ag[5].name, "own_last");
+  EXPECT_EQ(ag[5].rung, 8);
+  EXPECT_EQ(ag[5].types, "f16 bf16");
   for (const auto& v : variants(Op::allgather_gemm)) {
     EXPECT_NE(v.name, "narrow_partials");
     EXPECT_NE(v.name, "narrow_copy_engine");
-    EXPECT_NE(v.name, "own_last");
   }
 }
 
@@ -208,9 +211,8 @@ TEST(DistLadder, PiecesFollowTheRule) {
     }
 }
 
-// auto (src/dist/dist.cpp, from the measured sizes): from 2^39 multiply-adds per rank on 2 ranks
-// rung 7 for allgather_gemm and rung 8 for gemm_reducescatter; from 2^38 on more, rung 4 for
-// allgather_gemm and rung 8 for gemm_reducescatter (rung 4 for all without NCCL 2.28's device API,
+// auto (src/dist/dist.cpp, from the measured sizes): rung 8 for both operations from 2^39
+// multiply-adds per rank on 2 ranks and from 2^38 on more (rung 4 without NCCL 2.28's device API,
 // rung 2 before NCCL 2.28); else rung 1 (index 0). The same on every rank for the same agreed sizes.
 TEST(DistLadder, AutoFollowsTheRule) {
   using dist::detail::auto_rung;
@@ -220,18 +222,18 @@ TEST(DistLadder, AutoFollowsTheRule) {
   EXPECT_STREQ(dist::detail::ladder()[6].name, "one_sided");
   EXPECT_STREQ(dist::detail::ladder()[7].name, "own_last");
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0) && __has_include(<nccl_device.h>)
-  const size_t os = 6u, ol = 7u, ce = 3u;  // rungs 7, 8 and 4
+  const size_t ol = 7u;  // rung 8
 #elif NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-  const size_t os = 3u, ol = 3u, ce = 3u;  // rung 4 for all
+  const size_t ol = 3u;  // rung 4
 #else
-  const size_t os = 1u, ol = 1u, ce = 1u;  // rung 2 for all
+  const size_t ol = 1u;  // rung 2
 #endif
-  EXPECT_EQ(auto_rung(true, 8192, 4096, 8192, 2), os);    // 16384 x 4096 x 8192 per rank
+  EXPECT_EQ(auto_rung(true, 8192, 4096, 8192, 2), ol);    // 16384 x 4096 x 8192 per rank
   EXPECT_EQ(auto_rung(false, 16384, 8192, 4096, 2), ol);  // 16384 x 8192 x 4096 per rank
   EXPECT_EQ(auto_rung(true, 8192, 4096, 8191, 2), 0u);    // just below 2^39 on 2 ranks: rung 1
   EXPECT_EQ(auto_rung(false, 16384, 8192, 4095, 2), 0u);
-  EXPECT_EQ(auto_rung(true, 4096, 2048, 8192, 4), ce);    // 2^38 per rank on 4 ranks
-  EXPECT_EQ(auto_rung(true, 4096, 8192, 8192, 4), ce);    // 2^40 per rank on 4 ranks too
+  EXPECT_EQ(auto_rung(true, 4096, 2048, 8192, 4), ol);    // 2^38 per rank on 4 ranks
+  EXPECT_EQ(auto_rung(true, 4096, 8192, 8192, 4), ol);    // 2^40 per rank on 4 ranks too
   EXPECT_EQ(auto_rung(false, 16384, 8192, 2048, 4), ol);
   EXPECT_EQ(auto_rung(false, 16384, 8192, 8192, 4), ol);
   EXPECT_EQ(auto_rung(false, 16384, 8192, 2047, 4), 0u);  // below 2^38
