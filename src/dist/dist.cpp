@@ -126,9 +126,10 @@ int pieces_of(int64_t rows, int64_t row_bytes, int64_t min_piece_bytes, int max_
 // at 2^39 1.921-1.966 ms against rung 7's 2.050 and rung 4's 2.160-2.181; 4 ranks at 2^38
 // 1.677-1.689 against rung 7's 2.067-2.130 and rung 4's 2.115-2.135, at 2^40 3.525-3.552 against
 // 3.810-3.861 and 3.857-3.909. So gemm_reducescatter runs rung 8 wherever it runs rung 7's design.
-// Rung 8's allgather_gemm, whole blocks (4 H100, one run): 4 ranks at 2^38 0.859 ms against rung
-// 4's 0.961-0.985 and rung 7's 1.047, at 2^40 3.062 against rung 4's 3.132; 2 ranks at 2^39 1.475
-// against rung 7's 1.502. So allgather_gemm runs rung 8 too.
+// Rung 8's allgather_gemm, whole blocks (4 H100, three runs): 4 ranks at 2^38 0.811-0.859 ms
+// against rung 4's 0.961-1.004 and rung 7's 1.047-1.117, at 2^40 3.062-3.255 against rung 4's
+// 3.132-3.305; so allgather_gemm on 3 or more ranks runs rung 8. On 2 ranks at 2^39 rung 8 took
+// 1.475 and 1.585 against rung 7's 1.502 and 1.505: not faster, so 2 ranks keep rung 7.
 // Below the sizes measured, rung 1, whose gemm is the single-GPU auto's bit for bit. Rungs 4, 7 and
 // 8 need NCCL 2.28 (copy-engine collectives; rungs 7 and 8 its device API too): without the device
 // API rung 4 takes their place, with an older NCCL rung 2 takes all three.
@@ -137,14 +138,15 @@ size_t auto_rung(bool allgather, int64_t m, int64_t n, int64_t k, int world) {
                           static_cast<double>(n) * static_cast<double>(k);
   constexpr double k38 = 274877906944.0, k39 = 2 * k38;
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0) && __has_include(<nccl_device.h>)
-  constexpr size_t kOwnLast = 7;
+  constexpr size_t kOneSided = 6, kOwnLast = 7;
 #elif NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-  constexpr size_t kOwnLast = 3;  // rung 4
+  constexpr size_t kOneSided = 3, kOwnLast = 3;  // rung 4
 #else
-  constexpr size_t kOwnLast = 1;  // rung 2
+  constexpr size_t kOneSided = 1, kOwnLast = 1;  // rung 2
 #endif
   if (world < 2) return 0;
-  return per_rank >= (world == 2 ? k39 : k38) ? kOwnLast : 0;
+  if (per_rank < (world == 2 ? k39 : k38)) return 0;
+  return allgather && world == 2 ? kOneSided : kOwnLast;
 }
 
 void force_pieces(int pieces) { g_forced_pieces.store(pieces > 0 ? pieces : 0); }

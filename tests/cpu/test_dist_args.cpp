@@ -211,9 +211,10 @@ TEST(DistLadder, PiecesFollowTheRule) {
     }
 }
 
-// auto (src/dist/dist.cpp, from the measured sizes): rung 8 for both operations from 2^39
-// multiply-adds per rank on 2 ranks and from 2^38 on more (rung 4 without NCCL 2.28's device API,
-// rung 2 before NCCL 2.28); else rung 1 (index 0). The same on every rank for the same agreed sizes.
+// auto (src/dist/dist.cpp, from the measured sizes): from 2^39 multiply-adds per rank on 2 ranks
+// rung 7 for allgather_gemm and rung 8 for gemm_reducescatter; from 2^38 on more, rung 8 for both
+// (rung 4 for all without NCCL 2.28's device API, rung 2 before NCCL 2.28); else rung 1 (index 0).
+// The same on every rank for the same agreed sizes.
 TEST(DistLadder, AutoFollowsTheRule) {
   using dist::detail::auto_rung;
   ASSERT_GE(dist::detail::ladder().size(), 8u);
@@ -222,13 +223,13 @@ TEST(DistLadder, AutoFollowsTheRule) {
   EXPECT_STREQ(dist::detail::ladder()[6].name, "one_sided");
   EXPECT_STREQ(dist::detail::ladder()[7].name, "own_last");
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0) && __has_include(<nccl_device.h>)
-  const size_t ol = 7u;  // rung 8
+  const size_t os = 6u, ol = 7u;  // rungs 7 and 8
 #elif NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-  const size_t ol = 3u;  // rung 4
+  const size_t os = 3u, ol = 3u;  // rung 4 for all
 #else
-  const size_t ol = 1u;  // rung 2
+  const size_t os = 1u, ol = 1u;  // rung 2 for all
 #endif
-  EXPECT_EQ(auto_rung(true, 8192, 4096, 8192, 2), ol);    // 16384 x 4096 x 8192 per rank
+  EXPECT_EQ(auto_rung(true, 8192, 4096, 8192, 2), os);    // 16384 x 4096 x 8192 per rank
   EXPECT_EQ(auto_rung(false, 16384, 8192, 4096, 2), ol);  // 16384 x 8192 x 4096 per rank
   EXPECT_EQ(auto_rung(true, 8192, 4096, 8191, 2), 0u);    // just below 2^39 on 2 ranks: rung 1
   EXPECT_EQ(auto_rung(false, 16384, 8192, 4095, 2), 0u);
