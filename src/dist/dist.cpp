@@ -121,7 +121,7 @@ int pieces_of(int64_t rows, int64_t row_bytes, int64_t min_piece_bytes, int max_
 // and rung 4's 1.555; gemm_reducescatter 2.016-2.052 against rung 4's 2.161-2.167. 4 ranks at 2^38,
 // gemm_reducescatter 1.71-2.04 in 4 pieces against rung 4's 2.151; allgather_gemm 0.935-1.090
 // against rung 4's 0.973 (level), and at 2^40 rung 4 3.309 against rung 7's 3.433 (8 pieces), so
-// allgather_gemm on 3 or more ranks stays on rung 4.
+// allgather_gemm on 3 or more ranks stayed on rung 4 until rung 8.
 // Rung 8 (own_last), gemm_reducescatter, on 2 and 4 H100s (random inputs, two runs each): 2 ranks
 // at 2^39 1.921-1.966 ms against rung 7's 2.050 and rung 4's 2.160-2.181; 4 ranks at 2^38
 // 1.677-1.689 against rung 7's 2.067-2.130 and rung 4's 2.115-2.135, at 2^40 3.525-3.552 against
