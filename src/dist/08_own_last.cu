@@ -33,7 +33,7 @@
 // Measured (H100, random inputs, the slowest rank's medians; docs/dist.md): gemm_reducescatter
 // 2 ranks 1.914-1.966 ms (rung 7 2.050-2.082); 4 ranks 1.627-1.805 (rung 7 2.067-2.130), at k_local
 // = 8192 3.525-3.569 (3.810-3.861): the fastest rung with one rounding, 0.2-0.3 ms short of the
-// prediction. allgather_gemm, 4 ranks 0.811-0.859 ms with whole blocks (0.891-0.902 in 2 pieces a
+// prediction. allgather_gemm, 4 ranks 0.791-0.859 ms with whole blocks (0.891-0.902 in 2 pieces a
 // source, 1.011 in 4; rung 4 0.961-1.004, rung 7 1.047-1.117), at n_local = 8192 3.062-3.255 (rung
 // 4 3.132-3.305); 2 ranks 1.475-1.585 (rung 7 1.502-1.505, so auto keeps rung 7 there). Its copies
 // alone take 0.67 ms, its products alone 0.75: the last block's product after the last copy is

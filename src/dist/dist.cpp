@@ -126,7 +126,7 @@ int pieces_of(int64_t rows, int64_t row_bytes, int64_t min_piece_bytes, int max_
 // at 2^39 1.921-1.966 ms against rung 7's 2.050 and rung 4's 2.160-2.181; 4 ranks at 2^38
 // 1.677-1.689 against rung 7's 2.067-2.130 and rung 4's 2.115-2.135, at 2^40 3.525-3.552 against
 // 3.810-3.861 and 3.857-3.909. So gemm_reducescatter runs rung 8 wherever it runs rung 7's design.
-// Rung 8's allgather_gemm, whole blocks (4 H100, three runs): 4 ranks at 2^38 0.811-0.859 ms
+// Rung 8's allgather_gemm, whole blocks (4 H100, three runs): 4 ranks at 2^38 0.791-0.859 ms
 // against rung 4's 0.961-1.004 and rung 7's 1.047-1.117, at 2^40 3.062-3.255 against rung 4's
 // 3.132-3.305; so allgather_gemm on 3 or more ranks runs rung 8. On 2 ranks at 2^39 rung 8 took
 // 1.475 and 1.585 against rung 7's 1.502 and 1.505: not faster, so 2 ranks keep rung 7.
