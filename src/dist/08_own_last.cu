@@ -47,23 +47,20 @@ namespace rungs::dist::detail::own_last {
 namespace {
 
 constexpr const char* kName = "own_last";
+
+#ifdef RUNGS_PEER_WINDOW
+
 // The all-gather's pieces per source: one, a whole block (4 H100, 2^38 multiply-adds per rank:
 // 0.859 ms against 0.891-0.902 in 2 pieces and 1.011 in 4; 2 H100 1.475 against 1.515 in 2).
 // force_pieces cuts more.
 constexpr int kGatherMaxPieces = 1;
 
-#ifdef RUNGS_PEER_WINDOW
-
 template <typename T>
 void allgather_gemm(const ArgsT<T>& a) {
-  if (a.world == 1 || a.k == 0 || a.m == 0) {
-    // Nothing to move: one rank's own rows, k == 0 (C = beta * C, A not read), or no rows at all.
-    rank_product(a, a.world * a.m, a.A, a.lda, a.C, a.stream);
-    return;
-  }
+  PeerWindow* const w = gather_window(a, kName);
+  if (w == nullptr) return;
+  PeerWindow& st = *w;
   const size_t row = static_cast<size_t>(a.k) * sizeof(T);
-  PeerWindow& st = peer_window(*a.ws, a.comm, a.rank, a.world, static_cast<size_t>(a.world * a.m) * row, a.stream, kName);
-  if (!st.lsa) return rung4_allgather(a);
   const T* gathered = static_cast<const T*>(st.data);  // [source][m][k]
   const int pieces = pieces_of(a.m, a.k * static_cast<int64_t>(sizeof(T)), kMinPieceBytes, kGatherMaxPieces);
   const uint32_t call = ++st.calls, base = st.pieces;
@@ -163,14 +160,13 @@ void gemm_reducescatter(const ArgsT<T>& a) {
 
 #else
 
-constexpr const char* kTooOld = "with its device API (nccl_device.h: the peers' addresses in a symmetric window)";
 template <typename T>
 void allgather_gemm(const ArgsT<T>&) {
-  needs_nccl_2_28(kName, kTooOld);
+  needs_nccl_2_28(kName, kNeedsDeviceApi);
 }
 template <typename T>
 void gemm_reducescatter(const ArgsT<T>&) {
-  needs_nccl_2_28(kName, kTooOld);
+  needs_nccl_2_28(kName, kNeedsDeviceApi);
 }
 
 #endif

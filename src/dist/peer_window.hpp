@@ -66,6 +66,25 @@ struct PeerWindow : RungState {
 PeerWindow& peer_window(Workspace& ws, ncclComm_t parent, int rank, int world, size_t bytes, cudaStream_t stream,
                         const char* rung);
 
+// allgather_gemm's start in rungs 7 and 8: this communicator's state with its data window grown
+// for the gathered A ([source][m][k]), or null where the call is done already: nothing to move
+// (one rank, k == 0 with C = beta * C and A not read, or no rows: the own product alone) or no
+// peer addresses (rung 4 ran the call).
+template <typename T>
+PeerWindow* gather_window(const ArgsT<T>& a, const char* rung) {
+  if (a.world == 1 || a.k == 0 || a.m == 0) {
+    rank_product(a, a.world * a.m, a.A, a.lda, a.C, a.stream);
+    return nullptr;
+  }
+  const size_t bytes = static_cast<size_t>(a.world * a.m) * static_cast<size_t>(a.k) * sizeof(T);
+  PeerWindow& st = peer_window(*a.ws, a.comm, a.rank, a.world, bytes, a.stream, rung);
+  if (!st.lsa) {
+    rung4_allgather(a);
+    return nullptr;
+  }
+  return &st;
+}
+
 // The copy stream of one call: it starts after the caller's work so far; join() (or the
 // destructor, on the way out of an exception) makes the caller's stream wait for it.
 class Puts {
@@ -128,5 +147,8 @@ void acknowledge(const PeerWindow& st, cudaStream_t s, uint32_t call);
 void wait_for_peers(const PeerWindow& st, uint32_t call);
 
 #endif
+
+// What rungs 7 and 8 say, as rungs::Unsupported, where NCCL lacks the device API.
+constexpr const char* kNeedsDeviceApi = "with its device API (nccl_device.h: the peers' addresses in a symmetric window)";
 
 }  // namespace rungs::dist::detail
