@@ -103,10 +103,7 @@ void allgather_gemm(const ArgsT<T>& a) {
     batched_product(rows, a.n, a.k, a.alpha, gathered + (a.rank + 1) * sa + lo * a.k, a.k, sa, a.B, a.ldb, a.beta,
                     a.C + ((a.rank + 1) * a.m + lo) * a.ldc, a.ldc, sc, a.world - a.rank - 1, comp);
   }
-  acknowledge(st, comp, call);
-  puts.join();
-  f.join();
-  RUNGS_CUDA(cudaEventRecord(st.last_use, a.stream));
+  end_call(st, puts, f, comp, call, a.stream);
 }
 
 template <typename T>
@@ -157,10 +154,7 @@ void gemm_reducescatter(const ArgsT<T>& a) {
     for (int j = 1; j < a.world; ++j) wait_flag(epi, st.ready((a.rank + j) % a.world), base + static_cast<uint32_t>(s) + 1);
     sum_into(rows, a.n, a.world, blk, a.alpha, got + lo * a.n, a.n, a.beta, a.C + lo * a.ldc, a.ldc, epi);
   }
-  acknowledge(st, epi, call);
-  puts.join();
-  f.join();
-  RUNGS_CUDA(cudaEventRecord(st.last_use, a.stream));
+  end_call(st, puts, f, epi, call, a.stream);
 }
 
 #else

@@ -96,10 +96,7 @@ void allgather_gemm(const ArgsT<T>& a) {
       rank_product(a, rows, gathered + (s * a.m + lo) * a.k, a.k, a.C + (s * a.m + lo) * a.ldc, comp);
     }
   }
-  acknowledge(st, comp, call);
-  puts.join();
-  f.join();
-  RUNGS_CUDA(cudaEventRecord(st.last_use, a.stream));
+  end_call(st, puts, f, comp, call, a.stream);
 }
 
 template <typename T>
@@ -152,10 +149,7 @@ void gemm_reducescatter(const ArgsT<T>& a) {
     for (int j = 1; j < a.world; ++j) wait_flag(epi, st.ready((a.rank + j) % a.world), base + static_cast<uint32_t>(p) + 1);
     sum_into(rows, a.n, a.world, blk, a.alpha, got + lo * a.n, a.n, a.beta, a.C + lo * a.ldc, a.ldc, epi);
   }
-  acknowledge(st, epi, call);
-  puts.join();
-  f.join();
-  RUNGS_CUDA(cudaEventRecord(st.last_use, a.stream));
+  end_call(st, puts, f, epi, call, a.stream);
 }
 
 #else

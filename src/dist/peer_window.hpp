@@ -146,6 +146,15 @@ void acknowledge(const PeerWindow& st, cudaStream_t s, uint32_t call);
 // The copy stream waits until every peer has finished with the previous call's pieces.
 void wait_for_peers(const PeerWindow& st, uint32_t call);
 
+// A call's end: every peer told this rank is done with the call's pieces (after the work on s),
+// the copy stream and the side streams joined back to the caller's, the window's last use there.
+inline void end_call(PeerWindow& st, Puts& puts, Fork& f, cudaStream_t s, uint32_t call, cudaStream_t caller) {
+  acknowledge(st, s, call);
+  puts.join();
+  f.join();
+  RUNGS_CUDA(cudaEventRecord(st.last_use, caller));
+}
+
 #endif
 
 // What rungs 7 and 8 say, as rungs::Unsupported, where NCCL lacks the device API.
