@@ -96,7 +96,7 @@ void allgather_gemm(const ArgsT<T>& a) {
   const int64_t sa = a.m * a.k, sc = a.m * a.ldc;
   for (int p = 0; p < pieces; ++p) {
     const int64_t lo = piece_begin(a.m, pieces, p), rows = piece_begin(a.m, pieces, p + 1) - lo;
-    for (int j = 1; j < a.world; ++j) wait_flag(comp, st.ready((a.rank + j) % a.world), base + static_cast<uint32_t>(p) + 1);
+    wait_for_pieces(st, comp, base + static_cast<uint32_t>(p) + 1);
     // The other ranks' rows of the piece in two batched calls, as rung 4 (the ranks below, above).
     batched_product(rows, a.n, a.k, a.alpha, gathered + lo * a.k, a.k, sa, a.B, a.ldb, a.beta, a.C + lo * a.ldc,
                     a.ldc, sc, a.rank, comp);
@@ -151,7 +151,7 @@ void gemm_reducescatter(const ArgsT<T>& a) {
   for (int s = 0; s < stripes; ++s) {
     const int64_t lo = piece_begin(mb, stripes, s), rows = piece_begin(mb, stripes, s + 1) - lo;
     f.wait(static_cast<size_t>(s), epi);
-    for (int j = 1; j < a.world; ++j) wait_flag(epi, st.ready((a.rank + j) % a.world), base + static_cast<uint32_t>(s) + 1);
+    wait_for_pieces(st, epi, base + static_cast<uint32_t>(s) + 1);
     sum_into(rows, a.n, a.world, blk, a.alpha, got + lo * a.n, a.n, a.beta, a.C + lo * a.ldc, a.ldc, epi);
   }
   end_call(st, puts, f, epi, call, a.stream);

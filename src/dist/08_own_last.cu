@@ -146,7 +146,7 @@ void gemm_reducescatter(const ArgsT<T>& a) {
   for (int p = 0; p < pieces; ++p) {
     const int64_t lo = piece_begin(mb, pieces, p), rows = piece_begin(mb, pieces, p + 1) - lo;
     f.wait(own_ev + static_cast<size_t>(p), epi);
-    for (int j = 1; j < a.world; ++j) wait_flag(epi, st.ready((a.rank + j) % a.world), base + static_cast<uint32_t>(p) + 1);
+    wait_for_pieces(st, epi, base + static_cast<uint32_t>(p) + 1);
     sum_into(rows, a.n, a.world, blk, a.alpha, got + lo * a.n, a.n, a.beta, a.C + lo * a.ldc, a.ldc, epi);
   }
   end_call(st, puts, f, epi, call, a.stream);

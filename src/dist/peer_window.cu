@@ -180,6 +180,10 @@ void wait_for_peers(const PeerWindow& st, uint32_t call) {
   for (int j = 1; j < st.world; ++j) wait_flag(st.put, st.done((st.rank + j) % st.world), call - 1);
 }
 
+void wait_for_pieces(const PeerWindow& st, cudaStream_t s, uint32_t value) {
+  for (int j = 1; j < st.world; ++j) wait_flag(s, st.ready((st.rank + j) % st.world), value);
+}
+
 #endif
 
 }  // namespace rungs::dist::detail

@@ -145,6 +145,8 @@ void piece_landed_at(const PeerWindow& st, int d, uint32_t value);
 void acknowledge(const PeerWindow& st, cudaStream_t s, uint32_t call);
 // The copy stream waits until every peer has finished with the previous call's pieces.
 void wait_for_peers(const PeerWindow& st, uint32_t call);
+// s waits until every peer has put its piece numbered `value` here (ready[source] >= value).
+void wait_for_pieces(const PeerWindow& st, cudaStream_t s, uint32_t value);
 
 // A call's end: every peer told this rank is done with the call's pieces (after the work on s),
 // the copy stream and the side streams joined back to the caller's, the window's last use there.
