@@ -350,6 +350,11 @@ void gemm_reducescatter_bf16(const ArgsBF&);
 void gemm_reducescatter_f16(const ArgsH&);
 }  // namespace own_last
 
+// Rung 9, 09_narrow_own_last.cu (gemm_reducescatter, bf16 only).
+namespace narrow_own_last {
+void gemm_reducescatter_bf16(const ArgsBF&);
+}  // namespace narrow_own_last
+
 }  // namespace rungs::dist::detail
 
 #define RUNGS_NCCL(call)                                                                             \

@@ -59,6 +59,11 @@ const std::vector<Rung>& ladder() {
        "multiplied; allgather_gemm multiplies its own rows first, then each source's rows as they land",
        80, false, own_last::allgather_gemm_bf16, own_last::allgather_gemm_f16, own_last::gemm_reducescatter_bf16,
        own_last::gemm_reducescatter_f16, false},
+      {"narrow_own_last",
+       "gemm_reducescatter as rung 8 (destination order, each piece copied while the next is multiplied, the own "
+       "block last and summed as it is multiplied) with rung 6's bf16 partials: half of rung 8's bytes on the copy "
+       "engines; world+1 roundings, bf16 only",
+       80, false, nullptr, nullptr, narrow_own_last::gemm_reducescatter_bf16, nullptr, false},
   };
   return rungs;
 }

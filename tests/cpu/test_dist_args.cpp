@@ -158,6 +158,11 @@ TEST(DistLadder, OverlapRungsFollowTheBaseline) {
   EXPECT_EQ(rs[7].name, "own_last");
   EXPECT_EQ(rs[7].rung, 8);
   EXPECT_EQ(rs[7].types, "f16 bf16");
+  // Rung 9 carries rung 6's bf16 partials in rung 8's order: bf16 only, reduce-scatter only.
+  ASSERT_GE(rs.size(), 9u);
+  EXPECT_EQ(rs[8].name, "narrow_own_last");
+  EXPECT_EQ(rs[8].rung, 9);
+  EXPECT_EQ(rs[8].types, "bf16");
   const auto ag = variants(Op::allgather_gemm);
   ASSERT_GE(ag.size(), 5u);
   EXPECT_EQ(ag[4].name, "one_sided");
@@ -170,6 +175,7 @@ TEST(DistLadder, OverlapRungsFollowTheBaseline) {
   for (const auto& v : variants(Op::allgather_gemm)) {
     EXPECT_NE(v.name, "narrow_partials");
     EXPECT_NE(v.name, "narrow_copy_engine");
+    EXPECT_NE(v.name, "narrow_own_last");
   }
 }
 
