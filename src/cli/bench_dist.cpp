@@ -328,7 +328,7 @@ int cmd_bench_dist(const Args& a, const std::string& argv0, std::ostream& out, s
     for (const VariantInfo& v : rungs) {
       Row row;
       row.variant = v.name;
-      row.number = v.name == "auto" ? static_cast<int>(dist::detail::auto_rung(ag, m, n, k, world)) + 1 : v.rung;
+      row.number = v.name == "auto" ? static_cast<int>(dist::detail::auto_rung(ag, true, m, n, k, world)) + 1 : v.rung;
       row.rung = v.name == "auto" ? std::string("auto (") + dist::detail::ladder()[row.number - 1].name + ")"
                                   : std::to_string(v.rung) + " " + v.name;
       row.shape = shape;

@@ -130,23 +130,30 @@ int pieces_of(int64_t rows, int64_t row_bytes, int64_t min_piece_bytes, int max_
 // against rung 4's 0.961-1.004 and rung 7's 1.047-1.117, at 2^40 3.062-3.255 against rung 4's
 // 3.132-3.305; so allgather_gemm on 3 or more ranks runs rung 8. On 2 ranks at 2^39 rung 8 took
 // 1.475 and 1.585 against rung 7's 1.502 and 1.505: not faster, so 2 ranks keep rung 7.
-// Below the sizes measured, rung 1, whose gemm is the single-GPU auto's bit for bit. Rungs 4, 7 and
-// 8 need NCCL 2.28 (copy-engine collectives; rungs 7 and 8 its device API too): without the device
-// API rung 4 takes their place, with an older NCCL rung 2 takes all three.
-size_t auto_rung(bool allgather, int64_t m, int64_t n, int64_t k, int world) {
+// Rung 9 (narrow_own_last), gemm_reducescatter in bf16, rung 8 with bf16 partials (4 H200, two
+// runs): 4 ranks at 2^38 1.02-1.15 ms against rung 8's 1.55-1.73 and rung 6's 1.40-1.47; 2 ranks at
+// 2^39 1.57-1.71 against rung 8's 1.69-1.72. So bf16 gemm_reducescatter runs rung 9 where f16 runs
+// rung 8: world + 1 roundings (each rank's partial, then the fp32 sum), the numerics of
+// tensor-parallel layers (PyTorch's: 2 * world); own_last by name keeps one rounding.
+// Below the sizes measured, rung 1, whose gemm is the single-GPU auto's bit for bit. Rungs 4, 7, 8
+// and 9 need NCCL 2.28 (copy-engine collectives; rungs 7 to 9 its device API too): without the
+// device API rung 4 takes their place (one rounding in bf16 too), with an older NCCL rung 2 takes
+// all of them.
+size_t auto_rung(bool allgather, bool bf16, int64_t m, int64_t n, int64_t k, int world) {
   const double per_rank = (allgather ? static_cast<double>(world) * static_cast<double>(m) : static_cast<double>(m)) *
                           static_cast<double>(n) * static_cast<double>(k);
   constexpr double k38 = 274877906944.0, k39 = 2 * k38;
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0) && __has_include(<nccl_device.h>)
-  constexpr size_t kOneSided = 6, kOwnLast = 7;
+  constexpr size_t kOneSided = 6, kOwnLast = 7, kNarrowOwnLast = 8;
 #elif NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-  constexpr size_t kOneSided = 3, kOwnLast = 3;  // rung 4
+  constexpr size_t kOneSided = 3, kOwnLast = 3, kNarrowOwnLast = 3;  // rung 4
 #else
-  constexpr size_t kOneSided = 1, kOwnLast = 1;  // rung 2
+  constexpr size_t kOneSided = 1, kOwnLast = 1, kNarrowOwnLast = 1;  // rung 2
 #endif
   if (world < 2) return 0;
   if (per_rank < (world == 2 ? k39 : k38)) return 0;
-  return allgather && world == 2 ? kOneSided : kOwnLast;
+  if (allgather) return world == 2 ? kOneSided : kOwnLast;
+  return bf16 ? kNarrowOwnLast : kOwnLast;
 }
 
 void force_pieces(int pieces) { g_forced_pieces.store(pieces > 0 ? pieces : 0); }
@@ -405,7 +412,7 @@ void dispatch(Kind kind, int64_t m, int64_t n, int64_t k, float alpha, const T* 
   }
   if (m == 0 || n == 0) return;  // C is empty on every rank (the sizes agree)
   // auto: from the agreed sizes only, so every rank picks the same rung (detail::auto_rung).
-  const Rung& r = detail::ladder()[variant == 0 ? detail::auto_rung(kind == Kind::allgather_gemm, m, n, k, world)
+  const Rung& r = detail::ladder()[variant == 0 ? detail::auto_rung(kind == Kind::allgather_gemm, std::is_same_v<T, __nv_bfloat16>, m, n, k, world)
                                                 : static_cast<size_t>(variant - 1)];
   const auto run = entry<T>(r, kind);
   if (run == nullptr) rungs::detail::unsupported(r.name, std::string("does not do ") + TypeCode<T>::name);

@@ -186,10 +186,10 @@ struct Rung {
 
 // The ladder in order; index + 1 = rung number (file prefix).
 const std::vector<Rung>& ladder();
-// The ladder index `auto` runs for these agreed sizes (so every rank picks the same rung):
-// allgather_gemm (m = m_local, n = n_local, k) or gemm_reducescatter (m, n, k = k_local), on `world`
-// ranks. dist.cpp says which measurement backs each choice.
-size_t auto_rung(bool allgather, int64_t m, int64_t n, int64_t k, int world);
+// The ladder index `auto` runs for these agreed sizes and element type (so every rank picks the
+// same rung): allgather_gemm (m = m_local, n = n_local, k) or gemm_reducescatter (m, n, k =
+// k_local), bf16 or f16, on `world` ranks. dist.cpp says which measurement backs each choice.
+size_t auto_rung(bool allgather, bool bf16, int64_t m, int64_t n, int64_t k, int world);
 // variants(op) for the two dist operations: the rungs with that operation's entries.
 std::vector<VariantInfo> variants(Op op);
 

@@ -218,34 +218,40 @@ TEST(DistLadder, PiecesFollowTheRule) {
 }
 
 // auto (src/dist/dist.cpp, from the measured sizes): from 2^39 multiply-adds per rank on 2 ranks
-// rung 7 for allgather_gemm and rung 8 for gemm_reducescatter; from 2^38 on more, rung 8 for both
-// (rung 4 for all without NCCL 2.28's device API, rung 2 before NCCL 2.28); else rung 1 (index 0).
-// The same on every rank for the same agreed sizes.
+// rung 7 for allgather_gemm; from 2^38 on more, rung 8. gemm_reducescatter from the same sizes:
+// rung 9 in bf16, rung 8 in f16 (rung 4 for all without NCCL 2.28's device API, rung 2 before NCCL
+// 2.28); else rung 1 (index 0). The same on every rank for the same agreed sizes and type.
 TEST(DistLadder, AutoFollowsTheRule) {
   using dist::detail::auto_rung;
-  ASSERT_GE(dist::detail::ladder().size(), 8u);
+  ASSERT_GE(dist::detail::ladder().size(), 9u);
   EXPECT_STREQ(dist::detail::ladder()[1].name, "chunked_overlap");
   EXPECT_STREQ(dist::detail::ladder()[3].name, "copy_engine");
   EXPECT_STREQ(dist::detail::ladder()[6].name, "one_sided");
   EXPECT_STREQ(dist::detail::ladder()[7].name, "own_last");
+  EXPECT_STREQ(dist::detail::ladder()[8].name, "narrow_own_last");
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0) && __has_include(<nccl_device.h>)
-  const size_t os = 6u, ol = 7u;  // rungs 7 and 8
+  const size_t os = 6u, ol = 7u, nol = 8u;  // rungs 7, 8 and 9
 #elif NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-  const size_t os = 3u, ol = 3u;  // rung 4 for all
+  const size_t os = 3u, ol = 3u, nol = 3u;  // rung 4 for all
 #else
-  const size_t os = 1u, ol = 1u;  // rung 2 for all
+  const size_t os = 1u, ol = 1u, nol = 1u;  // rung 2 for all
 #endif
-  EXPECT_EQ(auto_rung(true, 8192, 4096, 8192, 2), os);    // 16384 x 4096 x 8192 per rank
-  EXPECT_EQ(auto_rung(false, 16384, 8192, 4096, 2), ol);  // 16384 x 8192 x 4096 per rank
-  EXPECT_EQ(auto_rung(true, 8192, 4096, 8191, 2), 0u);    // just below 2^39 on 2 ranks: rung 1
-  EXPECT_EQ(auto_rung(false, 16384, 8192, 4095, 2), 0u);
-  EXPECT_EQ(auto_rung(true, 4096, 2048, 8192, 4), ol);    // 2^38 per rank on 4 ranks
-  EXPECT_EQ(auto_rung(true, 4096, 8192, 8192, 4), ol);    // 2^40 per rank on 4 ranks too
-  EXPECT_EQ(auto_rung(false, 16384, 8192, 2048, 4), ol);
-  EXPECT_EQ(auto_rung(false, 16384, 8192, 8192, 4), ol);
-  EXPECT_EQ(auto_rung(false, 16384, 8192, 2047, 4), 0u);  // below 2^38
-  EXPECT_EQ(auto_rung(true, 200, 264, 520, 2), 0u);       // the GPU tests' shapes: rung 1
-  EXPECT_EQ(auto_rung(true, 1 << 20, 8192, 8192, 1), 0u); // one rank: nothing to overlap
+  for (bool bf16 : {true, false}) {
+    const size_t rs = bf16 ? nol : ol;
+    EXPECT_EQ(auto_rung(true, bf16, 8192, 4096, 8192, 2), os);    // 16384 x 4096 x 8192 per rank
+    EXPECT_EQ(auto_rung(false, bf16, 16384, 8192, 4096, 2), rs);  // 16384 x 8192 x 4096 per rank
+    EXPECT_EQ(auto_rung(true, bf16, 8192, 4096, 8191, 2), 0u);    // just below 2^39 on 2 ranks: rung 1
+    EXPECT_EQ(auto_rung(false, bf16, 16384, 8192, 4095, 2), 0u);
+    EXPECT_EQ(auto_rung(true, bf16, 4096, 2048, 8192, 4), ol);    // 2^38 per rank on 4 ranks
+    EXPECT_EQ(auto_rung(true, bf16, 4096, 8192, 8192, 4), ol);    // 2^40 per rank on 4 ranks too
+    EXPECT_EQ(auto_rung(false, bf16, 16384, 8192, 2048, 4), rs);
+    EXPECT_EQ(auto_rung(false, bf16, 16384, 8192, 8192, 4), rs);
+    EXPECT_EQ(auto_rung(false, bf16, 16384, 8192, 2047, 4), 0u);  // below 2^38
+    EXPECT_EQ(auto_rung(true, bf16, 200, 264, 520, 2), 0u);       // the GPU tests' shapes: rung 1
+    EXPECT_EQ(auto_rung(true, bf16, 1 << 20, 8192, 8192, 1), 0u); // one rank: nothing to overlap
+  }
+  // The rung auto runs takes the type it runs for.
+  EXPECT_NE(dist::detail::ladder()[auto_rung(false, false, 16384, 8192, 8192, 4)].gemm_reducescatter_f16, nullptr);
 }
 #else
 TEST(DistLadder, EmptyWithoutNccl) {

@@ -222,9 +222,9 @@ void allgather_case(const Comms& c, const std::string& variant, bool bitwise, co
 // The roundings gemm_reducescatter's C goes through beyond the reference's one: rung 5 rounds each
 // rank's partial and each of the world-1 sums of the reduction to bf16, rungs 6 and 9 each rank's partial
 // (auto: the rung auto runs).
-int extra_roundings(const std::string& variant, int64_t m, int64_t n, int64_t k, int world) {
+int extra_roundings(const std::string& variant, bool bf16, int64_t m, int64_t n, int64_t k, int world) {
   const std::string name =
-      variant == "auto" ? dist::detail::ladder()[dist::detail::auto_rung(false, m, n, k, world)].name : variant;
+      variant == "auto" ? dist::detail::ladder()[dist::detail::auto_rung(false, bf16, m, n, k, world)].name : variant;
   if (name == "narrow_partials") return 2 * world - 1;
   if (name == "narrow_copy_engine" || name == "narrow_own_last") return world;
   return 0;
@@ -278,7 +278,7 @@ void reducescatter_case(const Comms& c, const std::string& variant, const Shape&
     cudaStreamDestroy(o.stream);
     const std::vector<double> mag = magnitudes(a_cat, b_cat, ldb, c0, s.m, s.n, K, ldc, s.alpha, s.beta);
     const std::string diff =
-        compare(C.get(), C_ref.get(), mag, s.m, s.n, ldc, false, K, extra_roundings(variant, M, s.n, s.k, c.world));
+        compare(C.get(), C_ref.get(), mag, s.m, s.n, ldc, false, K, extra_roundings(variant, std::is_same_v<T, __nv_bfloat16>, M, s.n, s.k, c.world));
     EXPECT_EQ(diff, "") << "gemm_reducescatter " << variant << " " << type_name<T>() << " rank " << r
                         << " m=" << M << " n=" << s.n << " k_local=" << s.k << " beta=" << s.beta
                         << " world=" << c.world;
@@ -293,7 +293,7 @@ const Shape kShapes[] = {{37, 29, 53, 3, 1.0f, 0.0f}, {37, 29, 53, 0, 0.5f, -1.5
 // auto runs at this shape).
 bool allgather_bitwise(const std::string& variant, const Shape& s, int world = kWorld) {
   if (variant == "auto")
-    return dist::detail::ladder()[dist::detail::auto_rung(true, s.m, s.n, s.k, world)].allgather_bitwise;
+    return dist::detail::ladder()[dist::detail::auto_rung(true, true, s.m, s.n, s.k, world)].allgather_bitwise;
   for (const auto& r : dist::detail::ladder())
     if (variant == r.name) return r.allgather_bitwise;
   return false;
