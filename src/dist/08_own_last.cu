@@ -106,7 +106,7 @@ void gemm_reducescatter(const ArgsT<T>& a) {
   if (a.world == 1) return one_rank_reducescatter(a, kName);  // nothing to move
   if (mb == 0 || a.n == 0) return;  // C_local is empty
   const int pieces =
-      pieces_of(mb, a.n * static_cast<int64_t>(sizeof(float)), kMinPieceBytes, kOneSidedMaxPieces);
+      pieces_of(mb, a.n * static_cast<int64_t>(sizeof(float)), kMinPieceBytes, kOwnLastMaxPieces);
   float* part = static_cast<float*>(a.ws->get(elems * sizeof(float)));  // [destination][mb][n], own unused
   PeerWindow& st = peer_window(*a.ws, a.comm, a.rank, a.world, elems * sizeof(float), a.stream, kName);
   if (!st.lsa) return rung4_reducescatter(a);

@@ -43,7 +43,7 @@ void gemm_reducescatter(const ArgsBF& a) {
     return;
   }
   if (mb == 0 || a.n == 0) return;  // C_local is empty
-  const int pieces = pieces_of(mb, a.n * static_cast<int64_t>(sizeof(P)), kMinPieceBytes, kOneSidedMaxPieces);
+  const int pieces = pieces_of(mb, a.n * static_cast<int64_t>(sizeof(P)), kMinPieceBytes, kOwnLastMaxPieces);
   P* part = static_cast<P*>(a.ws->get(elems * sizeof(P)));  // [destination][mb][n], own unused
   PeerWindow& st = peer_window(*a.ws, a.comm, a.rank, a.world, elems * sizeof(P), a.stream, kName);
   if (!st.lsa) return narrow_copy_engine::gemm_reducescatter_bf16(a);

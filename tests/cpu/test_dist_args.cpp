@@ -198,6 +198,9 @@ TEST(DistLadder, PiecesFollowTheRule) {
   using dist::detail::kOneSidedMaxPieces;
   EXPECT_EQ(pieces_of(4096, 4 * 8192 * 2, kMinPieceBytes, kOneSidedMaxPieces), kOneSidedMaxPieces);
   EXPECT_EQ(pieces_of(1024, kMinPieceBytes / 1024 * 3, kMinPieceBytes, kOneSidedMaxPieces), 3);
+  // rungs 8 and 9's reduce-scatter: at most kOwnLastMaxPieces (2)
+  EXPECT_EQ(pieces_of(4096, 8192 * 2, kMinPieceBytes, dist::detail::kOwnLastMaxPieces), 2);
+  EXPECT_EQ(pieces_of(512, kMinPieceBytes / 512, kMinPieceBytes, dist::detail::kOwnLastMaxPieces), 1);
   dist::detail::force_pieces(6);
   EXPECT_EQ(pieces_of(4096, 4 * 8192 * 2, kMinPieceBytes, kOneSidedMaxPieces), 6);  // forcing overrides
   dist::detail::force_pieces(3);
