@@ -11,8 +11,8 @@
 // rounds each rank's partial, each of the world-1 additions of the reduction (NCCL adds bf16 in
 // fp32 and stores bf16) and, off the direct path, the epilogue: at most 2*world half-units in the
 // last place of the magnitude sum |alpha||A||B| + |beta||C|, against one. That is what PyTorch's
-// tensor-parallel layers do (bf16 matmul, then a bf16 reduce-scatter); `auto` keeps rung 2's single
-// rounding, so this rung is asked for by name.
+// tensor-parallel layers do (bf16 matmul, then a bf16 reduce-scatter); `auto`'s bf16 partials are
+// rung 9's (summed in fp32), so this rung is asked for by name.
 //
 // Bound: max(product, bf16 reduce-scatter) plus the last stripe's reduce-scatter, as rung 2, with
 // the reduce-scatter half as long: at the issue's shape on 2 GPUs (m = 16384, n = 8192, k_local =

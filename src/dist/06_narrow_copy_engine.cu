@@ -10,7 +10,8 @@
 // Accuracy: each rank's partial is rounded once to bf16, the world partials are added in fp32 and
 // the result rounded once: world + 1 roundings, at most (world + 1) half-units in the last place
 // of the magnitude sum |alpha||A||B| + |beta||C|, against rung 5's 2 * world (its reduction rounds
-// each partial sum) and rung 4's one. `auto` keeps one rounding, so this rung is asked for by name.
+// each partial sum) and rung 4's one. `auto` runs these partials in rung 8's order (rung 9), so this
+// rung is asked for by name.
 //
 // Bound: the product on every SM plus the last stripe's all-to-all and sum, with the all-to-all
 // half of rung 4's; where the transfer is the longer part (4 ranks at 2^38 multiply-adds per rank:

@@ -20,6 +20,10 @@
 // against rung 8's 1.63-1.88, rung 6's 1.46, the copy-engine floor's 1.17 (fp32 partials) and
 // PyTorch's fused op's 1.32; 2 ranks, k_local = 4096 (product 1.47 ms; the peer's 134 MB, 0.35-0.45
 // ms, under the own block's 0.73): 1.55-1.65 ms against rung 8's 1.91-1.97 and PyTorch's 1.93.
+// Measured (H200, random inputs, the slowest rank's medians; docs/dist.md): 4 ranks 0.926-0.965 ms
+// (rung 8 1.45-1.67, rung 6 1.40-1.41, PyTorch's fused op 1.29-1.33): auto's bf16 reduce-scatter;
+// 2 ranks 1.549-1.728 (rung 8 1.68-1.73; the product alone 1.43), where the copies were not the
+// long part.
 #include "dist/peer_window.hpp"
 
 #include <string>
