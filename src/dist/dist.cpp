@@ -130,11 +130,12 @@ int pieces_of(int64_t rows, int64_t row_bytes, int64_t min_piece_bytes, int max_
 // against rung 4's 0.961-1.004 and rung 7's 1.047-1.117, at 2^40 3.062-3.255 against rung 4's
 // 3.132-3.305; so allgather_gemm on 3 or more ranks runs rung 8. On 2 ranks at 2^39 rung 8 took
 // 1.475 and 1.585 against rung 7's 1.502 and 1.505: not faster, so 2 ranks keep rung 7.
-// Rung 9 (narrow_own_last), gemm_reducescatter in bf16, rung 8 with bf16 partials (4 H200, two
-// runs): 4 ranks at 2^38 1.02-1.15 ms against rung 8's 1.55-1.73 and rung 6's 1.40-1.47; 2 ranks at
-// 2^39 1.57-1.71 against rung 8's 1.69-1.72. So bf16 gemm_reducescatter runs rung 9 where f16 runs
-// rung 8: world + 1 roundings (each rank's partial, then the fp32 sum), the numerics of
-// tensor-parallel layers (PyTorch's: 2 * world); own_last by name keeps one rounding.
+// Rung 9 (narrow_own_last), gemm_reducescatter in bf16, rung 8 with bf16 partials (4 H200, random
+// inputs, 2 pieces a block, four runs): 4 ranks at 2^38 0.926-0.965 ms against rung 8's 1.45-1.67
+// and rung 6's 1.40-1.41; 2 ranks at 2^39 1.549-1.728 against rung 8's 1.68-1.73. So bf16
+// gemm_reducescatter runs rung 9 where f16 runs rung 8: world + 1 roundings (each rank's partial,
+// then the fp32 sum), the numerics of tensor-parallel layers (PyTorch's: 2 * world); own_last by
+// name keeps one rounding.
 // Below the sizes measured, rung 1, whose gemm is the single-GPU auto's bit for bit. Rungs 4, 7, 8
 // and 9 need NCCL 2.28 (copy-engine collectives; rungs 7 to 9 its device API too): without the
 // device API rung 4 takes their place (one rounding in bf16 too), with an older NCCL rung 2 takes
@@ -412,7 +413,8 @@ void dispatch(Kind kind, int64_t m, int64_t n, int64_t k, float alpha, const T* 
   }
   if (m == 0 || n == 0) return;  // C is empty on every rank (the sizes agree)
   // auto: from the agreed sizes only, so every rank picks the same rung (detail::auto_rung).
-  const Rung& r = detail::ladder()[variant == 0 ? detail::auto_rung(kind == Kind::allgather_gemm, std::is_same_v<T, __nv_bfloat16>, m, n, k, world)
+  const bool bf16 = std::is_same_v<T, __nv_bfloat16>;
+  const Rung& r = detail::ladder()[variant == 0 ? detail::auto_rung(kind == Kind::allgather_gemm, bf16, m, n, k, world)
                                                 : static_cast<size_t>(variant - 1)];
   const auto run = entry<T>(r, kind);
   if (run == nullptr) rungs::detail::unsupported(r.name, std::string("does not do ") + TypeCode<T>::name);

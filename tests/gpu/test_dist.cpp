@@ -277,8 +277,8 @@ void reducescatter_case(const Comms& c, const std::string& variant, const Shape&
     cudaStreamSynchronize(o.stream);
     cudaStreamDestroy(o.stream);
     const std::vector<double> mag = magnitudes(a_cat, b_cat, ldb, c0, s.m, s.n, K, ldc, s.alpha, s.beta);
-    const std::string diff =
-        compare(C.get(), C_ref.get(), mag, s.m, s.n, ldc, false, K, extra_roundings(variant, std::is_same_v<T, __nv_bfloat16>, M, s.n, s.k, c.world));
+    const int extra = extra_roundings(variant, std::is_same_v<T, __nv_bfloat16>, M, s.n, s.k, c.world);
+    const std::string diff = compare(C.get(), C_ref.get(), mag, s.m, s.n, ldc, false, K, extra);
     EXPECT_EQ(diff, "") << "gemm_reducescatter " << variant << " " << type_name<T>() << " rank " << r
                         << " m=" << M << " n=" << s.n << " k_local=" << s.k << " beta=" << s.beta
                         << " world=" << c.world;
