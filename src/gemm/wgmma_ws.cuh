@@ -1,4 +1,4 @@
-// The warp-specialized family's frame (rungs 15, 17, 19, 20, 21, 23, 28, 29 and 30) and rung 15's parts: a
+// The warp-specialized family's frame (rungs 15, 17, 19, 20, 21, 23, 28 to 30 and 33) and rung 15's parts: a
 // persistent, clustered wgmma GEMM (sm_90a) in which warpgroup 0 produces (one thread issues every
 // TMA load) and warpgroups 1 and 2 consume (wgmma from shared memory, or tf32 with A through
 // registers). A rung is the frame composed from three parts, `Parts<Schedule, Width, Epilogue>`:
