@@ -126,7 +126,7 @@ constexpr int kMaxPieces = 8;
 // 2^38 multiply-adds per rank 0.94-1.09 ms in 4 pieces, 1.16-1.47 in 8; gemm_reducescatter 1.71-2.04
 // in 4, 2.15-2.24 in 8; on 2 H100 4 pieces within 1-3 % of the best count; docs/dist.md).
 constexpr int kOneSidedMaxPieces = 4;
-// Rungs 8's to 10's reduce-scatter: at most 2 pieces a destination's block (4 H200, interleaved, two
+// Rungs 8's and 9's reduce-scatter: at most 2 pieces a destination's block (4 H200, interleaved, two
 // runs; 1 / 2 / 4 pieces: rung 9 at k_local 2048 0.96-0.99 / 0.93-0.95 / 1.03-1.30 ms, at 8192
 // 2.98-3.03 / 3.00-3.15 / 3.06-3.18; 2 H200 1.61-1.62 / 1.55-1.57 / 1.56-1.59; rung 8 the same
 // order): fewer, larger products, and one piece's sum after the last.
@@ -359,11 +359,6 @@ void gemm_reducescatter_f16(const ArgsH&);
 namespace narrow_own_last {
 void gemm_reducescatter_bf16(const ArgsBF&);
 }  // namespace narrow_own_last
-
-// Rung 10, 10_epilogue_sum.cu (gemm_reducescatter, bf16 only).
-namespace epilogue_sum {
-void gemm_reducescatter_bf16(const ArgsBF&);
-}  // namespace epilogue_sum
 
 }  // namespace rungs::dist::detail
 

@@ -64,11 +64,6 @@ const std::vector<Rung>& ladder() {
        "block last and summed as it is multiplied) with rung 6's bf16 partials: half of rung 8's bytes on the copy "
        "engines; world+1 roundings, bf16 only",
        80, false, nullptr, nullptr, narrow_own_last::gemm_reducescatter_bf16, nullptr, false},
-      {"epilogue_sum",
-       "gemm_reducescatter as rung 9, with the sum in the own product's epilogue where one peer's partial is to be "
-       "added and C is not read (2 ranks, beta = 0): the peer's partial copied into C by a copy engine, the own "
-       "product added onto it by cuBLAS (2 roundings); elsewhere rung 9; bf16 only",
-       80, false, nullptr, nullptr, epilogue_sum::gemm_reducescatter_bf16, nullptr, false},
   };
   return rungs;
 }

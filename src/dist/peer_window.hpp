@@ -146,6 +146,9 @@ void acknowledge(const PeerWindow& st, cudaStream_t s, uint32_t call);
 // The copy stream waits until every peer has finished with the previous call's pieces.
 void wait_for_peers(const PeerWindow& st, uint32_t call);
 // s waits until every peer has put its piece numbered `value` here (ready[source] >= value).
+// Enqueue it after this rank's own puts that the peers wait for: streams may share a hardware queue
+// (more streams than CUDA_DEVICE_MAX_CONNECTIONS), where a flag wait holds back what is enqueued
+// after it, and two ranks each waiting ahead of their own puts never proceed (2 ranks deadlocked so).
 void wait_for_pieces(const PeerWindow& st, cudaStream_t s, uint32_t value);
 
 // A call's end: every peer told this rank is done with the call's pieces (after the work on s),

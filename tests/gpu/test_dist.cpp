@@ -220,13 +220,13 @@ void allgather_case(const Comms& c, const std::string& variant, bool bitwise, co
 }
 
 // The roundings gemm_reducescatter's C goes through beyond the reference's one: rung 5 rounds each
-// rank's partial and each of the world-1 sums of the reduction to bf16, rungs 6, 9 and 10 each
-// rank's partial (rung 10 on 2 ranks with beta = 0 only the peer's: fewer; auto: the rung auto runs).
+// rank's partial and each of the world-1 sums of the reduction to bf16, rungs 6 and 9 each rank's
+// partial (auto: the rung auto runs).
 int extra_roundings(const std::string& variant, bool bf16, int64_t m, int64_t n, int64_t k, int world) {
   const std::string name =
       variant == "auto" ? dist::detail::ladder()[dist::detail::auto_rung(false, bf16, m, n, k, world)].name : variant;
   if (name == "narrow_partials") return 2 * world - 1;
-  if (name == "narrow_copy_engine" || name == "narrow_own_last" || name == "epilogue_sum") return world;
+  if (name == "narrow_copy_engine" || name == "narrow_own_last") return world;
   return 0;
 }
 
