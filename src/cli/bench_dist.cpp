@@ -1,6 +1,7 @@
 // rungs bench allgather_gemm|gemm_reducescatter: per shape and rung, one host thread per rank (GPU),
 // communicators from ncclCommInitAll. Per repetition every rank waits at a host barrier, then
 // times its call between two events on its stream; the repetition's time is the slowest rank's.
+// The rungs and the two operations alone are interleaved, each repetition running each once.
 // Beside each rung: the communication alone (what rung 1 sends: ncclAllGather of A in bf16, or
 // ncclReduceScatter of the fp32 partials) and the product alone (rungs::gemm, auto, of the shape one
 // rank multiplies), timed the same way, and overlap efficiency = max(comm, gemm) / time (1 = the
@@ -173,39 +174,60 @@ void on_ranks(int world, const std::function<void(int)>& body) {
     if (e) std::rethrow_exception(e);
 }
 
-// Median over reps of the slowest rank's time of call(rank), after warm-up runs.
-double time_ranks(int world, int warmup, int reps, std::vector<Rank>& ranks, const std::function<void(int)>& call) {
+// Each call's warm-up runs on every rank (call(rank) `warmup` times, then the rank's stream
+// synchronized); an Error thrown there is the call's.
+void warm_up(int world, int warmup, std::vector<Rank>& ranks, const std::function<void(int)>& call) {
+  on_ranks(world, [&](int r) {
+    for (int i = 0; i < warmup; ++i) call(r);
+    BENCH_CUDA(cudaStreamSynchronize(ranks[r].stream));
+  });
+}
+
+// The median over reps of the slowest rank's time of each of `calls`, interleaved: repetition j runs
+// every call once, starting at call j % calls.size(), each released on all ranks together by a host
+// barrier. Sustained load lowers the clocks: timed in blocks one after the other, a call ran up to
+// 15 % slower late in the run than early (2 H200, the same rung after itself; docs/dist.md), so
+// the rungs and the operations alone they are compared with are timed in the same stretch.
+std::vector<double> time_interleaved(int world, int reps, std::vector<Rank>& ranks,
+                                     const std::vector<std::function<void(int)>>& calls) {
+  const size_t n = calls.size();
   Barrier barrier(world);
-  std::vector<std::vector<double>> ms(world, std::vector<double>(reps));
+  // ms[rank][call][rep]
+  std::vector<std::vector<std::vector<double>>> ms(world, std::vector<std::vector<double>>(n, std::vector<double>(reps)));
   on_ranks(world, [&](int r) {
     try {
       Rank& k = ranks[r];
-      for (int i = 0; i < warmup; ++i) call(r);
-      BENCH_CUDA(cudaStreamSynchronize(k.stream));
-      for (int i = 0; i < reps; ++i) {
-        barrier.wait();
-        BENCH_CUDA(cudaEventRecord(k.start, k.stream));
-        call(r);
-        BENCH_CUDA(cudaEventRecord(k.stop, k.stream));
-        BENCH_CUDA(cudaEventSynchronize(k.stop));
-        float t = 0;
-        BENCH_CUDA(cudaEventElapsedTime(&t, k.start, k.stop));
-        ms[r][i] = t;
-      }
+      for (int j = 0; j < reps; ++j)
+        for (size_t i = 0; i < n; ++i) {
+          const size_t c = (static_cast<size_t>(j) + i) % n;
+          barrier.wait();
+          BENCH_CUDA(cudaEventRecord(k.start, k.stream));
+          calls[c](r);
+          BENCH_CUDA(cudaEventRecord(k.stop, k.stream));
+          BENCH_CUDA(cudaEventSynchronize(k.stop));
+          float t = 0;
+          BENCH_CUDA(cudaEventElapsedTime(&t, k.start, k.stop));
+          ms[r][c][j] = t;
+        }
     } catch (...) {
       barrier.abandon();
       throw;
     }
   });
-  std::vector<double> slowest(reps, 0.0);
-  for (int i = 0; i < reps; ++i)
-    for (int r = 0; r < world; ++r) slowest[i] = std::max(slowest[i], ms[r][i]);
-  return summarize(slowest).median;
+  std::vector<double> med(n);
+  for (size_t c = 0; c < n; ++c) {
+    std::vector<double> slowest(reps, 0.0);
+    for (int j = 0; j < reps; ++j)
+      for (int r = 0; r < world; ++r) slowest[j] = std::max(slowest[j], ms[r][c][j]);
+    med[c] = summarize(slowest).median;
+  }
+  return med;
 }
 
 constexpr const char* kDistTiming =
     "median over reps of the slowest rank's time (events on each rank's stream, the ranks released together by a "
-    "host barrier after warm-up); each rung, the collective alone and the product alone timed in turn; no L2 flush";
+    "host barrier after warm-up); the rungs, the collective alone and the product alone interleaved (each repetition "
+    "runs each once, in turn, from a rotating start); no L2 flush";
 
 std::vector<Shape> default_dist_shapes() { return {{2048, 4096, 8192}, {8192, 4096, 8192}}; }
 
@@ -309,22 +331,39 @@ int cmd_bench_dist(const Args& a, const std::string& argv0, std::ostream& out, s
       return o;
     };
     // The communication alone: what rung 1 sends.
-    const double comm_ms = time_ranks(world, warmup, reps, ranks, [&](int r) {
+    const auto comm = [&](int r) {
       Rank& q = ranks[r];
       if (ag)
         BENCH_NCCL(ncclAllGather(q.A, q.comm_buf, a_elems, ncclBfloat16, comms[r], q.stream));
       else
         BENCH_NCCL(ncclReduceScatter(q.comm_buf, static_cast<float*>(q.comm_buf) + r * (m / world) * n,
                                      static_cast<size_t>(m / world) * n, ncclFloat32, ncclSum, comms[r], q.stream));
-    });
+    };
     // The product alone: the gemm one rank does (A's gathered rows for allgather_gemm, its partial
     // product for gemm_reducescatter; rungs::gemm writes bf16 where rung 1 writes fp32 partials).
-    const double gemm_ms = time_ranks(world, warmup, reps, ranks, [&](int r) {
+    const auto product = [&](int r) {
       Rank& q = ranks[r];
       const T* A = static_cast<const T*>(ag ? q.comm_buf : q.A);
       gemm(Trans::N, Trans::N, gm, n, gk, 1.0f, A, gk, static_cast<const T*>(q.B), n, 0.0f, static_cast<T*>(q.C), n,
            opts_of(r, "auto"));
-    });
+    };
+    const auto rung_call = [&](const std::string& name) {
+      return [&, name](int r) {
+        Rank& q = ranks[r];
+        const Options o = opts_of(r, name);
+        if (ag)
+          dist::allgather_gemm(m, n, k, 1.0f, static_cast<const T*>(q.A), k, static_cast<const T*>(q.B), n, 0.0f,
+                               static_cast<T*>(q.C), n, comms[r], o);
+        else
+          dist::gemm_reducescatter(m, n, k, 1.0f, static_cast<const T*>(q.A), k, static_cast<const T*>(q.B), n, 0.0f,
+                                   static_cast<T*>(q.C), n, comms[r], o);
+      };
+    };
+    warm_up(world, warmup, ranks, comm);
+    warm_up(world, warmup, ranks, product);
+    std::vector<std::function<void(int)>> calls = {comm, product};
+    std::vector<Row> shape_rows;
+    std::string failed;  // the first rung that failed: the ones after it are not run
     for (const VariantInfo& v : rungs) {
       Row row;
       row.variant = v.name;
@@ -335,29 +374,33 @@ int cmd_bench_dist(const Args& a, const std::string& argv0, std::ostream& out, s
       row.m = m;
       row.n = n;
       row.k = k;
-      row.comm_ms = comm_ms;
-      row.gemm_ms = gemm_ms;
-      if (!a.quiet) err << "[" << a.op << "] " << v.name << " " << shape << std::endl;
+      if (!a.quiet) err << "[" << a.op << "] " << v.name << " " << shape << " (warm-up)" << std::endl;
       try {
-        row.ms = time_ranks(world, warmup, reps, ranks, [&](int r) {
-          Rank& q = ranks[r];
-          const Options o = opts_of(r, v.name);
-          if (ag)
-            dist::allgather_gemm(m, n, k, 1.0f, static_cast<const T*>(q.A), k, static_cast<const T*>(q.B), n, 0.0f,
-                                 static_cast<T*>(q.C), n, comms[r], o);
-          else
-            dist::gemm_reducescatter(m, n, k, 1.0f, static_cast<const T*>(q.A), k, static_cast<const T*>(q.B), n, 0.0f,
-                                     static_cast<T*>(q.C), n, comms[r], o);
-        });
-        row.tflops_per_gpu = row.ms > 0 ? flops_per_gpu / (row.ms * 1e-3) / 1e12 : 0;
+        warm_up(world, warmup, ranks, rung_call(v.name));
       } catch (const Error& e) {
-        // A failed collective may leave the communicators unusable: report and stop this operation.
+        // A failed collective may leave the communicators unusable: report it, time the rungs
+        // before it and stop this operation.
         row.error = e.what();
-        rows.push_back(row);
+        failed = v.name;
+        shape_rows.push_back(row);
         break;
+      }
+      calls.push_back(rung_call(v.name));
+      shape_rows.push_back(row);
+    }
+    if (!a.quiet) err << "[" << a.op << "] " << shape << ": " << calls.size() << " calls interleaved" << std::endl;
+    const std::vector<double> med = time_interleaved(world, reps, ranks, calls);
+    for (size_t i = 0; i < shape_rows.size(); ++i) {
+      Row& row = shape_rows[i];
+      row.comm_ms = med[0];
+      row.gemm_ms = med[1];
+      if (row.error.empty()) {
+        row.ms = med[2 + i];
+        row.tflops_per_gpu = row.ms > 0 ? flops_per_gpu / (row.ms * 1e-3) / 1e12 : 0;
       }
       rows.push_back(row);
     }
+    if (!failed.empty()) break;
   }
 
   if (a.format == Format::json) {  // the main job's layout: its context, one object per row
