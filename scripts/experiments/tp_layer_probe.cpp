@@ -8,13 +8,16 @@
 //   alone:      allgather_gemm(VAG) repeated, then gemm_reducescatter(VRS) repeated
 //   alternated: allgather_gemm(VAG), gemm_reducescatter(VRS), ... each call timed on its own
 //   after:      allgather_gemm(VPREV) untimed, then allgather_gemm(VAG) timed, repeated (if VPREV)
+//   idle:       the same with GAP_MS milliseconds of host sleep between the two (if GAP_MS): a slowdown
+//               that outlasts the idle time is state the earlier call left, not a transient (clocks,
+//               work still draining)
 // Build and run on the GPUs (after the library's build in build-gpu):
 //   g++ -O2 -std=c++17 -Iinclude -I/usr/local/cuda/include -I$NCCL/include
 //     scripts/experiments/tp_layer_probe.cpp build-gpu/librungs.a -L/usr/local/cuda/lib64 -lcublas
 //     -lcublasLt -lcudart -lcuda $NCCL/lib/libnccl.so.2 -lpthread -ldl -Wl,-rpath,$NCCL/lib
 //     -o build-gpu/tp_layer_probe
 //   (NCCL from the wheel: NCCL=$(python3 -c 'import nvidia.nccl as n; print(n.__path__[0])'))
-//   build-gpu/tp_layer_probe WORLD AG_M_LOCAL AG_N_LOCAL AG_K RS_M RS_N RS_K_LOCAL VAG VRS [VPREV]
+//   build-gpu/tp_layer_probe WORLD AG_M_LOCAL AG_N_LOCAL AG_K RS_M RS_N RS_K_LOCAL VAG VRS [VPREV [GAP_MS]]
 //   e.g. build-gpu/tp_layer_probe 2 8192 4096 8192 16384 8192 4096 one_sided narrow_own_last own_last
 #include <rungs/dist.hpp>
 #include <rungs/rungs.hpp>
@@ -24,6 +27,7 @@
 #include <cuda_bf16.h>
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
@@ -88,7 +92,7 @@ constexpr int kWarmup = 3, kReps = 20;
 
 int main(int argc, char** argv) {
   if (argc < 10) {
-    std::printf("usage: %s WORLD AG_M_LOCAL AG_N_LOCAL AG_K RS_M RS_N RS_K_LOCAL VAG VRS [VPREV]\n", argv[0]);
+    std::printf("usage: %s WORLD AG_M_LOCAL AG_N_LOCAL AG_K RS_M RS_N RS_K_LOCAL VAG VRS [VPREV [GAP_MS]]\n", argv[0]);
     return 2;
   }
   multicast_off();
@@ -96,6 +100,7 @@ int main(int argc, char** argv) {
   const int64_t am = std::atoll(argv[2]), an = std::atoll(argv[3]), ak = std::atoll(argv[4]);
   const int64_t rm = std::atoll(argv[5]), rn = std::atoll(argv[6]), rk = std::atoll(argv[7]);
   const std::string vag = argv[8], vrs = argv[9], vprev = argc > 10 ? argv[10] : "";
+  const int gap_ms = argc > 11 ? std::atoi(argv[11]) : 0;
   std::vector<ncclComm_t> comms = init_all(world);
   for (ncclComm_t c : comms) rungs::dist::set_collective_check(c, false);
 
@@ -104,7 +109,7 @@ int main(int argc, char** argv) {
   const std::vector<uint16_t> host = random_bf16(biggest);
 
   // times[phase][rep][rank]
-  enum { kAgAlone, kRsAlone, kAgAlternated, kRsAlternated, kAgAfter, kPhases };
+  enum { kAgAlone, kRsAlone, kAgAlternated, kRsAlternated, kAgAfter, kAgAfterIdle, kPhases };
   std::vector<std::vector<std::vector<float>>> times(kPhases, std::vector<std::vector<float>>(kReps, std::vector<float>(world)));
   Barrier barrier(world);
   std::vector<std::thread> threads;
@@ -158,6 +163,13 @@ int main(int argc, char** argv) {
           CK(cudaStreamSynchronize(s));
           timed(kAgAfter, i, [&] { ag(vag); });
         }
+      if (!vprev.empty() && gap_ms > 0)
+        for (int i = -kWarmup; i < kReps; ++i) {
+          ag(vprev);
+          CK(cudaStreamSynchronize(s));
+          std::this_thread::sleep_for(std::chrono::milliseconds(gap_ms));
+          timed(kAgAfterIdle, i, [&] { ag(vag); });
+        }
       rungs::dist::release(comms[r]);
       for (void* p : {static_cast<void*>(A), static_cast<void*>(B), static_cast<void*>(C), static_cast<void*>(RA),
                       static_cast<void*>(RB), static_cast<void*>(RC)})
@@ -168,13 +180,15 @@ int main(int argc, char** argv) {
   for (ncclComm_t c : comms) NK(ncclCommDestroy(c));
 
   const char* names[kPhases] = {"allgather_gemm alone", "gemm_reducescatter alone", "allgather_gemm alternated",
-                                "gemm_reducescatter alternated", "allgather_gemm after VPREV"};
+                                "gemm_reducescatter alternated", "allgather_gemm after VPREV",
+                                "allgather_gemm after VPREV, idle"};
   std::printf("%d GPUs; allgather_gemm %s %lldx%lldx%lld, gemm_reducescatter %s %lldx%lldx%lld, VPREV %s\n", world,
               vag.c_str(), static_cast<long long>(am), static_cast<long long>(an), static_cast<long long>(ak),
               vrs.c_str(), static_cast<long long>(rm), static_cast<long long>(rn), static_cast<long long>(rk),
               vprev.empty() ? "-" : vprev.c_str());
   for (int p = 0; p < kPhases; ++p) {
     if (p == kAgAfter && vprev.empty()) continue;
+    if (p == kAgAfterIdle && (vprev.empty() || gap_ms <= 0)) continue;
     std::vector<float> slowest(kReps);
     for (int i = 0; i < kReps; ++i) slowest[i] = *std::max_element(times[p][i].begin(), times[p][i].end());
     std::printf("  %-32s %.3f ms\n", names[p], median(slowest));
