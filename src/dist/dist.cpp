@@ -128,8 +128,10 @@ int pieces_of(int64_t rows, int64_t row_bytes, int64_t min_piece_bytes, int max_
 // 3.810-3.861 and 3.857-3.909. So gemm_reducescatter runs rung 8 wherever it runs rung 7's design.
 // Rung 8's allgather_gemm, whole blocks (4 H100, three runs): 4 ranks at 2^38 0.791-0.859 ms
 // against rung 4's 0.961-1.004 and rung 7's 1.047-1.117, at 2^40 3.062-3.255 against rung 4's
-// 3.132-3.305; so allgather_gemm on 3 or more ranks runs rung 8. On 2 ranks at 2^39 rung 8 took
-// 1.475 and 1.585 against rung 7's 1.502 and 1.505: not faster, so 2 ranks keep rung 7.
+// 3.132-3.305; so allgather_gemm on 3 or more ranks runs rung 8. On 2 ranks at 2^39, timed in
+// blocks, rung 8 took 1.475 and 1.585 against rung 7's 1.502 and 1.505; interleaved (2 H200, three
+// runs of 50) 1.576-1.582 against 1.629-1.645, and at 2^40.8 (n_local 14336) 5.687-5.730 against
+// 5.759-5.764: so allgather_gemm runs rung 8 on 2 ranks too.
 // Rung 9 (narrow_own_last), gemm_reducescatter in bf16, rung 8 with bf16 partials (4 H200, random
 // inputs, 2 pieces a block, four runs): 4 ranks at 2^38 0.926-0.965 ms against rung 8's 1.45-1.67
 // and rung 6's 1.40-1.41; 2 ranks at 2^39 1.549-1.728 against rung 8's 1.68-1.73. So bf16
@@ -145,15 +147,15 @@ size_t auto_rung(bool allgather, bool bf16, int64_t m, int64_t n, int64_t k, int
                           static_cast<double>(n) * static_cast<double>(k);
   constexpr double k38 = 274877906944.0, k39 = 2 * k38;
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0) && __has_include(<nccl_device.h>)
-  constexpr size_t kOneSided = 6, kOwnLast = 7, kNarrowOwnLast = 8;
+  constexpr size_t kOwnLast = 7, kNarrowOwnLast = 8;
 #elif NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-  constexpr size_t kOneSided = 3, kOwnLast = 3, kNarrowOwnLast = 3;  // rung 4
+  constexpr size_t kOwnLast = 3, kNarrowOwnLast = 3;  // rung 4
 #else
-  constexpr size_t kOneSided = 1, kOwnLast = 1, kNarrowOwnLast = 1;  // rung 2
+  constexpr size_t kOwnLast = 1, kNarrowOwnLast = 1;  // rung 2
 #endif
   if (world < 2) return 0;
   if (per_rank < (world == 2 ? k39 : k38)) return 0;
-  if (allgather) return world == 2 ? kOneSided : kOwnLast;
+  if (allgather) return kOwnLast;
   return bf16 ? kNarrowOwnLast : kOwnLast;
 }
 

@@ -221,7 +221,7 @@ TEST(DistLadder, PiecesFollowTheRule) {
 }
 
 // auto (src/dist/dist.cpp, from the measured sizes): from 2^39 multiply-adds per rank on 2 ranks
-// rung 7 for allgather_gemm; from 2^38 on more, rung 8. gemm_reducescatter from the same sizes:
+// and from 2^38 on more, rung 8 for allgather_gemm. gemm_reducescatter from the same sizes:
 // rung 9 in bf16, rung 8 in f16 (rung 4 for all without NCCL 2.28's device API, rung 2 before NCCL
 // 2.28); else rung 1 (index 0). The same on every rank for the same agreed sizes and type.
 TEST(DistLadder, AutoFollowsTheRule) {
@@ -233,15 +233,15 @@ TEST(DistLadder, AutoFollowsTheRule) {
   EXPECT_STREQ(dist::detail::ladder()[7].name, "own_last");
   EXPECT_STREQ(dist::detail::ladder()[8].name, "narrow_own_last");
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0) && __has_include(<nccl_device.h>)
-  const size_t os = 6u, ol = 7u, nol = 8u;  // rungs 7, 8 and 9
+  const size_t ol = 7u, nol = 8u;  // rungs 8 and 9
 #elif NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-  const size_t os = 3u, ol = 3u, nol = 3u;  // rung 4 for all
+  const size_t ol = 3u, nol = 3u;  // rung 4 for all
 #else
-  const size_t os = 1u, ol = 1u, nol = 1u;  // rung 2 for all
+  const size_t ol = 1u, nol = 1u;  // rung 2 for all
 #endif
   for (bool bf16 : {true, false}) {
     const size_t rs = bf16 ? nol : ol;
-    EXPECT_EQ(auto_rung(true, bf16, 8192, 4096, 8192, 2), os);    // 16384 x 4096 x 8192 per rank
+    EXPECT_EQ(auto_rung(true, bf16, 8192, 4096, 8192, 2), ol);    // 16384 x 4096 x 8192 per rank
     EXPECT_EQ(auto_rung(false, bf16, 16384, 8192, 4096, 2), rs);  // 16384 x 8192 x 4096 per rank
     EXPECT_EQ(auto_rung(true, bf16, 8192, 4096, 8191, 2), 0u);    // just below 2^39 on 2 ranks: rung 1
     EXPECT_EQ(auto_rung(false, bf16, 16384, 8192, 4095, 2), 0u);
