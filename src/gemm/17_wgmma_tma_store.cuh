@@ -11,23 +11,22 @@ namespace rungs::sgemm::ws {
 
 struct TmaStore {
   static constexpr bool buffers = true, tma = true, storers = false;
-  // Through TMA where the tile's columns lie inside what TMA may write; true if it did. R: the
-  // accumulator's registers (a 64 x 2R consumer tile).
-  template <typename T, bool C_T, class Ctx, int R>
-  static __device__ __forceinline__ bool try_store(const Ctx& x, const float (&d)[R], int m0, int n0) {
+  // Through TMA where the tile's columns lie inside what TMA may write; true if it did.
+  template <typename T, bool C_T, class Ctx>
+  static __device__ __forceinline__ bool try_store(const Ctx& x, const float (&d)[128], int m0, int n0) {
     if constexpr (C_T) {  // C^T's rows m0 + 64 cw .. are C's columns
       if (m0 + 64 * x.cw + 64 > x.tma_cols) return false;
-      detail::store_acc_64x256_tma_t<2 * R>(d, x.buf, x.map_c, m0 + x.cw * 64, n0, x.a.alpha, 1 + x.cw);
+      detail::store_acc_64x256_tma_t(d, x.buf, x.map_c, m0 + x.cw * 64, n0, x.a.alpha, 1 + x.cw);
     } else {
-      if (n0 + 2 * R > x.tma_cols) return false;
-      detail::store_acc_64x256_tma<T, 2 * R>(d, x.buf, x.map_c, m0 + x.cw * 64, n0, x.a.alpha, 1 + x.cw);
+      if (n0 + BN > x.tma_cols) return false;
+      detail::store_acc_64x256_tma<T>(d, x.buf, x.map_c, m0 + x.cw * 64, n0, x.a.alpha, 1 + x.cw);
     }
     return true;
   }
   template <typename T, bool C_T>
   struct Consumer : DirectStore::Consumer<T, C_T> {
-    template <class Ctx, int R>
-    __device__ __forceinline__ void store(const Ctx& x, const float (&d)[R], int m0, int n0) {
+    template <class Ctx>
+    __device__ __forceinline__ void store(const Ctx& x, const float (&d)[128], int m0, int n0) {
       if (!try_store<T, C_T>(x, d, m0, n0)) DirectStore::store<T, C_T>(d, x.a, m0, n0, x.cw, x.c_vec);
     }
     template <class Ctx>

@@ -9,15 +9,11 @@
 namespace rungs::sgemm::ws {
 
 // Width: a tile with at most 64 (128) columns left multiplies m64n64 (m64n128) and loads only those
-// columns of B (tiles of the frame's BN = 256 columns: TN).
+// columns of B.
 struct Ragged {
   static constexpr bool ragged = true;
-  template <int TN = BN>
-  __device__ __forceinline__ static int width(int cols_left) {
-    static_assert(TN == BN, "ragged edges of the 256-column tile");
-    return cols_left > 128 ? 256 : cols_left > 64 ? 128 : 64;
-  }
-  template <int TN = BN, class Walk, class Mainloop, class Paired>
+  __device__ __forceinline__ static int width(int cols_left) { return cols_left > 128 ? 256 : cols_left > 64 ? 128 : 64; }
+  template <class Walk, class Mainloop, class Paired>
   __device__ __forceinline__ static void multiply(const Walk& walk, int p, int t, int64_t m, int64_t n, int cw,
                                                   Paired&& paired, Mainloop&& mainloop) {
     int m0, n0;

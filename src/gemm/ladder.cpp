@@ -131,11 +131,6 @@ const std::vector<Rung>& ladder() {
        "shared memory, 128-row tiles split against the 2 x SMs slots, so no SM idles and no second wave "
        "(sm_90a); f16 bf16 (ta = T or rows TMA cannot address: rung 14)",
        90, false, nullptr, nullptr, nullptr, decode_resident::run_f16, decode_resident::run_bf16},
-      {"wgmma_fp8_narrow",
-       "rung 29's two-level accumulation on 128 x 128 tiles (64 x 128 a consumer): k tiles in pairs, each pair's "
-       "first partial sum promoted into fp32 registers while the second's MMAs run (wgmma_wait<1>) (sm_90a); fp8 "
-       "any pair, every scaling",
-       90, false, nullptr, nullptr, nullptr, nullptr, nullptr, wgmma_fp8_narrow::run_fp8},
   };
   return rungs;
 }

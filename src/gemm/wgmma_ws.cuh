@@ -1,10 +1,10 @@
-// The warp-specialized family's frame (rungs 15, 17, 19, 20, 21, 23, 28 to 30 and 33) and rung 15's parts: a
+// The warp-specialized family's frame (rungs 15, 17, 19, 20, 21, 23, 28, 29 and 30) and rung 15's parts: a
 // persistent, clustered wgmma GEMM (sm_90a) in which warpgroup 0 produces (one thread issues every
 // TMA load) and warpgroups 1 and 2 consume (wgmma from shared memory, or tf32 with A through
 // registers). A rung is the frame composed from three parts, `Parts<Schedule, Width, Epilogue>`:
 //  - Schedule: which tiles (and which k tiles of them) each cluster runs, and in what order:
 //      RoundRobin (here, rung 15), StreamK (19_wgmma_streamk.cu), Balanced (23_wgmma_balanced.cu);
-//  - Width: how many columns of B a tile multiplies: WholeTiles (here: always the tile's), Ragged
+//  - Width: how many columns of B a tile multiplies: WholeTiles (here: always BN), Ragged
 //      (20_wgmma_ragged.cuh: the narrowest wgmma width that holds the tile's columns);
 //  - Epilogue: how a consumer's 64 x 256 accumulator reaches C: DirectStore (here: from registers),
 //      TmaStore (17_wgmma_tma_store.cuh), Overlap (21_wgmma_overlap.cu), Staged<TmaStore>
@@ -15,10 +15,6 @@
 //      (30_wgmma_fp8_overlap.cu: Promote with the two consumers taking turns on the tensor core, so
 //      that one's promotion runs under the other's MMAs).
 // fp8 problems (rungs 28, 29, 30) run the same frame with the element type Fp8<TA8, TB8, TC> (below).
-// The tile is BM x BN = 128 x 256 (each consumer 64 x 256: 128 fp32 registers); Narrow<Parts, N>
-// makes it 128 x N (N = 128, 64: 64 x N a consumer) with the parts that take any width: RoundRobin,
-// WholeTiles, DirectStore, TmaStore and the epilogue's fp8 scales. The others take the 128
-// registers of a 64 x 256 consumer tile by type, and refuse a narrower one when compiled.
 // Each rung file names its parts; the part a rung adds lives in that rung's file, or in a header
 // beside it when a later rung reuses it. The frame holds what every rung shares: the stage ring
 // and its barriers, the producer's loads, the consumers' k loop, and the launch. One feature of
@@ -51,14 +47,9 @@ constexpr int ROW = 128;                                         // bytes per sm
 constexpr int A_BYTES = BM * ROW, B_BYTES = BN * ROW, STAGE_BYTES = A_BYTES + B_BYTES;  // 16 + 32 KB
 constexpr int C_BYTES = 16384;  // each consumer's C staging buffer (64 rows x 256 bytes), where used
 constexpr int B_PAIR = 64 * ROW;  // Schedule::pairs: B of one k tile of a tile 64 columns wide
-// A stage's bytes for a tile TN columns wide (A's 128 rows, B's TN rows of one 128-byte row each).
-template <int TN>
-constexpr int stage_bytes() {
-  return A_BYTES + TN * ROW;
-}
-template <bool C_BUFFERS, int TN = BN>
+template <bool C_BUFFERS>
 constexpr int smem_bytes() {
-  return STAGES * stage_bytes<TN>() + (C_BUFFERS ? CONSUMERS * C_BYTES : 0) + 1024 /* alignment */ +
+  return STAGES * STAGE_BYTES + (C_BUFFERS ? CONSUMERS * C_BYTES : 0) + 1024 /* alignment */ +
          (2 * STAGES + 2 * CONSUMERS) * 8 /* barriers */;
 }
 constexpr int BAND = 8;  // cluster rows per band of the tile order
@@ -122,25 +113,15 @@ struct Parts {
   using Width = W;
   using Epilogue = E;
   using Accumulation = A;
-  static constexpr int TILE_N = BN;  // the tile's columns
-};
-// The same parts on tiles N columns wide (N = 128 or 64; a multiple of 64 * CLUSTER): each
-// consumer 64 x N (N / 2 fp32 registers), B's stage N rows. See the top for the parts that take it.
-template <class P, int N>
-struct Narrow : P {
-  static_assert(N % (64 * CLUSTER) == 0 && N <= BN, "a multiple of 128 columns, at most BN");
-  static constexpr int TILE_N = N;
 };
 
 // The tiles of cluster-tile t: the cluster's pair of tile rows (2 * cm, 2 * cm + 1) and column tn.
 __device__ __forceinline__ void cluster_tile(int t, int cluster_rows, int tiles_n, int& cm, int& tn) {
   detail::swizzle_tile(t, cluster_rows, tiles_n, BAND, cm, tn);
 }
-// This block's tile of cluster tile (cm, tn) (tiles TN columns wide): the cluster's tile rows
-// 2 cm, 2 cm + 1, column tn.
-template <int TN = BN>
+// This block's tile of cluster tile (cm, tn): the cluster's tile rows 2 cm, 2 cm + 1, column tn.
 __device__ __forceinline__ void tile_origin(int cm, int tn, uint32_t rank, int& m0, int& n0) {
-  m0 = (cm * CLUSTER + static_cast<int>(rank)) * BM, n0 = tn * TN;
+  m0 = (cm * CLUSTER + static_cast<int>(rank)) * BM, n0 = tn * BN;
 }
 
 // What a schedule's host side is given to plan a launch.
@@ -156,24 +137,21 @@ struct Grid {
 // ---- Rung 15's parts ----
 
 // The banded order (8 cluster rows per band, so the tiles in flight share A and B panels in L2):
-// this block's tile of cluster tile t (tiles TN columns wide). A schedule's walk over whole or
-// split tiles builds on it.
-template <int TN = BN>
-struct BandedTilesN {
+// this block's tile of cluster tile t. A schedule's walk over whole or split tiles builds on it.
+struct BandedTiles {
   detail::ClusterWalk walk;
   int tiles_n;
   uint32_t rank;
-  __device__ __forceinline__ BandedTilesN(int tiles_m, int tiles_n_, uint32_t rank_)
+  __device__ __forceinline__ BandedTiles(int tiles_m, int tiles_n_, uint32_t rank_)
       : walk(detail::cluster_walk(tiles_m, tiles_n_, CLUSTER)), tiles_n(tiles_n_), rank(rank_) {}
   // This block's tile of piece p (of cluster tile t); solo: see Balanced.
   __device__ __forceinline__ void tile(int, int t, int& m0, int& n0, bool& solo) const {
     int cm, tn;
     cluster_tile(t, walk.rows, tiles_n, cm, tn);
-    tile_origin<TN>(cm, tn, rank, m0, n0);
+    tile_origin(cm, tn, rank, m0, n0);
     solo = false;
   }
 };
-using BandedTiles = BandedTilesN<>;
 
 // Schedule: cluster tiles dealt round-robin, cluster c running tiles c, c + G, c + 2G, ... of the
 // banded order, each tile whole (k tiles 0 .. kt - 1).
@@ -186,15 +164,11 @@ struct RoundRobin {
     int kt = 0;
   };
   static Params plan(const Grid& g) { return Params{g.kt}; }
-  // The walk over tiles TN columns wide (Walk: BN, the frame's tile; WalkN<N>: Narrow's).
-  template <int TN>
-  struct WalkN : BandedTilesN<TN> {
-    using BandedTilesN<TN>::walk;
-    using BandedTilesN<TN>::tile;
+  struct Walk : BandedTiles {
     Params sp;
     int count;
-    __device__ __forceinline__ WalkN(const Params& p, int tiles_m, int tiles_n_, uint32_t rank_)
-        : BandedTilesN<TN>(tiles_m, tiles_n_, rank_), sp(p) {
+    __device__ __forceinline__ Walk(const Params& p, int tiles_m, int tiles_n_, uint32_t rank_)
+        : BandedTiles(tiles_m, tiles_n_, rank_), sp(p) {
       count = walk.first < walk.count ? (walk.count - walk.first + walk.stride - 1) / walk.stride : 0;
     }
     // Piece p: cluster tile t, k tiles kb .. ke - 1.
@@ -207,37 +181,22 @@ struct RoundRobin {
       tile(p, t, m0, n0, solo);
     }
     // After piece p's k loop: its tile's C goes out (a schedule that splits tiles adds partial sums).
-    template <int R, class Store>
-    __device__ __forceinline__ void finish(float (&)[R], int, int, int, Store&& store) const {
+    template <class Store>
+    __device__ __forceinline__ void finish(float (&)[128], int, int, int, Store&& store) const {
       store();
     }
   };
-  using Walk = WalkN<BN>;
 };
 
-// The walk of schedule S over tiles TN columns wide: S::Walk on the frame's tile, S::WalkN<TN>
-// on a narrower one (the schedules that have it).
-template <class S, int TN, bool = TN == BN>
-struct WalkOf {
-  using type = typename S::Walk;
-};
-template <class S, int TN>
-struct WalkOf<S, TN, false> {
-  using type = typename S::template WalkN<TN>;
-};
-
-// Width: every tile multiplies all of its TN columns of B (TN: the frame's BN, or Narrow's).
+// Width: every tile multiplies all BN columns of B.
 struct WholeTiles {
   static constexpr bool ragged = false;
-  template <int TN = BN>
-  __device__ __forceinline__ static int width(int) {
-    return TN;
-  }
+  __device__ __forceinline__ static int width(int) { return BN; }
   // The consumer's k loop for piece p: mainloop(width, two) at the width of the tile.
-  template <int TN = BN, class Walk, class Mainloop, class Paired>
+  template <class Walk, class Mainloop, class Paired>
   __device__ __forceinline__ static void multiply(const Walk&, int, int, int64_t, int64_t, int, Paired&&,
                                                   Mainloop&& mainloop) {
-    mainloop(std::integral_constant<int, TN>{}, false);
+    mainloop(std::integral_constant<int, BN>{}, false);
   }
 };
 
@@ -247,16 +206,15 @@ struct DirectStore {
   static constexpr bool buffers = false;  // a 16 KB shared buffer per consumer (C_BYTES)
   static constexpr bool tma = false;      // a tensor map of C (stores with beta == 0, C aligned)
   static constexpr bool storers = false;  // the producer warpgroup's idle warps store C
-  // T: C's type; Args: ArgsT<T> or ArgsFp8; R: the accumulator's registers (a 64 x 2R tile).
-  template <typename T, bool C_T, class Args, int R>
-  static __device__ __forceinline__ void store(const float (&d)[R], const Args& a, int m0, int n0, int cw,
+  template <typename T, bool C_T, class Args>  // T: C's type; Args: ArgsT<T> or ArgsFp8
+  static __device__ __forceinline__ void store(const float (&d)[128], const Args& a, int m0, int n0, int cw,
                                                bool c_vec) {
     if constexpr (C_T)  // C^T's rows m0 + 64 cw .. are C's columns
-      detail::store_acc_64xn_t<T, 2 * R>(d, a.C, a.ldc, m0 + cw * 64, n0, static_cast<int>(a.m), static_cast<int>(a.n),
-                                         a.alpha, a.beta);
+      detail::store_acc_64xn_t(d, a.C, a.ldc, m0 + cw * 64, n0, static_cast<int>(a.m), static_cast<int>(a.n), a.alpha,
+                               a.beta);
     else
-      detail::store_acc_64xn<T, 2 * R>(d, a.C, a.ldc, m0 + cw * 64, n0, static_cast<int>(a.m), static_cast<int>(a.n),
-                                       a.alpha, a.beta, c_vec);
+      detail::store_acc_64xn(d, a.C, a.ldc, m0 + cw * 64, n0, static_cast<int>(a.m), static_cast<int>(a.n), a.alpha,
+                             a.beta, c_vec);
   }
   // A consumer's epilogue state (none here) and its steps, as the frame calls them.
   template <typename T, bool C_T>
@@ -265,8 +223,8 @@ struct DirectStore {
     __device__ __forceinline__ void in_mainloop(const Ctx&, int) {}  // k tile kb + i's MMAs issued
     template <class Ctx>
     __device__ __forceinline__ void after_mainloop(const Ctx&, int) {}  // the tile's k tiles done
-    template <class Ctx, int R>
-    __device__ __forceinline__ void store(const Ctx& x, const float (&d)[R], int m0, int n0) {
+    template <class Ctx>
+    __device__ __forceinline__ void store(const Ctx& x, const float (&d)[128], int m0, int n0) {
       DirectStore::store<T, C_T>(d, x.a, m0, n0, x.cw, x.c_vec);
     }
     template <class Ctx>
@@ -276,37 +234,32 @@ struct DirectStore {
 
 // ---- fp8 (rung 28's instruction selection and scales, here because the frame calls them) ----
 
-// One stage's MMAs for warpgroup `half`: fp8 (both operands K-major, whole tiles: n256, or n128 on
-// Narrow's tiles) or T's.
-template <typename T, bool A_MN, bool B_MN, int N, int R>
-__device__ __forceinline__ void mma_stage(float (&d)[R], const unsigned char* As, const unsigned char* Bs, int half) {
+// One stage's MMAs for warpgroup `half`: fp8 (both operands K-major, n256: WholeTiles only) or T's.
+template <typename T, bool A_MN, bool B_MN, int N>
+__device__ __forceinline__ void mma_stage(float (&d)[128], const unsigned char* As, const unsigned char* Bs, int half) {
   using Pr = Problem<T>;
   if constexpr (Pr::fp8) {
-    static_assert(!A_MN && !B_MN && N == 2 * R && (N == 256 || N == 128), "fp8: K-major operands, whole tiles");
-    if constexpr (N == 256)
-      detail::wgmma_stage_64x256_fp8<typename Pr::A, typename Pr::B>(d, As, Bs, half);
-    else
-      detail::wgmma_stage_64x128_fp8<typename Pr::A, typename Pr::B>(d, As, Bs, half);
+    static_assert(!A_MN && !B_MN && N == BN, "fp8: K-major operands, whole tiles");
+    detail::wgmma_stage_64x256_fp8<typename Pr::A, typename Pr::B>(d, As, Bs, half);
   } else {
-    static_assert(R == 128, "16-bit and tf32: the 64 x 256 consumer tile (narrower widths inside it)");
     detail::wgmma_stage_64xn<T, A_MN, B_MN, N>(d, As, Bs, half);
   }
 }
 
-// fp8: the scales that do not depend on k, applied to a consumer's 64 x 2R accumulator (C's rows
+// fp8: the scales that do not depend on k, applied to a consumer's 64 x 256 accumulator (C's rows
 // row0 .., columns col0 ..; layout as in detail::store_acc_64xn) before the epilogue stores it:
 // tensor: acc * a[0] * b[0]; outer: acc(i, j) * a[i] * b[j]. Rows past m and columns past n read no
 // scale (their products are not stored). block128 scales depend on k: applied where the partial
 // sums are promoted (rung 29), nothing to do here (rung 28 refuses them).
-template <class Args, int R>
-__device__ __forceinline__ void scale_acc_fp8(float (&d)[R], const Args& a, int row0, int col0) {
+template <class Args>
+__device__ __forceinline__ void scale_acc_fp8(float (&d)[128], const Args& a, int row0, int col0) {
   const float* __restrict__ sa = a.scales.a;
   const float* __restrict__ sb = a.scales.b;
   if (a.scales.kind == Scaling::block128) return;
   if (a.scales.kind == Scaling::tensor) {
     const float s = __ldg(sa) * __ldg(sb);
 #pragma unroll
-    for (int i = 0; i < R; ++i) d[i] *= s;
+    for (int i = 0; i < 128; ++i) d[i] *= s;
     return;
   }
   const int t = static_cast<int>(threadIdx.x % 128), lane = t % 32, w = t / 32, g = lane / 4, q = lane % 4;
@@ -318,7 +271,7 @@ __device__ __forceinline__ void scale_acc_fp8(float (&d)[R], const Args& a, int 
     ra[h] = r < m ? __ldg(sa + r) : 0.0f;
   }
 #pragma unroll
-  for (int j = 0; j < R / 4; ++j)
+  for (int j = 0; j < 32; ++j)
 #pragma unroll
     for (int e = 0; e < 2; ++e) {
       const int c = col0 + 8 * j + 2 * q + e;
@@ -364,10 +317,6 @@ __global__ void __launch_bounds__(THREADS, 1)
   static_assert(!Ac::promote || FP8, "promotion: fp8 only");
   static_assert(!E::storers || S::whole_tiles, "the storer warps walk whole tiles only");
   static_assert(!S::pairs || Wd::ragged, "stages of two k tiles are for narrow tiles");
-  // The tile's width (Narrow's, or the frame's 256) and the stage it sets; the names hide the
-  // frame's constants of the 256-column tile.
-  constexpr int BN = P::TILE_N, B_BYTES = BN * ROW, STAGE_BYTES = stage_bytes<BN>();
-  static_assert(BN == ws::BN || (!Wd::ragged && S::whole_tiles), "narrow tiles: whole, of one width");
   constexpr int BK = bk<T>();
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = detail::smem_align_1024(smem_raw);
@@ -393,7 +342,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   // until nothing of the peer's can reach it. With storer warps the barrier stays (their producer
   // warpgroup spilled with the tail).
   constexpr bool TAIL = !E::storers;
-  const typename WalkOf<S, BN>::type walk(sp, tiles_m, tiles_n, rank);
+  const typename S::Walk walk(sp, tiles_m, tiles_n, rank);
   // Stages of two k tiles (S::pairs) for a tile only 64 columns wide (B: 8 KB a k tile, B_PAIR).
   auto paired = [&](int nb, bool solo) { return S::pairs && nb == 64 && !solo; };
 
@@ -412,7 +361,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         walk.locate(p, m0, n0, solo, kb, ke);
         // Only the B columns the tile multiplies (the same in both blocks of the cluster, but for a
         // short pair's).
-        const int nb = Wd::template width<BN>(static_cast<int>(a.n) - n0);
+        const int nb = Wd::width(static_cast<int>(a.n) - n0);
         const bool two = paired(nb, solo);
         const int b_bytes = two ? B_PAIR : B_MN ? nb / 64 * BK * ROW : (nb > BN / CLUSTER ? B_BYTES : B_BYTES / CLUSTER);
         for (int kt = kb; kt < ke; kt += two ? 2 : 1, ++it) {
@@ -475,12 +424,12 @@ __global__ void __launch_bounds__(THREADS, 1)
     const ConsumerCtx<T> ctx{a, &map_c, c_buf + cw * C_BYTES, &c_full[cw], &c_empty[cw], tma_cols, cw, tid, c_vec};
     typename E::template Consumer<TC, C_T> epi;
     int it = 0;
-    float d[BN / 2];  // this consumer's 64 x BN sums
+    float d[128];
     for (int p = 0; p < walk.count; ++p) {
       int t = 0, kb = 0, ke = 0;
       walk.piece(p, t, kb, ke);
 #pragma unroll
-      for (int i = 0; i < BN / 2; ++i) d[i] = 0.0f;
+      for (int i = 0; i < 128; ++i) d[i] = 0.0f;
       // The k loop, multiplying the first N columns of B (two: stages of two k tiles, S::pairs).
       auto mainloop = [&](auto width, bool two) {
         constexpr int N = decltype(width)::value;
@@ -579,7 +528,7 @@ __global__ void __launch_bounds__(THREADS, 1)
           if (ke > kb) release((it - 1) % STAGES);
         }
       };
-      Wd::template multiply<BN>(walk, p, t, a.m, a.n, cw, paired, mainloop);
+      Wd::multiply(walk, p, t, a.m, a.n, cw, paired, mainloop);
       epi.after_mainloop(ctx, ke - kb);
       auto store_tile = [&] {
         int m0, n0;  // (found only now: fewer registers held beside the accumulators)
@@ -603,7 +552,6 @@ void launch(const typename Problem<T>::Args& a, const char* name) {
   using S = typename P::Schedule;
   using E = typename P::Epilogue;
   using Pr = Problem<T>;
-  constexpr int BN = P::TILE_N;  // the tile's width (hides the frame's 256, as in the kernel)
   // E_SIZE: an operand element's bytes (A's and B's are the same size); C_SIZE: C's.
   constexpr int BK = bk<T>(), E_SIZE = int(sizeof(typename Pr::A)), C_SIZE = int(sizeof(typename Pr::C));
   static_assert(sizeof(typename Pr::A) == sizeof(typename Pr::B), "A and B elements of one size");
@@ -619,7 +567,7 @@ void launch(const typename Problem<T>::Args& a, const char* name) {
   const int64_t cluster_tiles = ceil_div(tiles_m, CLUSTER) * tiles_n;
   if (cluster_tiles > INT32_MAX) throw Unsupported(std::string("rungs: ") + name + ": too many tiles for one launch");
   auto* kernel = &wgmma_ws_kernel<T, A_MN, B_MN, C_T, P>;
-  constexpr int SMEM_BYTES = smem_bytes<E::buffers, BN>();
+  constexpr int SMEM_BYTES = smem_bytes<E::buffers>();
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), SMEM_BYTES);
   const int fit = detail::max_active_clusters(reinterpret_cast<const void*>(kernel), THREADS, SMEM_BYTES, CLUSTER, name);
   const int clusters = static_cast<int>(std::min<int64_t>(cluster_tiles, fit));
