@@ -1,5 +1,6 @@
-// Shared by ce_probe.cpp, overlap_floor.cpp and put_probe.cu: the NCCL error check (CUDA's: ck.hpp),
-// NVLink multicast kept off, one communicator per GPU, the sizes and medians of a run, and the
+// Shared by ce_probe.cpp, overlap_floor.cpp, put_probe.cu and tp_layer_probe.cpp: the NCCL error
+// check (CUDA's: ck.hpp), NVLink multicast kept off, one communicator per GPU, a barrier for the rank
+// threads, the sizes and medians of a run, and the
 // copy-engine window of rungs 4 and 6 (a communicator split with CTAPolicy =
 // NCCL_CTA_POLICY_ZERO and an ncclMemAlloc buffer registered with it as a symmetric window, on
 // which NCCL 2.28 runs its all-gather and all-to-all on copy engines).
@@ -11,8 +12,10 @@
 #include <nccl.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <vector>
 
 #define NK(x) do { ncclResult_t nr_ = (x); if (nr_ != ncclSuccess) { std::printf("%s: %s\n", #x, ncclGetErrorString(nr_)); std::exit(1); } } while (0)
@@ -34,6 +37,29 @@ inline std::vector<ncclComm_t> init_all(int world) {
   NK(ncclCommInitAll(comms.data(), world, devs.data()));
   return comms;
 }
+
+// A reusable barrier for one thread per rank (C++17 has no std::barrier).
+class Barrier {
+ public:
+  explicit Barrier(int n) : n_(n) {}
+  void wait() {
+    std::unique_lock<std::mutex> l(mu_);
+    const long g = gen_;
+    if (++count_ == n_) {
+      count_ = 0;
+      ++gen_;
+      cv_.notify_all();
+      return;
+    }
+    cv_.wait(l, [&] { return gen_ != g; });
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int n_, count_ = 0;
+  long gen_ = 0;
+};
 
 // argv[from ..] as sizes in MiB, each rounded down to a multiple of `align` bytes.
 inline std::vector<size_t> sizes_mib(int argc, char** argv, int from, size_t align) {

@@ -36,22 +36,6 @@ using namespace nccl_probe;
 
 #define BK(x) do { cublasStatus_t b_ = (x); if (b_ != CUBLAS_STATUS_SUCCESS) { std::printf("%s: %d\n", #x, (int)b_); std::exit(1); } } while (0)
 
-class Barrier {
- public:
-  explicit Barrier(int n) : n_(n) {}
-  void wait() {
-    std::unique_lock<std::mutex> l(mu_);
-    const long g = gen_;
-    if (++count_ == n_) { count_ = 0; ++gen_; cv_.notify_all(); return; }
-    cv_.wait(l, [&] { return gen_ != g; });
-  }
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  int n_, count_ = 0;
-  long gen_ = 0;
-};
-
 static void fill_random(__nv_bfloat16* d, size_t n, uint64_t seed) {
   std::vector<__nv_bfloat16> h(n);
   uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;

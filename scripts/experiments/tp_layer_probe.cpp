@@ -43,27 +43,6 @@ using bf16 = __nv_bfloat16;
 
 namespace {
 
-class Barrier {
- public:
-  explicit Barrier(int n) : n_(n) {}
-  void wait() {
-    std::unique_lock<std::mutex> lock(mu_);
-    const int gen = gen_;
-    if (++count_ == n_) {
-      count_ = 0;
-      ++gen_;
-      cv_.notify_all();
-    } else {
-      cv_.wait(lock, [&] { return gen != gen_; });
-    }
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  int n_, count_ = 0, gen_ = 0;
-};
-
 // `count` bf16 values uniform in [-1, 1] (an LCG; the same bits on every rank and operand: random
 // enough for the tensor cores' power draw, which is what sets the clocks).
 std::vector<uint16_t> random_bf16(size_t count) {
