@@ -148,7 +148,7 @@ void wait_for_peers(const PeerWindow& st, uint32_t call);
 // s waits until every peer has put its piece numbered `value` here (ready[source] >= value).
 // Enqueue it after this rank's own puts that the peers wait for: streams may share a hardware queue
 // (more streams than CUDA_DEVICE_MAX_CONNECTIONS), where a flag wait holds back what is enqueued
-// after it, and two ranks each waiting ahead of their own puts never proceed (2 ranks deadlocked so).
+// after it, and two ranks each waiting ahead of their own puts never proceed.
 void wait_for_pieces(const PeerWindow& st, cudaStream_t s, uint32_t value);
 
 // A call's end: every peer told this rank is done with the call's pieces (after the work on s),
@@ -162,7 +162,7 @@ inline void end_call(PeerWindow& st, Puts& puts, Fork& f, cudaStream_t s, uint32
 
 #endif
 
-// What rungs 7 and 8 say, as rungs::Unsupported, where NCCL lacks the device API.
+// What rungs 7 to 9 say, as rungs::Unsupported, where NCCL lacks the device API.
 constexpr const char* kNeedsDeviceApi = "with its device API (nccl_device.h: the peers' addresses in a symmetric window)";
 
 }  // namespace rungs::dist::detail
