@@ -1,4 +1,4 @@
-// CK(call): the experiment programs' CUDA error check (reduce_sweep.cu, wgmma_probe.cu, register_probe.cpp,
+// CK(call): the experiment programs' CUDA error check (reduce_sweep.cu, sm_rate.hpp, register_probe.cpp,
 // pcie_probe.cu, read_probe.cuh, nccl_probe.hpp): print the error and where, and end the program.
 #pragma once
 

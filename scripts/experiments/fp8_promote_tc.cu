@@ -20,13 +20,11 @@
 // warpgroup, MACs per SM cycle against 4096 (dense fp8), the median of 5 launches.
 // Not part of the library or its tests: `source scripts/experiments/lib.sh && run_cu fp8_promote_tc`.
 #include "detail/hopper.cuh"
-#include "ck.hpp"
+#include "sm_rate.hpp"
 
 #include <cuda_fp8.h>
 
-#include <algorithm>
 #include <cstdio>
-#include <vector>
 
 using namespace rungs::detail;
 using E4 = __nv_fp8_e4m3;
@@ -134,21 +132,8 @@ void run(const char* what, int sms, int ktiles, long long* cycles, float* sink) 
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   cudaFuncAttributes fa{};
   CK(cudaFuncGetAttributes(&fa, k));
-  k<<<sms, WGS * 128, smem>>>(ktiles / 8, cycles, sink);  // warm-up
-  CK(cudaDeviceSynchronize());
-  std::vector<double> rate;
-  std::vector<long long> c(static_cast<size_t>(sms));
-  for (int rep = 0; rep < 5; ++rep) {
-    k<<<sms, WGS * 128, smem>>>(ktiles, cycles, sink);
-    CK(cudaGetLastError());
-    CK(cudaDeviceSynchronize());
-    CK(cudaMemcpy(c.data(), cycles, sizeof(long long) * sms, cudaMemcpyDeviceToHost));
-    std::sort(c.begin(), c.end());
-    const double macs = double(WGS) * 64.0 * width<P>() * 128.0 * ktiles;  // per block
-    rate.push_back(macs / double(c[c.size() / 2]));
-  }
-  std::sort(rate.begin(), rate.end());
-  const double r = rate[rate.size() / 2];
+  const double r = median_rate([&](int kt) { k<<<sms, WGS * 128, smem>>>(kt, cycles, sink); }, sms, ktiles, cycles,
+                                double(WGS) * 64.0 * width<P>() * 128.0 * ktiles);
   std::printf("  %-58s %6.0f MAC/cycle/SM  %5.1f %% of 4096  (%d registers, %d B local)\n", what, r, 100.0 * r / 4096.0,
               fa.numRegs, static_cast<int>(fa.localSizeBytes));
 }

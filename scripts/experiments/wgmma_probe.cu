@@ -15,13 +15,11 @@
 // wgmma.wait_group 1 (the rungs' pattern). Reports MACs per SM cycle against 2048 (dense bf16).
 // Not part of the library or its tests: built and run by scripts/experiments/wgmma_probe.sh.
 #include "detail/hopper.cuh"
-#include "ck.hpp"
+#include "sm_rate.hpp"
 
 #include <cuda_bf16.h>
 
-#include <algorithm>
 #include <cstdio>
-#include <vector>
 
 using namespace rungs::detail;
 
@@ -81,21 +79,8 @@ void run(const char* what, int sms, int ktiles, long long* cycles, float* sink) 
   auto* k = &probe<WGS, N, CHAINS, WAIT>;
   const int smem = 1024 + WGS * A_BYTES + N * 128;
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  k<<<sms, WGS * 128, smem>>>(ktiles / 8, cycles, sink);  // warm-up
-  CK(cudaDeviceSynchronize());
-  std::vector<double> rate;
-  std::vector<long long> c(static_cast<size_t>(sms));
-  for (int rep = 0; rep < 5; ++rep) {
-    k<<<sms, WGS * 128, smem>>>(ktiles, cycles, sink);
-    CK(cudaGetLastError());
-    CK(cudaDeviceSynchronize());
-    CK(cudaMemcpy(c.data(), cycles, sizeof(long long) * sms, cudaMemcpyDeviceToHost));
-    std::sort(c.begin(), c.end());
-    const double macs = double(WGS) * CHAINS * 64.0 * N * 16.0 * 4.0 * ktiles;  // per block
-    rate.push_back(macs / double(c[c.size() / 2]));
-  }
-  std::sort(rate.begin(), rate.end());
-  const double r = rate[rate.size() / 2];
+  const double r = median_rate([&](int kt) { k<<<sms, WGS * 128, smem>>>(kt, cycles, sink); }, sms, ktiles, cycles,
+                                double(WGS) * CHAINS * 64.0 * N * 16.0 * 4.0 * ktiles);
   std::printf("  %-44s %7.0f MAC/cycle/SM  %5.1f %% of 2048  (independent work in flight: %d x %d cycles)\n", what, r,
               100.0 * r / 2048.0, WGS * CHAINS, N / 2);
 }
