@@ -4,6 +4,7 @@
 
 #include <array>
 #include <atomic>
+#include <cmath>
 
 namespace rungs::detail {
 
@@ -85,6 +86,27 @@ int current_sm() {
   int sm = major * 10 + minor;
   if (dev >= 0 && dev < static_cast<int>(cache.size())) cache[dev].store(sm, std::memory_order_relaxed);
   return sm;
+}
+
+double dram_peak_gbs() {
+  static std::array<std::atomic<int>, 64> cache{};  // MB/s; 0 = not yet known, -1 = unknown
+  int dev = 0;
+  RUNGS_CUDA(cudaGetDevice(&dev));
+  const bool cached = dev >= 0 && dev < static_cast<int>(cache.size());
+  if (cached) {
+    const int v = cache[dev].load(std::memory_order_relaxed);
+    if (v) return v > 0 ? v / 1000.0 : 0.0;
+  }
+  int clock_khz = 0, bus_bits = 0;
+  if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess) {
+    cudaGetLastError();
+    clock_khz = bus_bits = 0;
+  }
+  // 2 x (kHz x 1e3) x (bits / 8) bytes/s in MB/s, so the first answer is the cached one.
+  const int mbs = static_cast<int>(std::llround(2.0 * clock_khz * (bus_bits / 8.0) / 1e3));
+  if (cached) cache[dev].store(mbs > 0 ? mbs : -1, std::memory_order_relaxed);
+  return mbs > 0 ? mbs / 1000.0 : 0.0;
 }
 
 void require_sm(const char* fn, const char* rung, int min_sm) {

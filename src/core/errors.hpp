@@ -63,6 +63,10 @@ void* driver_entry_point(const char* name, unsigned version);
 // Compute capability of the current device as major*10+minor (cached per device).
 int current_sm();
 
+// The current device's DRAM bandwidth on paper, GB/s: two transfers per memory clock times the bus
+// width (cached per device; 0 where the driver reports neither). H100 SXM 3352, H200 4814.
+double dram_peak_gbs();
+
 // rungs::Error "rungs::<fn>: variant <rung> needs sm_<min_sm> or newer; ..." when the current
 // device is older than min_sm (min_sm <= 0: any device).
 void require_sm(const char* fn, const char* rung, int min_sm);

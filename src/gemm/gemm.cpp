@@ -229,7 +229,8 @@ std::string resolve_gemm_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64
   if (lda == 0) lda = ta == Trans::N ? k : m;
   if (ldb == 0) ldb = tb == Trans::N ? n : k;
   const bool rows_aligned = (lda * elem) % 16 == 0 && (ldb * elem) % 16 == 0;
-  return sgemm::auto_variant(ta, tb, m, n, k, detail::current_sm(), type, opts.math, rows_aligned, scaling);
+  return sgemm::auto_variant(ta, tb, m, n, k, detail::current_sm(), type, opts.math, rows_aligned, scaling,
+                             detail::dram_peak_gbs());
 }
 
 void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,

@@ -28,7 +28,7 @@ const Entry kTable[] = {
 }  // namespace
 
 std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, int sm, GemmType type, Math math,
-                         bool rows_aligned, Scaling scaling) {
+                         bool rows_aligned, Scaling scaling, double dram_gbs) {
   // Tensor cores on the H100 (sm_90, built with sm_90a), median of 20, L2 flushed, cuBLAS interleaved
   // (docs/gemm_tc.md, "What auto picks"). The rules below, in order:
   //  - tf32x3: rung 22 (wgmma_x3_rs; 517f0c9): 96.4 / 122.0 / 126.4 TFLOP/s at 2048^3 / 4096^3 /
@@ -77,7 +77,10 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   //    rung 26 (decode_wgmma) reads at 91-96 % of DRAM, 1.02-1.08x cuBLAS at m = 1..128 (28672 x
   //    8192 at m = 128: 1.00-1.01x, a tie); at 7168 x 8192 it runs 1.07-1.09x at m = 1 and 8 (82-83 %,
   //    the same as a 117 MB streaming read: 0.0463 ms for cub::DeviceReduce) and 0.90-0.99x from
-  //    m = 16, where cuBLAS stays. Both rules ask for n >= 7168 (rung 26's 128-row tiles and at most 8
+  //    m = 16, where cuBLAS stays; on the H200 (4.8 TB/s on paper; 86211bc, the same command) 1.09-1.10x
+  //    at m = 1..16 (74-76 %: rung 26 35.2 us against cuBLAS's 38.0 at m = 16 in the main job's
+  //    table) and 0.86-0.91x from m = 32, so on a device with more than 4 TB/s of DRAM the rule takes
+  //    m <= 16. Both rules ask for n >= 7168 (rung 26's 128-row tiles and at most 8
   //    splits per tile need many rows of W; shorter n is not measured). m = 1 with a short n and a
   //    long k (W from 2^25 elements): rung 25 (decode_splitk: rung 24's kernel, k split over the
   //    blocks), 1.03-1.04x at 7168 x 8192 (14456e9). nn and other transposes stay on cuBLAS (rung 26
@@ -123,7 +126,8 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
     const bool half = type != GemmType::f32;
     if (hopper && half && rows_aligned && ta == Trans::N && tb == Trans::T) {
       if (m >= 1 && m <= 128 && n >= 7168 && w_elems >= 134217728.0) return "decode_wgmma";  // 2^27
-      if (m >= 1 && m <= 8 && n >= 7168 && w_elems >= 33554432.0) return "decode_wgmma";    // 2^25
+      const int64_t few = dram_gbs > 4000.0 ? 16 : 8;  // rows of A where rung 26 wins at 2^25 (H200 / H100)
+      if (m >= 1 && m <= few && n >= 7168 && w_elems >= 33554432.0) return "decode_wgmma";  // 2^25
       if (m == 1 && w_elems >= 33554432.0) return "decode_splitk";                          // 2^25
     }
     if (hopper && half && !rows_aligned && work >= 34359738368.0) return "wgmma_balanced";  // 2^35

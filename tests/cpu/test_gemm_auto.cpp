@@ -40,7 +40,8 @@ TEST(GemmAuto, HopperTensorCoreChoices) {
     EXPECT_EQ(sgemm::auto_variant(Trans::T, Trans::N, 4095, 4097, 4093, 90, t, Math::fp32, false), kUnalignedHalfChoice);
     // Decode shapes, nt with aligned rows: rung 26 from 2^27 elements of W at m <= 128 and from 2^25
     // at m <= 8, n >= 7168 for both; rung 25 at m = 1 from 2^25 (a short n); m = 16 at 7168 x 8192,
-    // nn, unaligned rows, m > 128 and smaller W stay on cuBLAS.
+    // nn, unaligned rows, m > 128 and smaller W stay on cuBLAS. (The DRAM bandwidth left out: the
+    // H100's rule.)
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 16, 28672, 8192, 90, t, Math::fp32, true), kDecodeChoice);
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 1, 8192, 28672, 90, t, Math::fp32, true), kDecodeChoice);
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 64, 28672, 8192, 90, t, Math::fp32, true), kDecodeChoice);
@@ -55,6 +56,16 @@ TEST(GemmAuto, HopperTensorCoreChoices) {
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 16, 28672, 8192, 90, t, Math::fp32, true), "cublas");
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 16, 28672, 8192, 90, t, Math::fp32, false), "cublas");
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 1, 1024, 1024, 90, t, Math::fp32, true), "cublas");
+    // With the H200's 4814 GB/s on paper, rung 26 up to m = 16 at 2^25 elements of W; with the H100's
+    // 3352 the H100's rule.
+    const Scaling st = Scaling::tensor;
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 16, 7168, 8192, 90, t, Math::fp32, true, st, 4814.3), kDecodeChoice);
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 9, 7168, 8192, 90, t, Math::fp32, true, st, 4814.3), kDecodeChoice);
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 17, 7168, 8192, 90, t, Math::fp32, true, st, 4814.3), "cublas");
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 32, 7168, 8192, 90, t, Math::fp32, true, st, 4814.3), "cublas");
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 16, 7168, 8192, 90, t, Math::fp32, true, st, 3352.3), "cublas");
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 8, 7168, 8192, 90, t, Math::fp32, true, st, 3352.3), kDecodeChoice);
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 16, 7168, 8192, 90, t, Math::fp32, true, st, 4814.3), "cublas");
     // Small unaligned problems: not measured, cuBLAS.
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 1000, 1001, 999, 90, t, Math::fp32, false), "cublas");
     // Another GPU: not measured there, the Ampere-design rung.

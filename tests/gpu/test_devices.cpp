@@ -7,6 +7,7 @@
 #include "check/gemm_check.hpp"
 #include "check/gemv_check.hpp"
 #include "check/reduce_check.hpp"
+#include "core/errors.hpp"
 #include "gpu_env.hpp"
 
 #include <cstring>
@@ -127,6 +128,23 @@ TEST(Devices, EveryOperationOnEveryDevice) {
   }
   ASSERT_EQ(cudaSuccess, cudaSetDevice(0));
   gemm_host_release();
+}
+
+// The DRAM bandwidth on paper that gemm's `auto` reads (detail::dram_peak_gbs: two transfers per
+// memory clock times the bus width) is what the device reports on each device, not 0: an H100 SXM
+// gives 3352 GB/s, an H200 4814, and the decode rule moves at 4000.
+TEST(Devices, DramBandwidthOnPaper) {
+  RUNGS_REQUIRE_GPU();
+  const int n = device_count();
+  for (int dev = 0; dev < n; ++dev) {
+    ASSERT_EQ(cudaSuccess, cudaSetDevice(dev));
+    const double gbs = detail::dram_peak_gbs();
+    std::cout << "[ DRAM      ] device " << dev << ": " << gbs << " GB/s on paper\n";
+    EXPECT_GT(gbs, 100.0) << "device " << dev;
+    EXPECT_LT(gbs, 50000.0) << "device " << dev;
+    EXPECT_EQ(gbs, detail::dram_peak_gbs()) << "device " << dev << ": the cached figure";
+  }
+  ASSERT_EQ(cudaSuccess, cudaSetDevice(0));
 }
 
 // One host thread per device (two per device on a one-GPU machine), all at once, three rounds
