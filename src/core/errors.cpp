@@ -72,40 +72,48 @@ void* driver_entry_point(const char* name, unsigned version) {
   return nullptr;
 }
 
-int current_sm() {
-  static std::array<std::atomic<int>, 64> cache{};  // 0 = not yet known
-  int dev = 0;
-  RUNGS_CUDA(cudaGetDevice(&dev));
-  if (dev >= 0 && dev < static_cast<int>(cache.size())) {
-    int v = cache[dev].load(std::memory_order_relaxed);
-    if (v) return v;
-  }
-  int major = 0, minor = 0;
-  RUNGS_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-  RUNGS_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
-  int sm = major * 10 + minor;
-  if (dev >= 0 && dev < static_cast<int>(cache.size())) cache[dev].store(sm, std::memory_order_relaxed);
-  return sm;
-}
-
-double dram_peak_gbs() {
-  static std::array<std::atomic<int>, 64> cache{};  // MB/s; 0 = not yet known, -1 = unknown
+namespace {
+// A per-device figure that does not change: compute(dev) on the first ask for the current device,
+// then the cached value (devices 0..63; 0 in the cache means not yet known, so compute never
+// returns 0).
+template <class Compute>
+int per_device(std::array<std::atomic<int>, 64>& cache, Compute&& compute) {
   int dev = 0;
   RUNGS_CUDA(cudaGetDevice(&dev));
   const bool cached = dev >= 0 && dev < static_cast<int>(cache.size());
   if (cached) {
     const int v = cache[dev].load(std::memory_order_relaxed);
-    if (v) return v > 0 ? v / 1000.0 : 0.0;
+    if (v) return v;
   }
-  int clock_khz = 0, bus_bits = 0;
-  if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess) {
-    cudaGetLastError();
-    clock_khz = bus_bits = 0;
-  }
-  // 2 x (kHz x 1e3) x (bits / 8) bytes/s in MB/s, so the first answer is the cached one.
-  const int mbs = static_cast<int>(std::llround(2.0 * clock_khz * (bus_bits / 8.0) / 1e3));
-  if (cached) cache[dev].store(mbs > 0 ? mbs : -1, std::memory_order_relaxed);
+  const int v = compute(dev);
+  if (cached) cache[dev].store(v, std::memory_order_relaxed);
+  return v;
+}
+}  // namespace
+
+int current_sm() {
+  static std::array<std::atomic<int>, 64> cache{};
+  return per_device(cache, [](int dev) {
+    int major = 0, minor = 0;
+    RUNGS_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    RUNGS_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+    return major * 10 + minor;
+  });
+}
+
+double dram_peak_gbs() {
+  static std::array<std::atomic<int>, 64> cache{};  // MB/s, -1 where the driver reports neither figure
+  const int mbs = per_device(cache, [](int dev) {
+    int clock_khz = 0, bus_bits = 0;
+    if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess) {
+      cudaGetLastError();
+      return -1;
+    }
+    // 2 x (kHz x 1e3) x (bits / 8) bytes/s, in MB/s.
+    const int v = static_cast<int>(std::llround(2.0 * clock_khz * (bus_bits / 8.0) / 1e3));
+    return v > 0 ? v : -1;
+  });
   return mbs > 0 ? mbs / 1000.0 : 0.0;
 }
 
