@@ -8,7 +8,7 @@
 // a 64 x 256 partial sum beside the 64 x 256 sums would need 256 registers of the 232 a consumer
 // has. A half of the tile's columns is one 128-column block of B (tiles start at multiples of
 // 256), so s is one number per row: block128 s = a[row][kt] * b[n0 / 128 + half][kt] (two rows
-// per thread, four scales per k tile, loaded before the stage's wait); tensor and outer s = 1,
+// per thread, four scales per k tile, loaded one k tile ahead); tensor and outer s = 1,
 // their scales applied at the end as in rung 28. The stage's slot is released after its second
 // half has retired. PROMOTE_EVERY (= 1 k tile): the interval is fixed by block128 (its scales
 // change every 128 k, and a k tile never straddles two blocks: 128 fp8 of k are one 128-byte
@@ -21,8 +21,9 @@
 // of shared memory per consumer and k tile where rung 28's n256 read 40 KB (~94 against ~78 bytes
 // per tensor-core cycle, under the 128 shared memory delivers; measured not to cost: rung 28 with
 // its MMAs as two such halves keeps its speed, and A read once from registers gains nothing,
-// scripts/experiments/fp8_promote_probes.sh). The block128 scale loads are L1/L2 hits, issued
-// before the stage's wait.
+// scripts/experiments/fp8_promote_probes.sh). The block128 scales are L1/L2 hits, loaded a k tile
+// ahead so that their latency is not on the path between two k tiles' MMAs (block128 5-7 % faster
+// at 4096^3 / 8192^3 than loaded before the stage's wait, H100).
 // Prediction: ~0.75-0.9x rung 28's time at 4096^3 and 8192^3 for every scaling (the promotion costs
 // the same for all three); normwise error at k = 8192 within 1.5x cuBLASLt's (which promotes too),
 // where rung 28's grows with k.
@@ -68,11 +69,16 @@ struct Promote {
     float part[64];  // one half's partial sum (the MMAs start it from zero)
 #pragma unroll
     for (int i = 0; i < 64; ++i) part[i] = 0.0f;
+    // block128: the next k tile's four scales are loaded while this one is multiplied.
+    float nx0 = 1.0f, nx1 = 1.0f, ny0 = 1.0f, ny1 = 1.0f;
+    if (block && kb < ke) nx0 = __ldg(sa0 + kb), nx1 = __ldg(sa1 + kb), ny0 = __ldg(sb0 + kb), ny1 = __ldg(sb1 + kb);
     for (int kt = kb; kt < ke; ++kt, ++it) {
       // s[half][h]: the scale of row h (r0, r1) in column block `half` for k block kt.
       float s[2][2] = {{1.0f, 1.0f}, {1.0f, 1.0f}};
       if (block) {
-        const float x0 = __ldg(sa0 + kt), x1 = __ldg(sa1 + kt), y0 = __ldg(sb0 + kt), y1 = __ldg(sb1 + kt);
+        const float x0 = nx0, x1 = nx1, y0 = ny0, y1 = ny1;
+        if (kt + 1 < ke)
+          nx0 = __ldg(sa0 + kt + 1), nx1 = __ldg(sa1 + kt + 1), ny0 = __ldg(sb0 + kt + 1), ny1 = __ldg(sb1 + kt + 1);
         s[0][0] = x0 * y0, s[0][1] = x1 * y0, s[1][0] = x0 * y1, s[1][1] = x1 * y1;
       }
       const int slot = it % STAGES;

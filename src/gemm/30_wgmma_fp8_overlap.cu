@@ -87,11 +87,16 @@ struct OrderedPromote {
     float part[64];  // one half's partial sum (the MMAs start it from zero)
 #pragma unroll
     for (int i = 0; i < 64; ++i) part[i] = 0.0f;
+    // block128: the next k tile's four scales are loaded while this one is multiplied.
+    float nx0 = 1.0f, nx1 = 1.0f, ny0 = 1.0f, ny1 = 1.0f;
+    if (block && kb < ke) nx0 = __ldg(sa0 + kb), nx1 = __ldg(sa1 + kb), ny0 = __ldg(sb0 + kb), ny1 = __ldg(sb1 + kb);
     for (int kt = kb; kt < ke; ++kt, ++it) {
       // s[half][h]: the scale of row h (r0, r1) in column block `half` for k block kt.
       float s[2][2] = {{1.0f, 1.0f}, {1.0f, 1.0f}};
       if (block) {
-        const float x0 = __ldg(sa0 + kt), x1 = __ldg(sa1 + kt), y0 = __ldg(sb0 + kt), y1 = __ldg(sb1 + kt);
+        const float x0 = nx0, x1 = nx1, y0 = ny0, y1 = ny1;
+        if (kt + 1 < ke)
+          nx0 = __ldg(sa0 + kt + 1), nx1 = __ldg(sa1 + kt + 1), ny0 = __ldg(sb0 + kt + 1), ny1 = __ldg(sb1 + kt + 1);
         s[0][0] = x0 * y0, s[0][1] = x1 * y0, s[1][0] = x0 * y1, s[1][1] = x1 * y1;
       }
       const int slot = it % STAGES;
