@@ -71,34 +71,14 @@ struct OrderedPromote {
     static_assert(PROMOTE_EVERY == 1, "one k tile per promotion (block128)");
     using TA8 = typename Problem<T>::A;
     using TB8 = typename Problem<T>::B;
-    const int t = static_cast<int>(threadIdx.x % 128), lane = t % 32, w = t / 32, g = lane / 4;
-    const bool block = a.scales.kind == Scaling::block128;
-    const int64_t kblocks = (a.k + 127) / 128;
-    const int m = static_cast<int>(a.m), n = static_cast<int>(a.n);
-    // This thread's two rows and the tile's two column blocks, clamped into the arrays (a row or
-    // block past m or n multiplies products that are never stored).
-    const int r0 = min(row0 + 16 * w + g, m - 1), r1 = min(row0 + 16 * w + g + 8, m - 1);
-    const int nb0 = min(n0 / 128, (n - 1) / 128), nb1 = min(n0 / 128 + 1, (n - 1) / 128);
-    const float* __restrict__ sa0 = a.scales.a + r0 * kblocks;
-    const float* __restrict__ sa1 = a.scales.a + r1 * kblocks;
-    const float* __restrict__ sb0 = a.scales.b + nb0 * kblocks;
-    const float* __restrict__ sb1 = a.scales.b + nb1 * kblocks;
     const int mine = TURN + cw, theirs = TURN + (1 - cw);
     float part[64];  // one half's partial sum (the MMAs start it from zero)
 #pragma unroll
     for (int i = 0; i < 64; ++i) part[i] = 0.0f;
-    // block128: the next k tile's four scales are loaded while this one is multiplied.
-    float nx0 = 1.0f, nx1 = 1.0f, ny0 = 1.0f, ny1 = 1.0f;
-    if (block && kb < ke) nx0 = __ldg(sa0 + kb), nx1 = __ldg(sa1 + kb), ny0 = __ldg(sb0 + kb), ny1 = __ldg(sb1 + kb);
+    Block128Scales scales(a, row0, n0, kb, ke);  // block128: k tile kt + 1's loaded during kt
     for (int kt = kb; kt < ke; ++kt, ++it) {
-      // s[half][h]: the scale of row h (r0, r1) in column block `half` for k block kt.
-      float s[2][2] = {{1.0f, 1.0f}, {1.0f, 1.0f}};
-      if (block) {
-        const float x0 = nx0, x1 = nx1, y0 = ny0, y1 = ny1;
-        if (kt + 1 < ke)
-          nx0 = __ldg(sa0 + kt + 1), nx1 = __ldg(sa1 + kt + 1), ny0 = __ldg(sb0 + kt + 1), ny1 = __ldg(sb1 + kt + 1);
-        s[0][0] = x0 * y0, s[0][1] = x1 * y0, s[1][0] = x0 * y1, s[1][1] = x1 * y1;
-      }
+      float s[2][2];  // s[half][h]: row h's scale in column block `half` for k block kt
+      scales.take(kt, s);
       const int slot = it % STAGES;
       detail::mbar_wait(&full[slot], (it / STAGES) & 1);
       const unsigned char* As = smem + slot * STAGE_BYTES;

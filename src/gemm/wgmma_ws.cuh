@@ -246,6 +246,43 @@ __device__ __forceinline__ void mma_stage(float (&d)[128], const unsigned char* 
   }
 }
 
+// fp8 block128: the scales a consumer's promotions need (rungs 29 and 30). A thread's two rows of
+// the consumer's 64 (r0, r1) and the tile's two 128-column blocks of B (its columns n0 .. n0 + 255,
+// n0 a multiple of 256), clamped into the arrays (a row or block past m or n multiplies products
+// that are never stored). take(kt) gives s[half][h], the scale of row h in column block `half` for
+// k block kt (1 for tensor and outer, whose scales the epilogue applies), and loads k block kt + 1's
+// four scales meanwhile, so that their latency is not between two k tiles' MMAs.
+struct Block128Scales {
+  const float* __restrict__ sa0;
+  const float* __restrict__ sa1;
+  const float* __restrict__ sb0;
+  const float* __restrict__ sb1;
+  int ke;                                   // one past the consumer's last k block of this tile
+  bool on;                                  // Scaling::block128
+  float x0 = 1.0f, x1 = 1.0f, y0 = 1.0f, y1 = 1.0f;  // the next k block's: rows r0, r1; blocks 0, 1
+  template <class Args>
+  __device__ __forceinline__ Block128Scales(const Args& a, int row0, int n0, int kb, int ke_)
+      : ke(ke_), on(a.scales.kind == Scaling::block128) {
+    const int t = static_cast<int>(threadIdx.x % 128), w = t / 32, g = (t % 32) / 4;
+    const int64_t kblocks = (a.k + 127) / 128;
+    const int m = static_cast<int>(a.m), n = static_cast<int>(a.n);
+    const int r0 = min(row0 + 16 * w + g, m - 1), r1 = min(row0 + 16 * w + g + 8, m - 1);
+    const int nb0 = min(n0 / 128, (n - 1) / 128), nb1 = min(n0 / 128 + 1, (n - 1) / 128);
+    sa0 = a.scales.a + r0 * kblocks, sa1 = a.scales.a + r1 * kblocks;
+    sb0 = a.scales.b + nb0 * kblocks, sb1 = a.scales.b + nb1 * kblocks;
+    if (on && kb < ke) load(kb);
+  }
+  __device__ __forceinline__ void load(int kt) {
+    x0 = __ldg(sa0 + kt), x1 = __ldg(sa1 + kt), y0 = __ldg(sb0 + kt), y1 = __ldg(sb1 + kt);
+  }
+  __device__ __forceinline__ void take(int kt, float (&s)[2][2]) {
+    s[0][0] = s[0][1] = s[1][0] = s[1][1] = 1.0f;
+    if (!on) return;
+    s[0][0] = x0 * y0, s[0][1] = x1 * y0, s[1][0] = x0 * y1, s[1][1] = x1 * y1;
+    if (kt + 1 < ke) load(kt + 1);
+  }
+};
+
 // fp8: the scales that do not depend on k, applied to a consumer's 64 x 256 accumulator (C's rows
 // row0 .., columns col0 ..; layout as in detail::store_acc_64xn) before the epilogue stores it:
 // tensor: acc * a[0] * b[0]; outer: acc(i, j) * a[i] * b[j]. Rows past m and columns past n read no
