@@ -102,8 +102,12 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   //    16 / 64 on 7168 x 8192 and 1.17 / 1.14 / 1.08x on 28672 x 8192 (H200, f36fe0c: 1.05-1.70x);
   //    block128 (its scales staged in shared memory at m > 16) 1.12 / 1.15 / 1.09x at m = 16 / 32 /
   //    64 on 7168 x 8192 and 1.12 / 1.09 / 1.08x on 28672 x 8192, and at m = 1 cuBLASLt found no
-  //    block128 algorithm. m = 128 (outer 0.89 / 0.97x, block128 0.99 / 0.87x) stays on cuBLASLt. With one scale per tensor cuBLASLt is level or faster (0.84-1.03x),
-  //    so tensor stays on it.
+  //    block128 algorithm. m = 128 (outer 0.89 / 0.97x, block128 0.99 / 0.87x) stays on cuBLASLt.
+  //    With one scale per tensor cuBLASLt is level or faster (0.84-1.03x), so tensor stays on it.
+  //    H200 (ade6506, the same command, --reps 30): outer 1.97 / 1.71 / 1.21x at m = 1 / 16 / 64 on
+  //    7168 x 8192 and 1.56 / 1.40 / 1.22x on 28672 x 8192; block128 1.21 / 1.19x at m = 16 / 64 on
+  //    7168 x 8192, but 1.03 / 0.88x on 28672 x 8192: on a device of more than 4 TB/s on paper,
+  //    block128 at m > 16 and n k >= 2^27 stays on cuBLASLt.
   //  - fp8 forms cuBLASLt does not run (transposes other than nt, rows not 16-byte aligned), on
   //    Hopper: rung 29 (wgmma_fp8_promote), which copies the operands k-major first; elsewhere the
   //    cublas rung, which throws Unsupported for them.
@@ -112,8 +116,12 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   const bool hopper = sm == 90 && detail::built_for_sm90a();
   if (type == GemmType::fp8) {
     const bool decode_scaling = scaling == Scaling::outer || scaling == Scaling::block128;
+    // On a device of more than 4 TB/s (H200), block128 at m > 16 with W from 2^27 elements stays on
+    // cuBLASLt (rung 31 0.88x at m = 64 on 28672 x 8192).
+    const bool fast_dram_block = dram_gbs > 4000.0 && scaling == Scaling::block128 && m > 16 &&
+                                 w_elems >= 134217728.0;  // 2^27
     if (hopper && decode_scaling && rows_aligned && ta == Trans::N && tb == Trans::T && m >= 1 && m <= 64 &&
-        n >= 7168 && w_elems >= 33554432.0)  // 2^25
+        n >= 7168 && w_elems >= 33554432.0 && !fast_dram_block)  // 2^25
       return "decode_fp8";
     // cuBLASLt's fp8 products take only the TN form (our ta = N, tb = T) with 16-byte rows: the
     // cublas rung throws Unsupported for the rest. On Hopper rung 29 (promoted, the error of

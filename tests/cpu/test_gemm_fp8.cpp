@@ -174,6 +174,18 @@ TEST(GemmFp8Auto, CublasExceptDecodeAndFormsCublasLacks) {
   EXPECT_EQ("cublas", at(Trans::N, Trans::T, 16, 7168, 1024, true, Scaling::outer));     // W below 2^25
   EXPECT_EQ("cublas", sgemm::auto_variant(Trans::N, Trans::T, 16, 28672, 8192, 89, GemmType::fp8, Math::fp32, true,
                                           Scaling::outer));  // not Hopper
+  // More than 4 TB/s of DRAM on paper (H200): block128 at m > 16 with n k >= 2^27 stays on cuBLASLt;
+  // outer, m <= 16 and the shorter W keep rung 31. 3352 GB/s (H100) keeps rung 31 everywhere.
+  const auto on = [](double gbs, int64_t m, int64_t n, Scaling sc) {
+    return sgemm::auto_variant(Trans::N, Trans::T, m, n, 8192, 90, GemmType::fp8, Math::fp32, true, sc, gbs);
+  };
+  for (int64_t m : {int64_t{17}, int64_t{32}, int64_t{64}}) {
+    EXPECT_EQ("cublas", on(4814.0, m, 28672, Scaling::block128)) << m;
+    EXPECT_EQ(decode, on(3352.0, m, 28672, Scaling::block128)) << m;
+    EXPECT_EQ(decode, on(4814.0, m, 7168, Scaling::block128)) << m;
+    EXPECT_EQ(decode, on(4814.0, m, 28672, Scaling::outer)) << m;
+  }
+  EXPECT_EQ(decode, on(4814.0, 16, 28672, Scaling::block128));
 }
 
 // The data: fp8 bytes, scales of few bits, the dequantized values exact products.
