@@ -1,0 +1,110 @@
+// Does a tile height fitted to the SM count read W faster than the decode rungs' 128-row tiles?
+// Rungs 26 and 31 cover n with tiles of 128 rows (256 at some N): n = 7168 gives 56 tiles, split
+// twice along k (112 blocks on 132 SMs), and n = 28672 gives 224 tiles (1.7 waves). A tile of T
+// rows, T chosen so that tiles x splits come close to the SM count, keeps every SM reading in one
+// wave: 112 rows at n = 7168 (64 tiles x 2 splits = 128 blocks), 224 rows at n = 28672 (128
+// blocks). Here only the read, as tile_read.cu does it: one thread per block streams its tile's
+// T x 64 boxes (bf16, 128-byte swizzle: rung 26's box; 128 fp8 of k are the same bytes, rung 31's)
+// through S mbarrier stages, about 128-200 KB in flight. W 28672 x 4096 bf16 has the bytes of
+// rung 31's 28672 x 8192 fp8 weight (235 MB), 7168 x 4096 those of its 7168 x 8192 (58.7 MB).
+// Hypothesis: the fitted tiles read 5-15 % faster where the 128-row grid leaves SMs idle or runs
+// a second wave; if so, a rung with fitted tile heights is worth building.
+// Timed as read_floor.cu: L2 flushed before each launch, CUDA events, median of 30.
+//   source scripts/experiments/lib.sh && run_cu tile_fit
+#include "read_probe.cuh"
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include <algorithm>
+
+using namespace read_probe;
+using rungs::detail::tma_load_2d;
+
+// Block b reads tile b / splits (rows T (b / splits) ..) over its split's k boxes.
+__global__ void fit_read(const __grid_constant__ CUtensorMap map, int T, int kboxes, int splits, int stages,
+                         float* sink) {
+  extern __shared__ __align__(1024) unsigned char raw[];
+  unsigned char* buf = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(raw) + 1023) & ~uintptr_t(1023));
+  __shared__ uint64_t full[kMaxStages];
+  if (threadIdx.x != 0) return;
+  for (int s = 0; s < stages; ++s) mbar_init(&full[s], 1);
+  mbar_init_fence();
+  const unsigned box_bytes = static_cast<unsigned>(T) * 128u, slot = (box_bytes + 1023u) & ~1023u;
+  const int t = blockIdx.x / splits, z = blockIdx.x % splits;
+  const int j0 = kboxes * z / splits, j1 = kboxes * (z + 1) / splits;
+  auto issue = [&](int j, int s) {
+    mbar_expect_tx(&full[s], box_bytes);
+    tma_load_2d(buf + static_cast<size_t>(s) * slot, &map, j * 64, t * T, &full[s]);
+  };
+  int issued = j0, done = j0;
+  for (int s = 0; s < stages && issued < j1; ++s, ++issued) issue(issued, s);
+  float acc = 0.0f;
+  while (done < j1) {
+    const int i = done - j0, s = i % stages;
+    mbar_wait(&full[s], static_cast<unsigned>((i / stages) & 1));
+    acc += reinterpret_cast<const float*>(buf + static_cast<size_t>(s) * slot)[0];
+    ++done;
+    if (issued < j1) {
+      issue(issued, (issued - j0) % stages);
+      ++issued;
+    }
+  }
+  if (acc == -1.0f) *sink = acc;
+}
+
+int main() {
+  const size_t big = size_t{2} << 30;
+  const Setup g = setup(big);
+  CK(cudaFuncSetAttribute(fit_read, cudaFuncAttributeMaxDynamicSharedMemorySize, 220 * 1024));
+  PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
+  cudaDriverEntryPointQueryResult q;
+  CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", reinterpret_cast<void**>(&encode), 12000,
+                                      cudaEnableDefault, &q));
+  if (!encode) return 1;
+  const double ref_ms = median_ms([&] { bulk_read<<<g.sms, 32, 65536 * 3>>>(g.p, big / 65536, 65536, 3, g.sink); }, g);
+  const double ref = static_cast<double>(big) / (ref_ms * 1e-3) / 1e9;
+  std::printf("%s, %d SMs; contiguous bulk read of 2 GiB: %.0f GB/s (the %% column's denominator)\n", g.prop.name,
+              g.sms, ref);
+  std::printf("%-16s %-40s %8s %7s %7s\n", "W (n x k bf16)", "reader", "us", "GB/s", "%");
+  struct Case { int n, k; };
+  for (Case c : {Case{7168, 8192}, Case{28672, 8192}, Case{7168, 4096}, Case{28672, 4096}}) {
+    const size_t bytes = static_cast<size_t>(c.n) * c.k * 2;
+    auto row = [&](const char* what, double ms) {
+      const double gbs = static_cast<double>(bytes) / (ms * 1e-3) / 1e9;
+      std::printf("%5d x %-8d %-40s %8.1f %7.0f %6.1f%%\n", c.n, c.k, what, ms * 1e3, gbs, 100.0 * gbs / ref);
+    };
+    row("contiguous bulk 64 KB x 3, 1/SM",
+        median_ms([&] { bulk_read<<<g.sms, 32, 65536 * 3>>>(g.p, bytes / 65536, 65536, 3, g.sink); }, g));
+    for (int T : {128, 256, 112, 224, 96, 192}) {
+      if (c.n % T != 0) continue;
+      const int tiles = c.n / T;
+      const int splits = std::max(1, std::min(8, g.sms / tiles));  // rung 26's: whole multiples up to the SMs
+      CUtensorMap map{};
+      const cuuint64_t dims[2] = {static_cast<cuuint64_t>(c.k), static_cast<cuuint64_t>(c.n)};
+      const cuuint64_t strides[1] = {static_cast<cuuint64_t>(c.k) * 2};
+      const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(T)};
+      const cuuint32_t estr[2] = {1, 1};
+      if (encode(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, g.p, dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                 CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+        std::printf("encode failed for %d rows\n", T);
+        continue;
+      }
+      const int slot = (T * 128 + 1023) / 1024 * 1024;
+      for (int kb_in_flight : {128, 192}) {
+        const int stages = std::min(kMaxStages, kb_in_flight * 1024 / slot);
+        char what[96];
+        std::snprintf(what, sizeof what, "T %3d x %d splits = %3d blocks, S%-2d (%3d KB)", T, splits, tiles * splits,
+                      stages, stages * slot / 1024);
+        row(what, median_ms(
+                      [&] {
+                        fit_read<<<tiles * splits, 32, static_cast<size_t>(stages) * slot + 1024>>>(
+                            map, T, c.k / 64, splits, stages, g.sink);
+                      },
+                      g));
+      }
+    }
+  }
+  return 0;
+}
