@@ -1,11 +1,15 @@
-// Shared by read_floor.cu and tile_read.cu: read_floor's contiguous reader (bulk_read), the device's
-// buffers (setup) and the timing of one launch as `rungs bench` times it (median_ms).
+// Shared by read_floor.cu, tile_read.cu and tile_fit.cu: read_floor's contiguous reader (bulk_read),
+// the device's buffers (setup), the timing of one launch as `rungs bench` times it (median_ms), the
+// contiguous read of 2 GiB that the tiled probes divide by (reference_gbs) and the driver's tensor-map
+// encoder (tensor_map_encoder).
 #pragma once
 
 #include "ck.hpp"
 #include "detail/hopper.cuh"
 #include "detail/read_kernel.cuh"
 
+#include <cuda.h>
+#include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -102,6 +106,29 @@ double median_ms(Launch launch, const Setup& g) {
   CK(cudaEventDestroy(e1));
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
+}
+
+// The contiguous bulk read of g's whole buffer (`big` bytes) in GB/s, printed with the device's name:
+// the denominator of the tiled probes' % columns.
+inline double reference_gbs(const Setup& g, size_t big) {
+  const double ms = median_ms([&] { bulk_read<<<g.sms, 32, 65536 * 3>>>(g.p, big / 65536, 65536, 3, g.sink); }, g);
+  const double gbs = static_cast<double>(big) / (ms * 1e-3) / 1e9;
+  std::printf("%s, %d SMs; contiguous bulk read of %zu MiB: %.0f GB/s (the %% column's denominator)\n", g.prop.name,
+              g.sms, big >> 20, gbs);
+  return gbs;
+}
+
+// cuTensorMapEncodeTiled, from the driver; the program exits where the driver lacks it.
+inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
+  cudaDriverEntryPointQueryResult q;
+  CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", reinterpret_cast<void**>(&encode), 12000,
+                                      cudaEnableDefault, &q));
+  if (!encode) {
+    std::fprintf(stderr, "the driver has no cuTensorMapEncodeTiled\n");
+    std::exit(1);
+  }
+  return encode;
 }
 
 }  // namespace read_probe

@@ -13,9 +13,6 @@
 //   source scripts/experiments/lib.sh && run_cu tile_fit
 #include "read_probe.cuh"
 
-#include <cuda.h>
-#include <cudaTypedefs.h>
-
 #include <algorithm>
 
 using namespace read_probe;
@@ -57,15 +54,8 @@ int main() {
   const size_t big = size_t{2} << 30;
   const Setup g = setup(big);
   CK(cudaFuncSetAttribute(fit_read, cudaFuncAttributeMaxDynamicSharedMemorySize, 220 * 1024));
-  PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
-  cudaDriverEntryPointQueryResult q;
-  CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", reinterpret_cast<void**>(&encode), 12000,
-                                      cudaEnableDefault, &q));
-  if (!encode) return 1;
-  const double ref_ms = median_ms([&] { bulk_read<<<g.sms, 32, 65536 * 3>>>(g.p, big / 65536, 65536, 3, g.sink); }, g);
-  const double ref = static_cast<double>(big) / (ref_ms * 1e-3) / 1e9;
-  std::printf("%s, %d SMs; contiguous bulk read of 2 GiB: %.0f GB/s (the %% column's denominator)\n", g.prop.name,
-              g.sms, ref);
+  const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
+  const double ref = reference_gbs(g, big);
   std::printf("%-16s %-40s %8s %7s %7s\n", "W (n x k bf16)", "reader", "us", "GB/s", "%");
   struct Case { int n, k; };
   for (Case c : {Case{7168, 8192}, Case{28672, 8192}, Case{7168, 4096}, Case{28672, 4096}}) {

@@ -12,9 +12,6 @@
 //   source scripts/experiments/lib.sh && run_cu tile_read
 #include "read_probe.cuh"
 
-#include <cuda.h>
-#include <cudaTypedefs.h>
-
 using namespace read_probe;
 using rungs::detail::tma_load_2d;
 
@@ -127,16 +124,8 @@ int main() {
   const Setup g = setup(big);
   CK(cudaFuncSetAttribute(tile_read, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
   CK(cudaFuncSetAttribute(row_read, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
-  PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
-  cudaDriverEntryPointQueryResult q;
-  CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", reinterpret_cast<void**>(&encode), 12000,
-                                      cudaEnableDefault, &q));
-  if (!encode) return 1;
-
-  const double ref_ms = median_ms([&] { bulk_read<<<g.sms, 32, 65536 * 3>>>(g.p, big / 65536, 65536, 3, g.sink); }, g);
-  const double ref = static_cast<double>(big) / (ref_ms * 1e-3) / 1e9;
-  std::printf("%s, %d SMs; contiguous bulk read of 2 GiB: %.0f GB/s (the %% column's denominator)\n", g.prop.name,
-              g.sms, ref);
+  const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
+  const double ref = reference_gbs(g, big);
   std::printf("%-14s %-44s %8s %7s %7s\n", "W (n x k)", "reader", "us", "GB/s", "%");
   const int k = 8192;
   for (int n : {7168, 28672}) {
