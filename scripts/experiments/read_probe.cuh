@@ -1,7 +1,8 @@
-// Shared by read_floor.cu, tile_read.cu and tile_fit.cu: read_floor's contiguous reader (bulk_read),
-// the device's buffers (setup), the timing of one launch as `rungs bench` times it (median_ms), the
-// contiguous read of 2 GiB that the tiled probes divide by (reference_gbs) and the driver's tensor-map
-// encoder (tensor_map_encoder).
+// Shared by read_floor.cu, tile_read.cu, tile_fit.cu and decode_grid.cu: read_floor's contiguous
+// reader (bulk_read), the decode rungs' tiled read by one thread (tiled_read), the device's buffers
+// (setup), the timing of one launch as `rungs bench` times it (median_ms), the contiguous read of 2
+// GiB that the tiled probes divide by (reference_gbs), the driver's tensor-map encoder
+// (tensor_map_encoder) and a bf16 map in the decode rungs' boxes (bf16_map).
 #pragma once
 
 #include "ck.hpp"
@@ -25,6 +26,7 @@ using rungs::detail::mbar_init_fence;
 using rungs::detail::mbar_wait;
 using rungs::detail::smem_u32;
 using rungs::detail::stream_read_kernel;
+using rungs::detail::tma_load_2d;
 
 constexpr int kMaxStages = 16;
 
@@ -53,6 +55,45 @@ __global__ void bulk_read(const char* __restrict__ p, size_t chunks, unsigned ch
     ++done;
     if (first + issued * step < chunks) {
       issue(first + issued * step, static_cast<int>(issued % stages));
+      ++issued;
+    }
+  }
+  if (acc == -1.0f) *sink = acc;
+}
+
+// W read as the decode rungs read it, without the MMAs: block b reads tile b / splits (rows
+// T (b / splits) ..) over its split's k boxes, T x 64 each, through `stages` slots; with a_rows > 0
+// each slot also holds an a_rows x 64 box of map_a (rows 0 .., the same box for every block: L2
+// hits after the first block), as a rung reads A per k tile. One thread waits for each slot and
+// refills it at once.
+__global__ void tiled_read(const __grid_constant__ CUtensorMap map, const __grid_constant__ CUtensorMap map_a, int T,
+                           int a_rows, int kboxes, int splits, int stages, float* sink) {
+  extern __shared__ __align__(1024) unsigned char raw[];
+  unsigned char* buf = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(raw) + 1023) & ~uintptr_t(1023));
+  __shared__ uint64_t full[kMaxStages];
+  if (threadIdx.x != 0) return;
+  for (int s = 0; s < stages; ++s) mbar_init(&full[s], 1);
+  mbar_init_fence();
+  const unsigned w_bytes = (static_cast<unsigned>(T) * 128u + 1023u) & ~1023u, a_bytes = a_rows * 128u;
+  const unsigned slot = (w_bytes + a_bytes + 1023u) & ~1023u;
+  const int t = blockIdx.x / splits, z = blockIdx.x % splits;
+  const int j0 = kboxes * z / splits, j1 = kboxes * (z + 1) / splits;
+  auto issue = [&](int j, int s) {
+    unsigned char* st = buf + static_cast<size_t>(s) * slot;
+    mbar_expect_tx(&full[s], static_cast<unsigned>(T) * 128u + a_bytes);
+    tma_load_2d(st, &map, j * 64, t * T, &full[s]);
+    if (a_rows > 0) tma_load_2d(st + w_bytes, &map_a, j * 64, 0, &full[s]);
+  };
+  int issued = j0, done = j0;
+  for (int s = 0; s < stages && issued < j1; ++s, ++issued) issue(issued, s);
+  float acc = 0.0f;
+  while (done < j1) {
+    const int i = done - j0, s = i % stages;
+    mbar_wait(&full[s], static_cast<unsigned>((i / stages) & 1));
+    acc += reinterpret_cast<const float*>(buf + static_cast<size_t>(s) * slot)[0];
+    ++done;
+    if (issued < j1) {
+      issue(issued, (issued - j0) % stages);
       ++issued;
     }
   }
@@ -129,6 +170,19 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
     std::exit(1);
   }
   return encode;
+}
+
+// A tensor map of a row-major bf16 matrix (rows x cols) in box_rows x 64 boxes with the 128-byte
+// swizzle, the decode rungs' box; false where the driver refuses it.
+inline bool bf16_map(PFN_cuTensorMapEncodeTiled_v12000 encode, void* base, int rows, int cols, int box_rows,
+                     CUtensorMap* map) {
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols) * 2};
+  const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t estr[2] = {1, 1};
+  return encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, base, dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
 }  // namespace read_probe

@@ -16,44 +16,11 @@
 #include <algorithm>
 
 using namespace read_probe;
-using rungs::detail::tma_load_2d;
-
-// Block b reads tile b / splits (rows T (b / splits) ..) over its split's k boxes.
-__global__ void fit_read(const __grid_constant__ CUtensorMap map, int T, int kboxes, int splits, int stages,
-                         float* sink) {
-  extern __shared__ __align__(1024) unsigned char raw[];
-  unsigned char* buf = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(raw) + 1023) & ~uintptr_t(1023));
-  __shared__ uint64_t full[kMaxStages];
-  if (threadIdx.x != 0) return;
-  for (int s = 0; s < stages; ++s) mbar_init(&full[s], 1);
-  mbar_init_fence();
-  const unsigned box_bytes = static_cast<unsigned>(T) * 128u, slot = (box_bytes + 1023u) & ~1023u;
-  const int t = blockIdx.x / splits, z = blockIdx.x % splits;
-  const int j0 = kboxes * z / splits, j1 = kboxes * (z + 1) / splits;
-  auto issue = [&](int j, int s) {
-    mbar_expect_tx(&full[s], box_bytes);
-    tma_load_2d(buf + static_cast<size_t>(s) * slot, &map, j * 64, t * T, &full[s]);
-  };
-  int issued = j0, done = j0;
-  for (int s = 0; s < stages && issued < j1; ++s, ++issued) issue(issued, s);
-  float acc = 0.0f;
-  while (done < j1) {
-    const int i = done - j0, s = i % stages;
-    mbar_wait(&full[s], static_cast<unsigned>((i / stages) & 1));
-    acc += reinterpret_cast<const float*>(buf + static_cast<size_t>(s) * slot)[0];
-    ++done;
-    if (issued < j1) {
-      issue(issued, (issued - j0) % stages);
-      ++issued;
-    }
-  }
-  if (acc == -1.0f) *sink = acc;
-}
 
 int main() {
   const size_t big = size_t{2} << 30;
   const Setup g = setup(big);
-  CK(cudaFuncSetAttribute(fit_read, cudaFuncAttributeMaxDynamicSharedMemorySize, 220 * 1024));
+  CK(cudaFuncSetAttribute(tiled_read, cudaFuncAttributeMaxDynamicSharedMemorySize, 220 * 1024));
   const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
   const double ref = reference_gbs(g, big);
   std::printf("%-16s %-40s %8s %7s %7s\n", "W (n x k bf16)", "reader", "us", "GB/s", "%");
@@ -71,13 +38,7 @@ int main() {
       const int tiles = c.n / T;
       const int splits = std::max(1, std::min(8, g.sms / tiles));  // rung 26's: whole multiples up to the SMs
       CUtensorMap map{};
-      const cuuint64_t dims[2] = {static_cast<cuuint64_t>(c.k), static_cast<cuuint64_t>(c.n)};
-      const cuuint64_t strides[1] = {static_cast<cuuint64_t>(c.k) * 2};
-      const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(T)};
-      const cuuint32_t estr[2] = {1, 1};
-      if (encode(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, g.p, dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                 CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+      if (!bf16_map(encode, g.p, c.n, c.k, T, &map)) {
         std::printf("encode failed for %d rows\n", T);
         continue;
       }
@@ -89,8 +50,8 @@ int main() {
                       stages, stages * slot / 1024);
         row(what, median_ms(
                       [&] {
-                        fit_read<<<tiles * splits, 32, static_cast<size_t>(stages) * slot + 1024>>>(
-                            map, T, c.k / 64, splits, stages, g.sink);
+                        tiled_read<<<tiles * splits, 32, static_cast<size_t>(stages) * slot + 1024>>>(
+                            map, map, T, 0, c.k / 64, splits, stages, g.sink);
                       },
                       g));
       }
