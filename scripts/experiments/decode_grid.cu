@@ -10,7 +10,9 @@
 //  2. whether rung 26's roles (a producer and a consumer thread, the consumer releasing the slot
 //     before the one it holds, as rung 26's consumers do) or its clusters of 2 cost bandwidth;
 //  3. whether blocks held in step in clusters of 4, as cuBLAS's are by the A boxes they share (a
-//     slot refilled only when all four released it), read faster, with A multicast or not.
+//     slot refilled only when all four released it), read faster, with A multicast or not;
+//  4. whether the TMA's L2 options read faster: the tensor map's L2 promotion, and an evict_first
+//     or evict_last cache hint on W's loads.
 //   source scripts/experiments/lib.sh && run_cu decode_grid
 #include "read_probe.cuh"
 
@@ -94,7 +96,7 @@ int main() {
   const Setup g = setup(big);
   const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
   const double ref = reference_gbs(g, big);
-  CK(cudaFuncSetAttribute(tiled_read, cudaFuncAttributeMaxDynamicSharedMemorySize, 220 * 1024));
+  CK(cudaFuncSetAttribute(tiled_read<>, cudaFuncAttributeMaxDynamicSharedMemorySize, 220 * 1024));
   for (auto* kern : {roles_read<false, false>, roles_read<true, false>, roles_read<false, true>})
     CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, 220 * 1024));
   void* a_buf = nullptr;  // A: 128 x 8192 bf16
@@ -116,7 +118,7 @@ int main() {
       if (!bf16_map(encode, a_buf, 128, k, a_rows > 0 ? a_rows : 8, &map_a)) continue;
       const int slot = slot_of(gr.T, a_rows), stages = std::min(kMaxStages, 208 * 1024 / slot);
       const double ms = median_ms([&] {
-        tiled_read<<<tiles * gr.splits, 32, static_cast<size_t>(stages) * slot + 1024>>>(
+        tiled_read<><<<tiles * gr.splits, 32, static_cast<size_t>(stages) * slot + 1024>>>(
             map, map_a, gr.T, a_rows, k / 64, gr.splits, stages, g.sink);
       }, g);
       const double gbs = static_cast<double>(bytes) / (ms * 1e-3) / 1e9;
@@ -136,10 +138,10 @@ int main() {
     const size_t smem = static_cast<size_t>(stages) * slot_of(T, a_rows) + 1024;
     auto row = [&](const char* what, double ms) { std::printf("%-46s %7.1f us\n", what, ms * 1e3); };
     row("one thread", median_ms([&] {
-          tiled_read<<<blocks, 32, smem>>>(map, map_a64, T, a_rows, k / 64, splits, stages, g.sink);
+          tiled_read<><<<blocks, 32, smem>>>(map, map_a64, T, a_rows, k / 64, splits, stages, g.sink);
         }, g));
     row("one thread, clusters of 2", median_ms([&] {
-          launch_clustered(tiled_read, blocks, 32, smem, 2, map, map_a64, T, a_rows, k / 64, splits, stages, g.sink);
+          launch_clustered(tiled_read<>, blocks, 32, smem, 2, map, map_a64, T, a_rows, k / 64, splits, stages, g.sink);
         }, g));
     row("producer + consumer", median_ms([&] {
           roles_read<false, false><<<blocks, 288, smem>>>(map, map_a64, T, a_rows, k / 64, splits, stages, 0, 1 << 30,
@@ -174,6 +176,31 @@ int main() {
         }, g);
         std::printf("T %3d x %d splits, %3d blocks, S%-2d, clusters of %d%-14s %7.1f us\n", lg.T, lg.splits, lg.blocks,
                     stages, cl, mc ? ", A multicast" : "", ms * 1e3);
+      }
+  }
+
+  std::printf("\n4. L2 promotion and cache hints, W n x 8192, A 64 rows a stage, one thread a block\n");
+  for (auto* kern : {tiled_read<1>, tiled_read<2>})
+    CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, 220 * 1024));
+  for (Grid gr : {Grid{7168, 128, 2}, Grid{7168, 80, 1}, Grid{28672, 128, 1}, Grid{28672, 256, 1}}) {
+    const int tiles = (gr.n + gr.T - 1) / gr.T, slot = slot_of(gr.T, a_rows);
+    const int stages = std::min(kMaxStages, 208 * 1024 / slot);
+    const size_t smem = static_cast<size_t>(stages) * slot + 1024;
+    const struct { CUtensorMapL2promotion p; const char* name; } proms[] = {
+        {CU_TENSOR_MAP_L2_PROMOTION_NONE, "none"}, {CU_TENSOR_MAP_L2_PROMOTION_L2_64B, "64B"},
+        {CU_TENSOR_MAP_L2_PROMOTION_L2_128B, "128B"}, {CU_TENSOR_MAP_L2_PROMOTION_L2_256B, "256B"}};
+    for (const auto& pr : proms)
+      for (int hint : {0, 1, 2}) {
+        if (hint > 0 && pr.p != CU_TENSOR_MAP_L2_PROMOTION_L2_256B) continue;
+        CUtensorMap map{};
+        bf16_map(encode, g.p, gr.n, k, gr.T, &map, pr.p);
+        auto* kern = hint == 0 ? tiled_read<0> : hint == 1 ? tiled_read<1> : tiled_read<2>;
+        const double ms = median_ms([&] {
+          kern<<<tiles * gr.splits, 32, smem>>>(map, map_a64, gr.T, a_rows, k / 64, gr.splits, stages, g.sink);
+        }, g);
+        std::printf("%5d: T %3d x %d splits, %3d blocks, S%-2d, promotion %-4s, hint %-11s %7.1f us\n", gr.n, gr.T, gr.splits,
+                    tiles * gr.splits, stages, pr.name, hint == 0 ? "none" : hint == 1 ? "evict_first" : "evict_last",
+                    ms * 1e3);
       }
   }
   return 0;

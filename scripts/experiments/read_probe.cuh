@@ -65,7 +65,8 @@ __global__ void bulk_read(const char* __restrict__ p, size_t chunks, unsigned ch
 // T (b / splits) ..) over its split's k boxes, T x 64 each, through `stages` slots; with a_rows > 0
 // each slot also holds an a_rows x 64 box of map_a (rows 0 .., the same box for every block: L2
 // hits after the first block), as a rung reads A per k tile. One thread waits for each slot and
-// refills it at once.
+// refills it at once. HINT: W's loads carry no L2 cache hint (0), evict_first (1) or evict_last (2).
+template <int HINT = 0>
 __global__ void tiled_read(const __grid_constant__ CUtensorMap map, const __grid_constant__ CUtensorMap map_a, int T,
                            int a_rows, int kboxes, int splits, int stages, float* sink) {
   extern __shared__ __align__(1024) unsigned char raw[];
@@ -78,10 +79,21 @@ __global__ void tiled_read(const __grid_constant__ CUtensorMap map, const __grid
   const unsigned slot = (w_bytes + a_bytes + 1023u) & ~1023u;
   const int t = blockIdx.x / splits, z = blockIdx.x % splits;
   const int j0 = kboxes * z / splits, j1 = kboxes * (z + 1) / splits;
+  uint64_t policy = 0;
+  if (HINT == 1) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  if (HINT == 2) asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
   auto issue = [&](int j, int s) {
     unsigned char* st = buf + static_cast<size_t>(s) * slot;
     mbar_expect_tx(&full[s], static_cast<unsigned>(T) * 128u + a_bytes);
-    tma_load_2d(st, &map, j * 64, t * T, &full[s]);
+    if (HINT == 0) {
+      tma_load_2d(st, &map, j * 64, t * T, &full[s]);
+    } else {
+      asm volatile(
+          "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint"
+          " [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(smem_u32(st)),
+          "l"(&map), "r"(j * 64), "r"(t * T), "r"(smem_u32(&full[s])), "l"(policy)
+          : "memory");
+    }
     if (a_rows > 0) tma_load_2d(st + w_bytes, &map_a, j * 64, 0, &full[s]);
   };
   int issued = j0, done = j0;
@@ -173,16 +185,16 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
 }
 
 // A tensor map of a row-major bf16 matrix (rows x cols) in box_rows x 64 boxes with the 128-byte
-// swizzle, the decode rungs' box; false where the driver refuses it.
+// swizzle, the decode rungs' box (their L2 promotion unless `promotion` says); false where the
+// driver refuses it.
 inline bool bf16_map(PFN_cuTensorMapEncodeTiled_v12000 encode, void* base, int rows, int cols, int box_rows,
-                     CUtensorMap* map) {
+                     CUtensorMap* map, CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B) {
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
   const cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols) * 2};
   const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(box_rows)};
   const cuuint32_t estr[2] = {1, 1};
   return encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, base, dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+                CU_TENSOR_MAP_SWIZZLE_128B, promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
 }  // namespace read_probe

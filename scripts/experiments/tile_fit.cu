@@ -20,7 +20,7 @@ using namespace read_probe;
 int main() {
   const size_t big = size_t{2} << 30;
   const Setup g = setup(big);
-  CK(cudaFuncSetAttribute(tiled_read, cudaFuncAttributeMaxDynamicSharedMemorySize, 220 * 1024));
+  CK(cudaFuncSetAttribute(tiled_read<>, cudaFuncAttributeMaxDynamicSharedMemorySize, 220 * 1024));
   const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
   const double ref = reference_gbs(g, big);
   std::printf("%-16s %-40s %8s %7s %7s\n", "W (n x k bf16)", "reader", "us", "GB/s", "%");
@@ -50,7 +50,7 @@ int main() {
                       stages, stages * slot / 1024);
         row(what, median_ms(
                       [&] {
-                        tiled_read<<<tiles * splits, 32, static_cast<size_t>(stages) * slot + 1024>>>(
+                        tiled_read<><<<tiles * splits, 32, static_cast<size_t>(stages) * slot + 1024>>>(
                             map, map, T, 0, c.k / 64, splits, stages, g.sink);
                       },
                       g));
