@@ -16,10 +16,12 @@ namespace rungs::detail {
 
 // A tensor map over a row-major matrix of `rows` x `cols` elements of `elem` bytes with row stride
 // ld (elements), box = box_rows x box_cols (box_cols * elem == 128: one swizzle row), 128-byte
-// swizzle, zero fill out of range. Needs base 16-byte aligned and ld * elem % 16 == 0.
-// Throws rungs::Error on failure.
+// swizzle, zero fill out of range, L2 fills from DRAM promoted to `promotion` (256 bytes unless the
+// rung measured better: the decode rungs' 128-row boxes read faster at 64). Needs base 16-byte
+// aligned and ld * elem % 16 == 0. Throws rungs::Error on failure.
 CUtensorMap make_tensor_map_2d(const void* base, CUtensorMapDataType type, int elem, int64_t rows, int64_t cols,
-                               int64_t ld, int box_rows, int box_cols);
+                               int64_t ld, int box_rows, int box_cols,
+                               CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
 
 // The tensor map element type of T (float, __half, __nv_bfloat16; a 1-byte T, the fp8 types:
 // bytes, which TMA moves as they are).

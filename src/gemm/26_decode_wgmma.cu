@@ -23,7 +23,10 @@
 // sums in its own shared memory (where its stages were), the cluster syncs, and block z adds
 // slice z of the tile over the cluster's blocks in split order through distributed shared memory
 // (ld.shared::cluster), applies alpha / beta and stores it: deterministic, one launch, no
-// workspace, the partial sums never leave the SMs.
+// workspace, the partial sums never leave the SMs. Where W comes n x k in 128-row boxes, its and
+// A's tensor maps promote L2 fills from DRAM to 64 bytes instead of 256: 2-4 % faster on the H200
+// at 7168 x 8192 (m = 1-128) and 28672 x 8192 (m = 1, 16); 256-row boxes read 1-3 % slower with it
+// and keep 256 (scripts/experiments/l2_promotion.patch, decode_grid.cu).
 // Fallback inside the rung (slower, same answer): ta == T, or rows TMA cannot address (16-byte
 // aligned base and ld * 2 % 16 == 0) run rung 14 (which itself falls back to rung 13 for
 // unaligned rows).
@@ -62,7 +65,10 @@ using detail::ceil_div;
 
 template <typename T, int N, int H, bool W_MN>
 void launch(const ArgsT<T>& a) {
-  const Maps maps = make_maps<T, N, H, W_MN>(a);
+  // 64-byte L2 promotion for 128-row boxes of W n x k (2-4 % faster on the H200); 256-row boxes
+  // read 1-3 % slower with it, and W k x n was not measured: 256 there.
+  const Maps maps = make_maps<T, N, H, W_MN>(a, H == 1 && !W_MN ? CU_TENSOR_MAP_L2_PROMOTION_L2_64B
+                                                                : CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
   const int64_t tiles_n = ceil_div(a.n, int64_t(bm<H>())), groups = ceil_div(a.m, N), KT = ceil_div(a.k, BK);
   const int64_t tiles = tiles_n * groups, sms = detail::sm_count();
   launch_grid<T, N, H, W_MN, 1>(a, maps, tiles_n, groups, split_count(tiles, KT, sms), "decode_wgmma");
