@@ -185,8 +185,8 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
 }
 
 // A tensor map of a row-major bf16 matrix (rows x cols) in box_rows x 64 boxes with the 128-byte
-// swizzle, the decode rungs' box (their L2 promotion unless `promotion` says); false where the
-// driver refuses it.
+// swizzle, the decode rungs' box, L2 fills promoted to `promotion` (256 bytes unless given); false
+// where the driver refuses it.
 inline bool bf16_map(PFN_cuTensorMapEncodeTiled_v12000 encode, void* base, int rows, int cols, int box_rows,
                      CUtensorMap* map, CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B) {
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
