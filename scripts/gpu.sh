@@ -77,9 +77,10 @@ if on gemm; then
   # The decode rungs' own cases (sized for the sanitizers): ragged k slices, split-K partials, the
   # nn kernel's shared-memory sums. DecodeShapes' k are odd (rows TMA cannot address), so the kernels
   # of rungs 26 and 27 run in DecodeShapesFewRows (aligned rows; its cases with m n k <= 2^22: n8, n16
-  # and n32, split k / tiles cut between blocks, the captured split case).
-  add memcheck_f 'Ladder/GemmTc.DecodeShapes/decode_*:Ladder/GemmTc.DecodeShapesFewRows/decode_*' ':'
-  add racecheck_f 'Ladder/GemmTc.DecodeShapes/decode_*:Ladder/GemmTc.DecodeShapesFewRows/decode_*' ':'
+  # and n32, split k / tiles cut between blocks, the captured split case), and rung 33's fitted tile
+  # widths in DecodeFittedWidths.
+  add memcheck_f 'Ladder/GemmTc.DecodeShapes/decode_*:Ladder/GemmTc.DecodeShapesFewRows/decode_*:Ladder/GemmTc.DecodeFittedWidths/decode_*' ':'
+  add racecheck_f 'Ladder/GemmTc.DecodeShapes/decode_*:Ladder/GemmTc.DecodeShapesFewRows/decode_*:Ladder/GemmTc.DecodeFittedWidths/decode_*' ':'
   # The fp8 rungs (tests/gpu/test_gemm_fp8.cpp): odd shapes in every format, scaling and transpose,
   # alpha/beta with padded rows, and decode_fp8's decode shapes.
   fp8='Rungs/GemmFp8.FormatsScalingsTransposesOddShapes/*:Rungs/GemmFp8.BetaAlphaAndPaddedRows/*:Rungs/GemmFp8.DecodeShapes/*'

@@ -917,6 +917,67 @@ __device__ __forceinline__ void wgmma_256(float (&d)[128], uint64_t da, uint64_t
   else wgmma_256_tf32(d, da, db);
 }
 
+// The fitted widths of rung 33 (decode_wide), f16 / bf16, both operands K-major: d (64 x N per
+// warpgroup, N / 2 registers) += A (64 x 16) * B (16 x N) for N = 56, 112 and 224 (n = 7168, 14336
+// and 28672 over 128 blocks). The operand lists as RUNGS_WGMMA_D128's.
+#define RUNGS_WGMMA_D28 \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27}"
+#define RUNGS_WGMMA_D28_OUT \
+  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27])
+#define RUNGS_WGMMA_D56 \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55}"
+#define RUNGS_WGMMA_D56_OUT \
+  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55])
+#define RUNGS_WGMMA_D112 \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111}"
+#define RUNGS_WGMMA_D112_OUT \
+  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111])
+#define RUNGS_WGMMA_FITTED(NS, R, TY)                                                                            \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"                                                           \
+               "wgmma.mma_async.sync.aligned.m64n" NS "k16.f32." TY "." TY " " RUNGS_WGMMA_D##R ", %" #R ", %"    \
+               RUNGS_NEXT_##R ", p, 1, 1, 0, 0;\n}\n"                                                              \
+               : RUNGS_WGMMA_D##R##_OUT                                                                      \
+               : "l"(da), "l"(db))
+#define RUNGS_NEXT_28 "29"
+#define RUNGS_NEXT_56 "57"
+#define RUNGS_NEXT_112 "113"
+template <typename T, int N>
+__device__ __forceinline__ void wgmma_fitted_kmajor(float (&d)[N / 2], uint64_t da, uint64_t db) {
+  static_assert(N == 56 || N == 112 || N == 224, "n56, n112 or n224");
+  static_assert(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>, "f16 or bf16");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  constexpr bool bf = std::is_same_v<T, __nv_bfloat16>;
+  if constexpr (N == 56 && bf) RUNGS_WGMMA_FITTED("56", 28, "bf16");
+  else if constexpr (N == 56) RUNGS_WGMMA_FITTED("56", 28, "f16");
+  else if constexpr (N == 112 && bf) RUNGS_WGMMA_FITTED("112", 56, "bf16");
+  else if constexpr (N == 112) RUNGS_WGMMA_FITTED("112", 56, "f16");
+  else if constexpr (N == 224 && bf) RUNGS_WGMMA_FITTED("224", 112, "bf16");
+  else if constexpr (N == 224) RUNGS_WGMMA_FITTED("224", 112, "f16");
+#else
+  (void)d; (void)da; (void)db;
+  __trap();
+#endif
+}
+#undef RUNGS_WGMMA_D28
+#undef RUNGS_WGMMA_D28_OUT
+#undef RUNGS_NEXT_28
+#undef RUNGS_WGMMA_D56
+#undef RUNGS_WGMMA_D56_OUT
+#undef RUNGS_NEXT_56
+#undef RUNGS_WGMMA_D112
+#undef RUNGS_WGMMA_D112_OUT
+#undef RUNGS_NEXT_112
+#undef RUNGS_WGMMA_FITTED
+
+// d += A * B over N columns, f16 / bf16, both operands K-major, for every width rung 33 fits: 8, 16,
+// 32, 56, 64, 112, 128, 224 or 256 (N / 2 registers).
+template <typename T, int N>
+__device__ __forceinline__ void wgmma_fitted(float (&d)[N / 2], uint64_t da, uint64_t db) {
+  if constexpr (N == 56 || N == 112 || N == 224) wgmma_fitted_kmajor<T, N>(d, da, db);
+  else if constexpr (N == 256) wgmma_256<T, 0, 0>(d, da, db);
+  else wgmma_narrow<T, 0, 0, N>(d, da, db);
+}
+
 // d += A * B over the first N columns (N = 256, 128 or 64): the first N / 2 registers of d, the
 // rest untouched. Rung 20 multiplies a ragged last tile column no wider than it must.
 template <typename T, int TA, int TB, int N>

@@ -197,6 +197,10 @@ namespace decode_resident {                           // 32_decode_resident.cu (
 void run_f16(const ArgsH&);
 void run_bf16(const ArgsBF&);
 }  // namespace decode_resident
+namespace decode_wide {                               // 33_decode_wide.cu (sm_90a)
+void run_f16(const ArgsH&);
+void run_bf16(const ArgsBF&);
+}  // namespace decode_wide
 
 // C = beta * C over m x n (beta == 0 writes zeros without reading C). Used for k == 0 / alpha == 0.
 void scale_c(int64_t m, int64_t n, float beta, float* C, int64_t ldc, cudaStream_t stream);

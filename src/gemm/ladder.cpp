@@ -131,6 +131,11 @@ const std::vector<Rung>& ladder() {
        "shared memory, 128-row tiles split against the 2 x SMs slots, so no SM idles and no second wave "
        "(sm_90a); f16 bf16 (ta = T or rows TMA cannot address: rung 14)",
        90, false, nullptr, nullptr, nullptr, decode_resident::run_f16, decode_resident::run_bf16},
+      {"decode_wide",
+       "decode shapes in cuBLAS's orientation: A's rows on wgmma's 64-row side (one consumer warpgroup per 64), "
+       "W's rows as its N, fitted so one wave of unsplit tiles covers n (N = 32 to 256: 56 at n = 7168, 224 at "
+       "28672), whole k per block, no split (sm_90a); f16 bf16 (tb = N, ta = T or rows TMA cannot address: rung 26)",
+       90, false, nullptr, nullptr, nullptr, decode_wide::run_f16, decode_wide::run_bf16},
   };
   return rungs;
 }

@@ -549,6 +549,27 @@ TEST_P(GemmTc, DecodeShapesFewRows) {
   RUNGS_FINISH(tally_);
 }
 
+// Rung 33's (decode_wide) tile widths, which it fits to the SM count: on 132 SMs n = 5000, 8000,
+// 14000, 16000 and 25000 take N = 56, 64, 112, 128 and 224 (below 4225 rows: 32, as the shapes
+// above), each with one and two consumer warpgroups (m = 33, and 65: the second with one row of
+// A) and a ragged last tile; k = 3 (one partial k tile, under the sanitizers' size but at m = 65,
+// n = 25000) and 520 or 1030 (9 or 17 k tiles: past the stages, 5 at N = 224 and 12 at N = 56, so
+// the pipeline wraps), alpha / beta at m = 65; m = 260
+// runs three groups of 128 rows of A along y. The other rungs meet these sizes in DecodeShapes.
+TEST_P(GemmTc, DecodeFittedWidths) {
+  if (GetParam().variant != "decode_wide") GTEST_SKIP() << "rung 33's tile widths";
+  uint64_t seed = 1900;
+  for (int64_t n : {5000, 8000, 14000, 16000, 25000})
+    for (int64_t m : {33, 65}) {
+      check_case(aligned_rows(shape(Trans::N, Trans::T, m, n, 3), GetParam().kind), ++seed);
+      check::GemmShape s = aligned_rows(shape(Trans::N, Trans::T, m, n, n == 5000 ? 1030 : 520), GetParam().kind);
+      if (m == 65) s.alpha = -0.75f, s.beta = 1.5f;
+      check_case(s, ++seed);
+    }
+  check_case(aligned_rows(shape(Trans::N, Trans::T, 260, 5000, 130), GetParam().kind), ++seed);
+  RUNGS_FINISH(tally_);
+}
+
 // tf32 means the inputs ROUNDED to tf32 (to nearest), not truncated: tf32 wgmma reads a float's
 // low 13 bits as zero, so a rung that hands it fp32 bits unrounded truncates. Column 0 of A holds
 // x = +-(1 + 2^-11 + 2^-13) 2^e, above the midpoint between its tf32 neighbours (rounding: 1 + 2^-10,
