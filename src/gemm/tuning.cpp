@@ -89,6 +89,15 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   //    run (4bdc263) has it 1.6-2.6 % faster than rung 26 at 28672 x 8192, m = 16 and 64, and slower
   //    at 7168 x 8192 and 8192 x 28672; on an H200 (acccc5b) level at 28672 x 8192 and slower at the
   //    other two.
+  //    On the H200 (5437ce3 + rung 33, `rungs bench gemm --dtype bf16 --m 1,16,32,64,128 --n
+  //    7168,28672 --k 8192 --trans nt --variant decode_wgmma,decode_wide --reps 20`, and n 8192 k
+  //    28672): rung 33 (decode_wide, 128 blocks of 224 rows at n = 28672) at 28672 x 8192 takes 114.8-115.2
+  //    us at m = 64 against rung 26's 119.7-121.6 (90 % of DRAM, 1.01-1.02x cuBLAS, against 85-86 %,
+  //    0.97x) and 119.3-119.6 against 120.5-121.1 at m = 128 (f16 the same); it loses at m <= 32 (the
+  //    64-row MMA side padded), everywhere at 8192 x 28672 (A read from L2 by every block: 0.68-0.95x
+  //    cuBLAS against rung 26's 1.01-1.11x) and to cuBLAS at 7168 x 8192 (0.98 / 0.89x at m = 64 /
+  //    128, rung 26 0.96 / 0.84x). So on a device of more than 4 TB/s, 32 < m <= 128 with n >= 16384
+  //    and n >= 2k runs rung 33; on the H100 it is not measured and rung 26 stays.
   //  - fp8: cuBLAS (cublasLt, in the cublas rung) on every device. Rung 28 (wgmma_fp8) is faster
   //    (1.00 / 1.05 / 1.04x per-tensor at 2048 / 4096 / 8192^3 nt, H100, 6b05a1d) but does not
   //    promote: its error is 18x cuBLASLt's at k = 8192 and 43x at 32768; rung 29 (promoted, the same
@@ -136,6 +145,9 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   if (type != GemmType::f32 || math == Math::tf32) {
     const bool half = type != GemmType::f32;
     if (hopper && half && rows_aligned && ta == Trans::N && tb == Trans::T) {
+      // H200: rung 33 where W is long and narrow (its fitted tiles fill the SMs, A's L2 traffic small).
+      if (fast_dram && m > 32 && m <= 128 && n >= 16384 && n >= 2 * k && w_elems >= 134217728.0)  // 2^27
+        return "decode_wide";
       if (m >= 1 && m <= 128 && n >= 7168 && w_elems >= 134217728.0) return "decode_wgmma";  // 2^27
       const int64_t few = fast_dram ? 16 : 8;  // rows of A where rung 26 wins at 2^25 (H200 / H100)
       if (m >= 1 && m <= few && n >= 7168 && w_elems >= 33554432.0) return "decode_wgmma";  // 2^25

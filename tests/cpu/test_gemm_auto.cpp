@@ -20,6 +20,7 @@ const char* const kRaggedTf32Choice = "wgmma_balanced";
 const char* const kLargeChoice = "wgmma_tma_store";
 const char* const kX3Choice = "wgmma_x3_rs";
 const char* const kDecodeChoice = "decode_wgmma";
+const char* const kDecodeWideChoice = "decode_wide";
 const char* const kDecodeRowChoice = "decode_splitk";
 #else  // the sm_90a rungs are not in this build
 const char* const kUnalignedChoice = "cublas";
@@ -28,6 +29,7 @@ const char* const kRaggedTf32Choice = "cublas";
 const char* const kLargeChoice = "cublas";
 const char* const kX3Choice = "wmma";
 const char* const kDecodeChoice = "cublas";
+const char* const kDecodeWideChoice = "cublas";
 const char* const kDecodeRowChoice = "cublas";
 #endif
 
@@ -66,6 +68,15 @@ TEST(GemmAuto, HopperTensorCoreChoices) {
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 16, 7168, 8192, 90, t, Math::fp32, true, st, 3352.3), "cublas");
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 8, 7168, 8192, 90, t, Math::fp32, true, st, 3352.3), kDecodeChoice);
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 16, 7168, 8192, 90, t, Math::fp32, true, st, 4814.3), "cublas");
+    // On the H200 rung 33 at 32 < m <= 128 where n >= 16384 and n >= 2k (28672 x 8192); rung 26 at
+    // m <= 32 there, at 8192 x 28672 and on the H100.
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 64, 28672, 8192, 90, t, Math::fp32, true, st, 4814.3), kDecodeWideChoice);
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 33, 28672, 8192, 90, t, Math::fp32, true, st, 4814.3), kDecodeWideChoice);
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 128, 28672, 8192, 90, t, Math::fp32, true, st, 4814.3), kDecodeWideChoice);
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 32, 28672, 8192, 90, t, Math::fp32, true, st, 4814.3), kDecodeChoice);
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 64, 8192, 28672, 90, t, Math::fp32, true, st, 4814.3), kDecodeChoice);
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 64, 28672, 8192, 90, t, Math::fp32, true, st, 3352.3), kDecodeChoice);
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 64, 28672, 8192, 90, t, Math::fp32, true, st, 4814.3), "cublas");
     // Small unaligned problems: not measured, cuBLAS.
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 1000, 1001, 999, 90, t, Math::fp32, false), "cublas");
     // Another GPU: not measured there, the Ampere-design rung.
