@@ -31,8 +31,9 @@
 // (0.98 / 0.89x) against 35.4 / 40.9 (0.96 / 0.84x): faster than rung 26, still under cuBLAS. At m
 // <= 32 slower than rung 26 (0.73-1.04x cuBLAS: the MMA's 64-row side padded from m, 128 blocks
 // where rung 26 reads with more), and at 8192 x 28672 slower everywhere (0.68-1.06x against rung
-// 26's 1.01-1.11x), as predicted. `auto` takes it on the H200 at 32 < m <= 128 with n >= 16384 and
-// n >= 2k (tuning.cpp).
+// 26's 1.01-1.11x), as predicted. On another H200 (4a24868, `rungs bench gemm --workload decode`)
+// closer: 28672 x 8192 at m = 64 / 128 117 / 122 us against rung 26's 118 / 122. `auto` takes it on
+// the H200 at 32 < m <= 128 with n >= 16384 and n >= 2k (tuning.cpp).
 #include "gemm/26_decode_wgmma.cuh"
 
 #include "core/errors.hpp"

@@ -96,8 +96,10 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   //    0.97x) and 119.3-119.6 against 120.5-121.1 at m = 128 (f16 the same); it loses at m <= 32 (the
   //    64-row MMA side padded), everywhere at 8192 x 28672 (A read from L2 by every block: 0.68-0.95x
   //    cuBLAS against rung 26's 1.01-1.11x) and to cuBLAS at 7168 x 8192 (0.98 / 0.89x at m = 64 /
-  //    128, rung 26 0.96 / 0.84x). So on a device of more than 4 TB/s, 32 < m <= 128 with n >= 16384
-  //    and n >= 2k runs rung 33; on the H100 it is not measured and rung 26 stays.
+  //    128, rung 26 0.96 / 0.84x); on another H200 (4a24868, the main job's decode workload) 117 /
+  //    122 us at m = 64 / 128 against rung 26's 118 / 122. So on a device of more than 4 TB/s, 32 < m
+  //    <= 128 with n >= 16384 and n >= 2k runs rung 33; on the H100 it is not measured and rung 26
+  //    stays.
   //  - fp8: cuBLAS (cublasLt, in the cublas rung) on every device. Rung 28 (wgmma_fp8) is faster
   //    (1.00 / 1.05 / 1.04x per-tensor at 2048 / 4096 / 8192^3 nt, H100, 6b05a1d) but does not
   //    promote: its error is 18x cuBLASLt's at k = 8192 and 43x at 32768; rung 29 (promoted, the same
