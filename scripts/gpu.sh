@@ -82,8 +82,8 @@ if on gemm; then
   add memcheck_f 'Ladder/GemmTc.DecodeShapes/decode_*:Ladder/GemmTc.DecodeShapesFewRows/decode_*:Ladder/GemmTc.DecodeFittedWidths/decode_*' ':'
   add racecheck_f 'Ladder/GemmTc.DecodeShapes/decode_*:Ladder/GemmTc.DecodeShapesFewRows/decode_*:Ladder/GemmTc.DecodeFittedWidths/decode_*' ':'
   # The fp8 rungs (tests/gpu/test_gemm_fp8.cpp): odd shapes in every format, scaling and transpose,
-  # alpha/beta with padded rows, and decode_fp8's decode shapes.
-  fp8='Rungs/GemmFp8.FormatsScalingsTransposesOddShapes/*:Rungs/GemmFp8.BetaAlphaAndPaddedRows/*:Rungs/GemmFp8.DecodeShapes/*'
+  # alpha/beta with padded rows, decode_fp8's decode shapes and decode_fp8_wide's block widths.
+  fp8='Rungs/GemmFp8.FormatsScalingsTransposesOddShapes/*:Rungs/GemmFp8.BetaAlphaAndPaddedRows/*:Rungs/GemmFp8.DecodeShapes/*:Rungs/GemmFp8.DecodeFittedWidths/*'
   add memcheck_f "$fp8" ':'
   add racecheck_f "$fp8" ':'
 fi

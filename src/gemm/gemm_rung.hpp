@@ -201,6 +201,9 @@ namespace decode_wide {                               // 33_decode_wide.cu (sm_9
 void run_f16(const ArgsH&);
 void run_bf16(const ArgsBF&);
 }  // namespace decode_wide
+namespace decode_fp8_wide {                           // 34_decode_fp8_wide.cu (sm_90a)
+void run_fp8(const ArgsF8&);  // m <= 64, nt, aligned rows (else rung 31)
+}  // namespace decode_fp8_wide
 
 // C = beta * C over m x n (beta == 0 writes zeros without reading C). Used for k == 0 / alpha == 0.
 void scale_c(int64_t m, int64_t n, float beta, float* C, int64_t ldc, cudaStream_t stream);

@@ -136,6 +136,12 @@ const std::vector<Rung>& ladder() {
        "W's rows as its N, fitted so one wave of unsplit tiles covers n (N = 32 to 256: 56 at n = 7168, 224 at "
        "28672), whole k per block, no split (sm_90a); f16 bf16 (tb = N, ta = T or rows TMA cannot address: rung 26)",
        90, false, nullptr, nullptr, nullptr, decode_wide::run_f16, decode_wide::run_bf16},
+      {"decode_fp8_wide",
+       "rung 31's fp8 decode product in rung 33's orientation: A's rows (m <= 64) on wgmma.m64nNk32's 64-row side, "
+       "W's rows as its N fitted to one wave (56 at n = 7168, 224 at 28672), each k tile's partial sums promoted "
+       "into fp32 registers with the block128 scales, tensor and outer in the epilogue, no split (sm_90a); fp8 "
+       "any pair, every scaling, m <= 128 (64 < m, other layouts, unaligned rows: rung 31)",
+       90, false, nullptr, nullptr, nullptr, nullptr, nullptr, decode_fp8_wide::run_fp8},
   };
   return rungs;
 }

@@ -436,17 +436,41 @@ TEST_P(GemmFp8, DecodeShapes) {
   RUNGS_FINISH(tally_);
 }
 
+// Rung 34's (decode_fp8_wide) block widths, fitted to the SM count: on 132 SMs n = 300, 8000,
+// 14000, 25000 and 40000 take N = 56 (one warpgroup), 64, 112, 224 and 256 (two; 40000: 157
+// blocks, two waves), the last tile ragged, at m = 1, 17 and 64 (A's box 8, 24 and 64 rows tall),
+// every scaling (block128: a warpgroup's columns in one or two 128-row blocks of b), both output
+// types, k = 272 (three k tiles, the last partial) or, for the sanitizers' size, 16.
+TEST_P(GemmFp8, DecodeFittedWidths) {
+  if (GetParam() != "decode_fp8_wide") GTEST_SKIP() << "rung 34's block widths";
+  uint64_t seed = 4300;
+  for (int64_t n : {300, 8000, 14000, 25000, 40000})
+    for (int64_t m : {1, 17, 64})
+      for (Scaling kind : kScalings)
+        for (int64_t k : {16, 272}) {
+          ++seed;
+          Fp8Case c;
+          c.s = shape(Trans::N, Trans::T, m, n, k, seed % 3 == 0 ? 0.5f : 0.0f);
+          c.s.alpha = seed % 5 == 0 ? -1.25f : 1.0f;
+          c.fa = kFormats[(seed / 2) % 2], c.fb = kFormats[(seed / 4) % 2];
+          c.kind = kind, c.bf16_out = seed % 2 == 0;
+          check_case(c, seed);
+        }
+  RUNGS_FINISH(tally_);
+}
+
 // Issue 36's accuracy goal, and the error without promotion: at k = 8192 and 32768 (e4m3 x e4m3,
 // Scaling::tensor, float C, nt: a form cuBLASLt runs) the normwise error of the rung beside
 // cuBLASLt's (which promotes) on the same data. A rung that promotes its partial sums (every fp8
 // rung but wgmma_fp8, the one that sums in the tensor core over all of k) must be within 1.5x of
 // cuBLASLt at k = 8192 and pass the fp8 tolerance; for wgmma_fp8 both numbers are printed and
-// recorded (RecordProperty), not judged. m = 256, or 128 for the decode rungs (m <= 128).
+// recorded (RecordProperty), not judged. m = 256, or 128 for the decode rungs (m <= 128), 64 for
+// decode_fp8_wide (whose own kernel runs m <= 64).
 TEST_P(GemmFp8, ErrorAtLargeKBesideCublas) {
   const std::string v = GetParam();
   if (v == "auto" || v == "cublas") GTEST_SKIP() << "the baseline itself";
   const bool promotes = v != "wgmma_fp8";
-  const int64_t m = v.rfind("decode_", 0) == 0 ? 128 : 256;
+  const int64_t m = v == "decode_fp8_wide" ? 64 : v.rfind("decode_", 0) == 0 ? 128 : 256;
   uint64_t seed = 4000;
   for (int64_t k : {int64_t{8192}, int64_t{32768}}) {
     Fp8Case c;
