@@ -119,6 +119,13 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   //    7168 x 8192 and 1.56 / 1.40 / 1.22x on 28672 x 8192; block128 1.21 / 1.19x at m = 16 / 64 on
   //    7168 x 8192, but 1.03 / 0.88x on 28672 x 8192: on a device of more than 4 TB/s on paper,
   //    block128 at m > 16 and n k >= 2^27 stays on cuBLASLt.
+  //    Rung 34 (decode_fp8_wide, rung 31 in rung 33's orientation) on the H200 (2458c1f + rung 34,
+  //    `rungs bench gemm --dtype fp8 --scaling outer --m 1,16,64 --n 7168,28672 --k 8192 --trans nt
+  //    --variant decode_fp8,decode_fp8_wide --reps 20`): 28672 x 8192 62.2 / 62.9 / 63.3 us at m = 1
+  //    / 16 / 64 against rung 31's 62.3 / 65.0 / 67.6 (1.43 / 1.31x cuBLASLt at m = 16 / 64 against
+  //    1.36 / 1.24x); 7168 x 8192 24.9 / 25.7 / 23.4 against 21.5 / 22.7 / 23.7. So on a device of
+  //    more than 4 TB/s, outer scales at 16 <= m <= 64 with n >= 16384 and n >= 2k run rung 34; its
+  //    block128 and tensor forms and the H100 are not measured.
   //  - fp8 forms cuBLASLt does not run (transposes other than nt, rows not 16-byte aligned), on
   //    Hopper: rung 29 (wgmma_fp8_promote), which copies the operands k-major first; elsewhere the
   //    cublas rung, which throws Unsupported for them.
@@ -134,6 +141,10 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
     // cuBLASLt (rung 31 0.88x at m = 64 on 28672 x 8192).
     const bool fast_dram_block = fast_dram && scaling == Scaling::block128 && m > 16 &&
                                  w_elems >= 134217728.0;  // 2^27
+    // H200: rung 34 with outer scales where W is long and narrow (28672 x 8192) and m >= 16.
+    if (hopper && fast_dram && scaling == Scaling::outer && rows_aligned && ta == Trans::N && tb == Trans::T &&
+        m >= 16 && m <= 64 && n >= 16384 && n >= 2 * k && w_elems >= 134217728.0)  // 2^27
+      return "decode_fp8_wide";
     if (hopper && decode_scaling && rows_aligned && ta == Trans::N && tb == Trans::T && m >= 1 && m <= 64 &&
         n >= 7168 && w_elems >= 33554432.0 && !fast_dram_block)  // 2^25
       return "decode_fp8";
