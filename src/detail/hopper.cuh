@@ -919,7 +919,7 @@ __device__ __forceinline__ void wgmma_256(float (&d)[128], uint64_t da, uint64_t
 
 // The fitted widths of rung 33 (decode_wide), f16 / bf16, both operands K-major: d (64 x N per
 // warpgroup, N / 2 registers) += A (64 x 16) * B (16 x N) for N = 56, 112 and 224 (n = 7168, 14336
-// and 28672 over 128 blocks). The operand lists as RUNGS_WGMMA_D128's.
+// and 28672 over 128 blocks). The operand lists as RUNGS_WGMMA_D128's, kept for the fp8 widths below.
 #define RUNGS_WGMMA_D28 \
   "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27}"
 #define RUNGS_WGMMA_D28_OUT \
@@ -958,15 +958,6 @@ __device__ __forceinline__ void wgmma_fitted_kmajor(float (&d)[N / 2], uint64_t 
   __trap();
 #endif
 }
-#undef RUNGS_WGMMA_D28
-#undef RUNGS_WGMMA_D28_OUT
-#undef RUNGS_NEXT_28
-#undef RUNGS_WGMMA_D56
-#undef RUNGS_WGMMA_D56_OUT
-#undef RUNGS_NEXT_56
-#undef RUNGS_WGMMA_D112
-#undef RUNGS_WGMMA_D112_OUT
-#undef RUNGS_NEXT_112
 #undef RUNGS_WGMMA_FITTED
 
 // d += A * B over N columns, f16 / bf16, both operands K-major, for every width rung 33 fits: 8, 16,
@@ -980,17 +971,7 @@ __device__ __forceinline__ void wgmma_fitted(float (&d)[N / 2], uint64_t da, uin
 
 // The same widths in fp8 for rung 34 (decode_fp8_wide): d = (accumulate ? d : 0) + A (64 x 32) * B
 // (32 x N), A and B each e4m3 or e5m2, both K-major, N = 56 or 112 (N / 2 registers).
-#define RUNGS_WGMMA_D28 \
-  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27}"
-#define RUNGS_WGMMA_D28_OUT \
-  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27])
-#define RUNGS_NEXT_28 "29"
 #define RUNGS_NEXT2_28 "30"
-#define RUNGS_WGMMA_D56 \
-  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55}"
-#define RUNGS_WGMMA_D56_OUT \
-  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55])
-#define RUNGS_NEXT_56 "57"
 #define RUNGS_NEXT2_56 "58"
 #define RUNGS_WGMMA_FITTED_FP8(NS, R, AT, BT)                                                                   \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" RUNGS_NEXT2_##R ", 0;\n"                                     \
@@ -1027,6 +1008,9 @@ __device__ __forceinline__ void wgmma_fitted_fp8_kmajor(float (&d)[N / 2], uint6
 #undef RUNGS_NEXT_56
 #undef RUNGS_NEXT2_56
 #undef RUNGS_WGMMA_FITTED_FP8
+#undef RUNGS_WGMMA_D112
+#undef RUNGS_WGMMA_D112_OUT
+#undef RUNGS_NEXT_112
 
 // d = (accumulate ? d : 0) + A * B over N columns, fp8 (any pair), both K-major, for every width rung
 // 34 fits: 32, 56, 64, 112 or 128 (N / 2 registers).

@@ -306,21 +306,11 @@ void run_fp8(const ArgsF8& user) {
   detail::require_sm90a("decode_fp8");
   std::unique_ptr<detail::Scratch> keep_a, keep_b;  // freed on the stream after the kernels
   const ArgsF8 a = pack::operands_fp8(user, keep_a, keep_b);  // ta == N, tb == T, TMA-addressable
-  auto go = [&](auto w8, auto a8, auto c) {
+  with_fp8_types(a, [&](auto a8, auto w8, auto c) {  // W is the product's B
     decode_wgmma::with_n(a.m, [&](auto nn) {
       launch<decltype(w8), decltype(a8), decltype(c), decltype(nn)::value>(a);
     });
-  };
-  auto with_c = [&](auto w8, auto a8) {
-    if (a.c_type == F8Out::bf16) go(w8, a8, __nv_bfloat16{});
-    else go(w8, a8, float{});
-  };
-  auto with_a = [&](auto w8) {
-    if (a.a_type == F8::e4m3) with_c(w8, __nv_fp8_e4m3{});
-    else with_c(w8, __nv_fp8_e5m2{});
-  };
-  if (a.b_type == F8::e4m3) with_a(__nv_fp8_e4m3{});
-  else with_a(__nv_fp8_e5m2{});
+  });
 }
 
 }  // namespace rungs::sgemm::decode_fp8

@@ -46,8 +46,8 @@ namespace {
 
 using detail::ceil_div;
 
-constexpr int ROW = 128;  // bytes per shared-memory row: one swizzle row, 64 16-bit elements
-constexpr int BK = 64;    // k per stage
+using decode_wgmma::BK;   // k per stage: 64
+using decode_wgmma::ROW;  // bytes per shared-memory row: one swizzle row, 64 16-bit elements
 
 // NC consumer warpgroups (64 rows of A each), then the producer warp.
 template <int NC>
@@ -123,8 +123,6 @@ __global__ void __launch_bounds__(threads<NC>(), 1)
                                a.alpha, a.beta, vec);
 }
 
-constexpr int MAX_GROUPS_Y = 65535;  // gridDim.y
-
 template <typename T, int N, int NC>
 void launch(const ArgsT<T>& a) {
   constexpr int E = int(sizeof(T)), SMEM = smem_bytes<N, NC>();
@@ -138,8 +136,9 @@ void launch(const ArgsT<T>& a) {
   // Two-element stores of C where every pair (even column) is 4-byte aligned.
   const bool vec = reinterpret_cast<uintptr_t>(a.C) % 4 == 0 && a.ldc % 2 == 0;
   const int64_t tiles_n = ceil_div(a.n, int64_t(N)), groups = ceil_div(a.m, int64_t(64 * NC));
-  for (int64_t g0 = 0; g0 < groups; g0 += MAX_GROUPS_Y) {
-    const dim3 grid(static_cast<unsigned>(tiles_n), static_cast<unsigned>(std::min<int64_t>(MAX_GROUPS_Y, groups - g0)));
+  constexpr int64_t MAX_Y = decode_wgmma::MAX_GROUPS_Y;  // gridDim.y
+  for (int64_t g0 = 0; g0 < groups; g0 += MAX_Y) {
+    const dim3 grid(static_cast<unsigned>(tiles_n), static_cast<unsigned>(std::min(MAX_Y, groups - g0)));
     kernel<<<grid, threads<NC>(), SMEM, a.stream>>>(map_w, map_a, a, static_cast<int>(g0), vec);
     detail::check_launch("decode_wide");
   }

@@ -47,7 +47,7 @@ namespace {
 
 using detail::ceil_div;
 
-constexpr int ROW = 128;  // bytes per shared-memory row: one swizzle row, 128 fp8
+using decode_wgmma::ROW;  // bytes per shared-memory row: one swizzle row, 128 fp8
 constexpr int BK = 128;   // k per stage
 constexpr int MAX_STAGES = 16;
 
@@ -234,21 +234,11 @@ void run_fp8(const ArgsF8& a) {
   if (a.m > 64 || a.ta != Trans::N || a.tb != Trans::T || !pack::tma_ok(a.A, a.lda, 1) || !pack::tma_ok(a.B, a.ldb, 1))
     return decode_fp8::run_fp8(a);
   const int64_t sms = detail::sm_count();
-  auto go = [&](auto a8, auto w8, auto c) {
+  with_fp8_types(a, [&](auto a8, auto w8, auto c) {  // W is the product's B
     with_width(a.n, sms, [&](auto nb, auto nw) {
       launch<decltype(a8), decltype(w8), decltype(c), decltype(nb)::value, decltype(nw)::value>(a);
     });
-  };
-  auto with_c = [&](auto a8, auto w8) {
-    if (a.c_type == F8Out::bf16) go(a8, w8, __nv_bfloat16{});
-    else go(a8, w8, float{});
-  };
-  auto with_w = [&](auto a8) {
-    if (a.b_type == F8::e4m3) with_c(a8, __nv_fp8_e4m3{});
-    else with_c(a8, __nv_fp8_e5m2{});
-  };
-  if (a.a_type == F8::e4m3) with_w(__nv_fp8_e4m3{});
-  else with_w(__nv_fp8_e5m2{});
+  });
 }
 
 }  // namespace rungs::sgemm::decode_fp8_wide

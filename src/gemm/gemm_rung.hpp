@@ -6,6 +6,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -66,6 +67,22 @@ struct ArgsF8 {
   cudaStream_t stream;
 };
 using RunFnF8 = void (*)(const ArgsF8&);
+
+// f(a8, b8, c): the problem's types as tags, A's and B's (__nv_fp8_e4m3 or __nv_fp8_e5m2) and C's
+// (__nv_bfloat16 or float), so an fp8 rung instantiates its kernels once per combination.
+template <class F>
+void with_fp8_types(const ArgsF8& a, F&& f) {
+  auto with_c = [&](auto a8, auto b8) {
+    if (a.c_type == F8Out::bf16) f(a8, b8, __nv_bfloat16{});
+    else f(a8, b8, float{});
+  };
+  auto with_b = [&](auto a8) {
+    if (a.b_type == F8::e4m3) with_c(a8, __nv_fp8_e4m3{});
+    else with_c(a8, __nv_fp8_e5m2{});
+  };
+  if (a.a_type == F8::e4m3) with_b(__nv_fp8_e4m3{});
+  else with_b(__nv_fp8_e5m2{});
+}
 
 // A rung says what it does by the entry points it fills: one per element type and math mode.
 // A null entry means "not this rung": the dispatcher throws rungs::Unsupported naming what was

@@ -676,16 +676,7 @@ void run_fp8(const ArgsF8& user, const char* name) {
                                   a.beta, static_cast<TC*>(a.C), a.ldc, a.stream, a.scales};
     launch<Fp8<TA8, TB8, TC>, false, false, false, P>(k, name);
   };
-  auto with_c = [&](auto a8, auto b8) {
-    if (a.c_type == F8Out::bf16) go(a8, b8, __nv_bfloat16{});
-    else go(a8, b8, float{});
-  };
-  auto with_b = [&](auto a8) {
-    if (a.b_type == F8::e4m3) with_c(a8, __nv_fp8_e4m3{});
-    else with_c(a8, __nv_fp8_e5m2{});
-  };
-  if (a.a_type == F8::e4m3) with_b(__nv_fp8_e4m3{});
-  else with_b(__nv_fp8_e5m2{});
+  with_fp8_types(a, go);
 }
 
 }  // namespace rungs::sgemm::ws
