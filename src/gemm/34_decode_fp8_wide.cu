@@ -32,7 +32,10 @@
 // fitted A box did not bring m = 1 / 16 to m = 64's time, so the probe's slow small-m read was not
 // (only) the box's out-of-bounds rows; with one consumer warpgroup at N = 56 it stays 13-16 %
 // slower than rung 31 there. The normwise error at k = 8192 and 32768 is cuBLASLt's (1.05e-4).
-// `auto` takes it on the H200 for outer scales at 16 <= m <= 64 with n >= 16384 and n >= 2k.
+// block128 (6bc9f8c, the same command with --scaling block128): 28672 x 8192 67.6 / 68.0 us at m =
+// 16 / 64 (1.11 / 1.12x cuBLASLt's block128) against rung 31's 68.2 / 83.3 (1.10 / 0.90x).
+// `auto` takes it on the H200 for outer scales at 16 <= m <= 64 and block128 at 16 < m <= 64 with
+// n >= 16384 and n >= 2k.
 #include "gemm/26_decode_wgmma.cuh"
 
 #include "core/errors.hpp"

@@ -124,8 +124,11 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   //    --variant decode_fp8,decode_fp8_wide --reps 20`): 28672 x 8192 62.2 / 62.9 / 63.3 us at m = 1
   //    / 16 / 64 against rung 31's 62.3 / 65.0 / 67.6 (1.43 / 1.31x cuBLASLt at m = 16 / 64 against
   //    1.36 / 1.24x); 7168 x 8192 24.9 / 25.7 / 23.4 against 21.5 / 22.7 / 23.7. So on a device of
-  //    more than 4 TB/s, outer scales at 16 <= m <= 64 with n >= 16384 and n >= 2k run rung 34; its
-  //    block128 and tensor forms and the H100 are not measured.
+  //    more than 4 TB/s, outer scales at 16 <= m <= 64 with n >= 16384 and n >= 2k run rung 34.
+  //    block128 (6bc9f8c, the same command with --scaling block128): 28672 x 8192 67.6 / 68.0 us at
+  //    m = 16 / 64 (1.11 / 1.12x cuBLASLt's block128) against rung 31's 68.2 / 83.3 (1.10 / 0.90x);
+  //    7168 x 8192 29-30 us against 23.5-26.9. So block128 at 16 < m <= 64 on the same W runs rung 34
+  //    there, where rung 31 gave way to cuBLASLt. Its tensor form and the H100 are not measured.
   //  - fp8 forms cuBLASLt does not run (transposes other than nt, rows not 16-byte aligned), on
   //    Hopper: rung 29 (wgmma_fp8_promote), which copies the operands k-major first; elsewhere the
   //    cublas rung, which throws Unsupported for them.
@@ -137,13 +140,15 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   const bool fast_dram = dram_gbs > 4000.0;
   if (type == GemmType::fp8) {
     const bool decode_scaling = scaling == Scaling::outer || scaling == Scaling::block128;
-    // On a device of more than 4 TB/s (H200), block128 at m > 16 with W from 2^27 elements stays on
-    // cuBLASLt (rung 31 0.88x at m = 64 on 28672 x 8192).
+    // On a device of more than 4 TB/s (H200), block128 at m > 16 with W from 2^27 elements that rung
+    // 34 does not take stays on cuBLASLt (rung 31 0.88x at m = 64 on 28672 x 8192).
     const bool fast_dram_block = fast_dram && scaling == Scaling::block128 && m > 16 &&
                                  w_elems >= 134217728.0;  // 2^27
-    // H200: rung 34 with outer scales where W is long and narrow (28672 x 8192) and m >= 16.
-    if (hopper && fast_dram && scaling == Scaling::outer && rows_aligned && ta == Trans::N && tb == Trans::T &&
-        m >= 16 && m <= 64 && n >= 16384 && n >= 2 * k && w_elems >= 134217728.0)  // 2^27
+    // H200: rung 34 where W is long and narrow (28672 x 8192), outer scales at m >= 16, block128 at
+    // m > 16.
+    const bool wide_m = scaling == Scaling::outer ? m >= 16 : (scaling == Scaling::block128 && m > 16);
+    if (hopper && fast_dram && wide_m && rows_aligned && ta == Trans::N && tb == Trans::T && m <= 64 && n >= 16384 &&
+        n >= 2 * k && w_elems >= 134217728.0)  // 2^27
       return "decode_fp8_wide";
     if (hopper && decode_scaling && rows_aligned && ta == Trans::N && tb == Trans::T && m >= 1 && m <= 64 &&
         n >= 7168 && w_elems >= 33554432.0 && !fast_dram_block)  // 2^25

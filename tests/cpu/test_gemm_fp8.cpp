@@ -137,8 +137,9 @@ TEST(GemmFp8Registry, TypesSayFp8WhereTheEntryIsSet) {
 // auto for fp8 names the cublas rung (cuBLASLt) on every device, whatever the shape or what the
 // f16/bf16 rules would say, except on Hopper (sm_90a builds): decode shapes with outer or block128
 // scales (nt, aligned rows, m <= 64, n >= 7168, n k >= 2^25) run rung 31 (decode_fp8), or on the
-// H200 rung 34 (decode_fp8_wide) for outer scales at 16 <= m <= 64 on a long, narrow W, and the
-// forms cuBLASLt does not run (other transposes than nt, unaligned rows) rung 29.
+// H200 rung 34 (decode_fp8_wide) for outer scales at 16 <= m <= 64 and block128 at 16 < m <= 64 on
+// a long, narrow W, and the forms cuBLASLt does not run (other transposes than nt, unaligned rows)
+// rung 29.
 TEST(GemmFp8Auto, CublasExceptDecodeAndFormsCublasLacks) {
 #if defined(RUNGS_HAVE_SM90A)
   const std::string decode = "decode_fp8", wide = "decode_fp8_wide", other_forms = "wgmma_fp8_promote";
@@ -175,14 +176,18 @@ TEST(GemmFp8Auto, CublasExceptDecodeAndFormsCublasLacks) {
   EXPECT_EQ("cublas", at(Trans::N, Trans::T, 16, 7168, 1024, true, Scaling::outer));     // W below 2^25
   EXPECT_EQ("cublas", sgemm::auto_variant(Trans::N, Trans::T, 16, 28672, 8192, 89, GemmType::fp8, Math::fp32, true,
                                           Scaling::outer));  // not Hopper
-  // More than 4 TB/s of DRAM on paper (H200): block128 at m > 16 with n k >= 2^27 stays on cuBLASLt;
-  // outer at 16 <= m <= 64 with n >= 16384 and n >= 2k runs rung 34; outer below m = 16, block128
-  // at m <= 16 and the shorter W keep rung 31. 3352 GB/s (H100) keeps rung 31 everywhere.
+  // More than 4 TB/s of DRAM on paper (H200): with n >= 16384 and n >= 2k, outer at 16 <= m <= 64
+  // and block128 at 16 < m <= 64 run rung 34; block128 at m > 16 with n k >= 2^27 on another W stays
+  // on cuBLASLt; outer below m = 16, block128 at m <= 16 and the shorter W keep rung 31. 3352 GB/s
+  // (H100) keeps rung 31 everywhere.
   const auto on = [](double gbs, int64_t m, int64_t n, Scaling sc) {
     return sgemm::auto_variant(Trans::N, Trans::T, m, n, 8192, 90, GemmType::fp8, Math::fp32, true, sc, gbs);
   };
   for (int64_t m : {int64_t{17}, int64_t{32}, int64_t{64}}) {
-    EXPECT_EQ("cublas", on(4814.0, m, 28672, Scaling::block128)) << m;
+    EXPECT_EQ(wide, on(4814.0, m, 28672, Scaling::block128)) << m;
+    EXPECT_EQ("cublas", sgemm::auto_variant(Trans::N, Trans::T, m, 8192, 28672, 90, GemmType::fp8, Math::fp32, true,
+                                            Scaling::block128, 4814.0))
+        << m;  // n < 2k
     EXPECT_EQ(decode, on(3352.0, m, 28672, Scaling::block128)) << m;
     EXPECT_EQ(decode, on(4814.0, m, 7168, Scaling::block128)) << m;
     EXPECT_EQ(wide, on(4814.0, m, 28672, Scaling::outer)) << m;
