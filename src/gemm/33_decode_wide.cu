@@ -33,7 +33,7 @@
 // where rung 26 reads with more), and at 8192 x 28672 slower everywhere (0.68-1.06x against rung
 // 26's 1.01-1.11x), as predicted. On another H200 (4a24868, `rungs bench gemm --workload decode`)
 // closer: 28672 x 8192 at m = 64 / 128 117 / 122 us against rung 26's 118 / 122. `auto` takes it on
-// the H200 at 32 < m <= 128 with n >= 16384 and n >= 2k (tuning.cpp).
+// the H200 at 32 < m <= 64 with n >= 16384 and n >= 2k (tuning.cpp; at m = 128 the runs differ).
 #include "gemm/26_decode_wgmma.cuh"
 
 #include "core/errors.hpp"

@@ -97,9 +97,10 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   //    64-row MMA side padded), everywhere at 8192 x 28672 (A read from L2 by every block: 0.68-0.95x
   //    cuBLAS against rung 26's 1.01-1.11x) and to cuBLAS at 7168 x 8192 (0.98 / 0.89x at m = 64 /
   //    128, rung 26 0.96 / 0.84x); on another H200 (4a24868, the main job's decode workload) 117 /
-  //    122 us at m = 64 / 128 against rung 26's 118 / 122. So on a device of more than 4 TB/s, 32 < m
-  //    <= 128 with n >= 16384 and n >= 2k runs rung 33; on the H100 it is not measured and rung 26
-  //    stays.
+  //    122 us at m = 64 / 128 against rung 26's 118 / 122; on a third (6bc9f8c, the same) 120 / 125
+  //    against 120 / 122. At m = 128 the three runs put rung 33 1 % ahead, level and 2.5 % behind, so
+  //    it stays on rung 26. So on a device of more than 4 TB/s, 32 < m <= 64 with n >= 16384 and n >=
+  //    2k runs rung 33; on the H100 it is not measured and rung 26 stays.
   //  - fp8: cuBLAS (cublasLt, in the cublas rung) on every device. Rung 28 (wgmma_fp8) is faster
   //    (1.00 / 1.05 / 1.04x per-tensor at 2048 / 4096 / 8192^3 nt, H100, 6b05a1d) but does not
   //    promote: its error is 18x cuBLASLt's at k = 8192 and 43x at 32768; rung 29 (promoted, the same
@@ -164,7 +165,7 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
     const bool half = type != GemmType::f32;
     if (hopper && half && rows_aligned && ta == Trans::N && tb == Trans::T) {
       // H200: rung 33 where W is long and narrow (its fitted tiles fill the SMs, A's L2 traffic small).
-      if (fast_dram && m > 32 && m <= 128 && n >= 16384 && n >= 2 * k && w_elems >= 134217728.0)  // 2^27
+      if (fast_dram && m > 32 && m <= 64 && n >= 16384 && n >= 2 * k && w_elems >= 134217728.0)  // 2^27
         return "decode_wide";
       if (m >= 1 && m <= 128 && n >= 7168 && w_elems >= 134217728.0) return "decode_wgmma";  // 2^27
       const int64_t few = fast_dram ? 16 : 8;  // rows of A where rung 26 wins at 2^25 (H200 / H100)

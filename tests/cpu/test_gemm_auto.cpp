@@ -68,11 +68,12 @@ TEST(GemmAuto, HopperTensorCoreChoices) {
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 16, 7168, 8192, 90, t, Math::fp32, true, st, 3352.3), "cublas");
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 8, 7168, 8192, 90, t, Math::fp32, true, st, 3352.3), kDecodeChoice);
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 16, 7168, 8192, 90, t, Math::fp32, true, st, 4814.3), "cublas");
-    // On the H200 rung 33 at 32 < m <= 128 where n >= 16384 and n >= 2k (28672 x 8192); rung 26 at
-    // m <= 32 there, at 8192 x 28672 and on the H100.
+    // On the H200 rung 33 at 32 < m <= 64 where n >= 16384 and n >= 2k (28672 x 8192); rung 26 at
+    // m <= 32 and 64 < m <= 128 there, at 8192 x 28672 and on the H100.
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 64, 28672, 8192, 90, t, Math::fp32, true, st, 4814.3), kDecodeWideChoice);
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 33, 28672, 8192, 90, t, Math::fp32, true, st, 4814.3), kDecodeWideChoice);
-    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 128, 28672, 8192, 90, t, Math::fp32, true, st, 4814.3), kDecodeWideChoice);
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 65, 28672, 8192, 90, t, Math::fp32, true, st, 4814.3), kDecodeChoice);
+    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 128, 28672, 8192, 90, t, Math::fp32, true, st, 4814.3), kDecodeChoice);
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 32, 28672, 8192, 90, t, Math::fp32, true, st, 4814.3), kDecodeChoice);
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 64, 8192, 28672, 90, t, Math::fp32, true, st, 4814.3), kDecodeChoice);
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 64, 28672, 8192, 90, t, Math::fp32, true, st, 3352.3), kDecodeChoice);
