@@ -6,8 +6,15 @@
 // 7168: 128 blocks; 224 at 28672; 64 at 8192): no split, no exchange, the accumulators stored
 // straight into C's rows. A's boxes come from L2 once per block and k tile (NC x 64 rows); in
 // clusters of CL blocks along n each block loads 1 / CL of them and multicasts it (a slot refilled
-// when every consumer of the cluster released it). Timed as read_floor.cu times (L2 flushed, events,
-// median of 30), interleaved with cublasGemmEx on the same data; C checked against cuBLAS's.
+// when every consumer of the cluster released it). Timed as read_floor.cu times (L2 flushed,
+// events, median of 30), interleaved with cublasGemmEx on the same data; C checked against cuBLAS's.
+// Second question: at m = 128, does splitting m over a cluster pay, as cuBLAS's 7168 x 8192 kernel
+// does (`128x64_64x8_4x2`)? With WM the cluster of CL runs along m: its blocks hold different rows
+// of A and the same N rows of W, each loads 1 / CL of W's box and multicasts it, and A's box comes
+// whole from L2 (m = 128 in two blocks of one warpgroup, N twice as wide: half of A's L2 bytes per
+// block, W from L2 once per cluster). Measured (H200, 6bc9f8c): no. 7168 x 8192 41.5-41.7 us
+// against 39.7-39.9 with two warpgroups a block (51.0-51.6 unclustered, W from L2 twice), 8192 x
+// 28672 136.7-137.7 against 135.9-136.4 (181.6-181.8 unclustered); cuBLAS 36.0 / 124.4.
 //   nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a -Iinclude -Isrc --expt-relaxed-constexpr \
 //     scripts/experiments/decode_wide.cu -lcublas -lcuda -o build-experiments/decode_wide
 #include "read_probe.cuh"
@@ -35,11 +42,11 @@ constexpr int stages() {
 
 // Block (x, y): W rows BN x .., A rows 64 NC y .., the whole k. Warpgroups 0 .. NC - 1 consume (64
 // rows of A each), warp 4 NC produces.
-template <int BN, int NC, int CL>
+template <int BN, int NC, int CL, bool WM = false>
 __global__ void __launch_bounds__(128 * NC + 32, 1)
     wide_kernel(const __grid_constant__ CUtensorMap map_w, const __grid_constant__ CUtensorMap map_a, int m, int n,
                 int k, __nv_bfloat16* C, int tiles) {
-  constexpr int ST = stages<BN, NC>(), SB = stage_bytes<BN, NC>(), PART = 64 * NC / CL;
+  constexpr int ST = stages<BN, NC>(), SB = stage_bytes<BN, NC>(), PART = 64 * NC / CL, WPART = BN / CL;
   extern __shared__ unsigned char raw[];
   unsigned char* smem = d::smem_align_1024(raw);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + ST * SB);
@@ -58,6 +65,12 @@ __global__ void __launch_bounds__(128 * NC + 32, 1)
         if (i >= ST) d::mbar_wait(&empty[s], ((i / ST) + 1) & 1);
         unsigned char* st = smem + s * SB;
         d::mbar_expect_tx(&full[s], SB);
+        if constexpr (WM) {
+          d::tma_load_2d_multicast(st + rank * WPART * ROW, &map_w, i * BK, n0 + rank * WPART, &full[s],
+                                   static_cast<uint16_t>((1u << CL) - 1));
+          d::tma_load_2d(st + BN * ROW, &map_a, i * BK, m0, &full[s]);
+          continue;
+        }
         d::tma_load_2d(st, &map_w, i * BK, n0, &full[s]);
         if constexpr (CL == 1) d::tma_load_2d(st + BN * ROW, &map_a, i * BK, m0, &full[s]);
         else
@@ -120,19 +133,20 @@ __global__ void fill(__nv_bfloat16* p, size_t count, uint32_t seed) {
 
 struct Shape { int n, k; };
 
-template <int BN, int NC, int CL>
+template <int BN, int NC, int CL, bool WM = false>
 void run(const Setup& g, PFN_cuTensorMapEncodeTiled_v12000 encode, cublasHandle_t h, double ref_gbs, int m, int n,
          int k, __nv_bfloat16* W, __nv_bfloat16* A, __nv_bfloat16* C, __nv_bfloat16* Cref) {
   constexpr int SMEM = stages<BN, NC>() * stage_bytes<BN, NC>() + 1024 + 256;
-  auto* kern = wide_kernel<BN, NC, CL>;
+  auto* kern = wide_kernel<BN, NC, CL, WM>;
   CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM));
   CUtensorMap mw{}, ma{};
-  if (!bf16_map(encode, W, n, k, BN, &mw, CU_TENSOR_MAP_L2_PROMOTION_L2_64B) ||
-      !bf16_map(encode, A, m, k, 64 * NC / CL, &ma, CU_TENSOR_MAP_L2_PROMOTION_L2_64B)) {
+  if (!bf16_map(encode, W, n, k, WM ? BN / CL : BN, &mw, CU_TENSOR_MAP_L2_PROMOTION_L2_64B) ||
+      !bf16_map(encode, A, m, k, WM ? 64 * NC : 64 * NC / CL, &ma, CU_TENSOR_MAP_L2_PROMOTION_L2_64B)) {
     std::printf("map refused\n");
     return;
   }
-  const int tiles = (n + BN - 1) / BN, bx = (tiles + CL - 1) / CL * CL, by = (m + 64 * NC - 1) / (64 * NC);
+  const int tiles = (n + BN - 1) / BN, bx = WM ? tiles : (tiles + CL - 1) / CL * CL,
+            by = WM ? ((m + 64 * NC - 1) / (64 * NC) + CL - 1) / CL * CL : (m + 64 * NC - 1) / (64 * NC);
   auto mine = [&] {
     if (CL == 1) {
       kern<<<dim3(bx, by), 128 * NC + 32, SMEM>>>(mw, ma, m, n, k, C, tiles);
@@ -143,7 +157,7 @@ void run(const Setup& g, PFN_cuTensorMapEncodeTiled_v12000 encode, cublasHandle_
       cfg.dynamicSmemBytes = SMEM;
       cudaLaunchAttribute at[1];
       at[0].id = cudaLaunchAttributeClusterDimension;
-      at[0].val.clusterDim.x = CL, at[0].val.clusterDim.y = 1, at[0].val.clusterDim.z = 1;
+      at[0].val.clusterDim.x = WM ? 1 : CL, at[0].val.clusterDim.y = WM ? CL : 1, at[0].val.clusterDim.z = 1;
       cfg.attrs = at;
       cfg.numAttrs = 1;
       CK(cudaLaunchKernelEx(&cfg, kern, mw, ma, m, n, k, C, tiles));
@@ -163,9 +177,9 @@ void run(const Setup& g, PFN_cuTensorMapEncodeTiled_v12000 encode, cublasHandle_
   for (int r = 0; r < 2; ++r) t_mine[r] = median_ms(mine, g), t_vendor[r] = median_ms(vendor, g);
   const double bytes = (double(n) * k + double(m) * k + double(m) * n) * 2;
   const double us = 1e3 * std::min(t_mine[0], t_mine[1]), vus = 1e3 * std::min(t_vendor[0], t_vendor[1]);
-  std::printf("%5d x %5d m %3d  N %3d NC %d CL %d S%-2d %3d blocks: %6.1f / %6.1f us (%4.1f%%), cuBLAS %6.1f / %6.1f "
+  std::printf("%5d x %5d m %3d  N %3d NC %d CL %d%s S%-2d %3d blocks: %6.1f / %6.1f us (%4.1f%%), cuBLAS %6.1f / %6.1f "
               "us (%4.1f%%), %.2fx, err %.1e\n",
-              n, k, m, BN, NC, CL, stages<BN, NC>(), bx * by, 1e3 * t_mine[0], 1e3 * t_mine[1],
+              n, k, m, BN, NC, CL, WM ? " (W multicast along m)" : "", stages<BN, NC>(), bx * by, 1e3 * t_mine[0], 1e3 * t_mine[1],
               100 * bytes / (us * 1e3) / ref_gbs, 1e3 * t_vendor[0], 1e3 * t_vendor[1],
               100 * bytes / (vus * 1e3) / ref_gbs, vus / us, err);
 }
@@ -189,6 +203,9 @@ int main() {
     auto at = [&](auto bn, auto nc, auto cl, int n, int k) {
       run<decltype(bn)::value, decltype(nc)::value, decltype(cl)::value>(g, encode, h, ref, m, n, k, W, A, C, Cref);
     };
+    auto wm = [&](auto bn, auto cl, int n, int k) {  // one warpgroup a block, W multicast along m
+      run<decltype(bn)::value, 1, decltype(cl)::value, true>(g, encode, h, ref, m, n, k, W, A, C, Cref);
+    };
     using I56 = std::integral_constant<int, 56>;
     using I1 = std::integral_constant<int, 1>;
     using I2 = std::integral_constant<int, 2>;
@@ -209,6 +226,12 @@ int main() {
       at(std::integral_constant<int, 224>{}, I2{}, I1{}, 28672, 8192);
       at(std::integral_constant<int, 224>{}, I2{}, I2{}, 28672, 8192);
       at(std::integral_constant<int, 64>{}, I2{}, I2{}, 8192, 28672);
+      // m in two blocks of one warpgroup, N doubled: without and with W multicast along m.
+      at(std::integral_constant<int, 112>{}, I1{}, I1{}, 7168, 8192);
+      wm(std::integral_constant<int, 112>{}, I2{}, 7168, 8192);
+      at(std::integral_constant<int, 64>{}, I2{}, I1{}, 8192, 28672);
+      at(std::integral_constant<int, 128>{}, I1{}, I1{}, 8192, 28672);
+      wm(std::integral_constant<int, 128>{}, I2{}, 8192, 28672);
     }
   }
   return 0;
