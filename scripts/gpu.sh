@@ -42,12 +42,12 @@
 # `scripts/gpu.sh sanitize`, then `scripts/gpu.sh bench`; on a machine of several GPUs the test and
 # sanitize stages run sharded over them (RUNGS_GPUS). Keep the machine's CPUs for the tests while
 # they run (no build beside them): their fp64 references run on the host. The gemm ladder's
-# bench alone (952 rows with the decode and fp8 workloads) runs more than 7 minutes on an H100 and
-# the build about 3: build in one call, then bench in parts on the warm machine, e.g.
-# RUNGS_BENCH_ARGS="gemm --workload bf16,tf32x3,fp8" scripts/gpu.sh bench, then the same with
-# "gemm --workload f32,decode;gemv;reduce" (scripts/report.py takes each of its ladders, gemm (f32),
-# gemm_tc (bf16, tf32x3, fp8), decode, gemv, reduce, from the newest run that measured it, so a
-# part must hold whole ladders).
+# bench alone (952 rows with the decode and fp8 workloads, before decode_fp8's) runs more than 7
+# minutes on an H100 and the build about 3: build in one call, then bench in parts on the warm
+# machine, e.g. RUNGS_BENCH_ARGS="gemm --workload bf16,tf32x3,fp8,decode_fp8" scripts/gpu.sh bench,
+# then the same with "gemm --workload f32,decode;gemv;reduce" (scripts/report.py takes each of its
+# ladders, gemm (f32), gemm_tc (bf16, tf32x3, fp8), decode, decode_fp8, gemv, reduce, from the
+# newest run that measured it, so a part must hold whole ladders).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-$PWD/out}

@@ -12,9 +12,9 @@ the output holds the latest numbers per GPU only (older runs live in git history
 gives the same files, byte for byte.
 
 Generated blocks: in README.md and docs/*.md, the text between `<!-- report:NAME -->` and
-`<!-- /report:NAME -->` is replaced by block NAME: headline, gemm, gemm_tc, decode, gemv, reduce,
-gemm_host, allgather_gemm, gemm_reducescatter, python. decode is the gemm ladder's decode workload (the
-rows with "workload": "decode");
+`<!-- /report:NAME -->` is replaced by block NAME: headline, gemm, gemm_tc, decode, decode_fp8, gemv,
+reduce, gemm_host, allgather_gemm, gemm_reducescatter, python. decode and decode_fp8 are the gemm
+ladder's decode workloads (the rows with "workload": "decode" or "decode_fp8");
 python is scripts/bench_python.py's JSON (also accepted as a RUN.json: {"meta", "rows"}).
 """
 import argparse
@@ -44,6 +44,7 @@ LADDER_TITLES = OrderedDict(
         ("gemm", "gemm: SGEMM on CUDA cores (fp32), TFLOP/s (x cuBLAS)"),
         ("gemm_tc", "gemm on tensor cores, TFLOP/s (x cuBLAS)"),
         ("decode", "gemm decode shapes (bf16, nt): time, GB/s, % of DRAM read (x cuBLAS)"),
+        ("decode_fp8", "gemm decode shapes (fp8 e4m3 -> bf16, nt): time, GB/s, % of DRAM read (x cuBLASLt)"),
         ("gemv", "gemv: SGEMV (fp32), GB/s (x cuBLAS)"),
         ("reduce", "reduce: reduce_sum, GB/s (x CUB)"),
         ("gemm_host", "gemm_host: the host-to-host flow"),
@@ -75,8 +76,8 @@ def ladder_of(row):
     op = row.get("op", "gemm")
     if op in DIST_OPS:
         return op
-    if op == "gemm" and row.get("workload") == "decode":
-        return "decode"
+    if op == "gemm" and row.get("workload") in ("decode", "decode_fp8"):
+        return row["workload"]
     if op == "gemm":
         return "gemm" if row.get("dtype", "f32") == "f32" else "gemm_tc"
     return op
@@ -346,11 +347,14 @@ def block_decode(run, rows):
         wr = [r for r in rows if (r["n"], r["k"]) == (n, k)]
         ms = sorted(OrderedDict((r["m"], None) for r in wr))
         body = [[label] + [decode_cell(c) for c in cells] for label, cells in rung_rows(wr, ms, lambda r: r["m"])]
-        parts.append(f"W {n} x {k} ({wr[0].get('dtype', 'bf16')}, {wr[0].get('trans', 'nt')}):\n\n" + md_table(["rung"] + [f"m = {m}" for m in ms], body))
+        scales = f", {FP8_SCALINGS.get(wr[0]['scaling'], wr[0]['scaling'])}" if wr[0].get("scaling") else ""
+        parts.append(f"W {n} x {k} ({wr[0].get('dtype', 'bf16')}, {wr[0].get('trans', 'nt')}{scales}):\n\n" + md_table(["rung"] + [f"m = {m}" for m in ms], body))
     base = next((r["baseline"] for r in rows if r.get("baseline")), "the baseline")
     dram = run.context.get("dram_read_gbs")
     note = (
-        "Each cell: the median time; GB/s = (A + W + C bytes) / median"
+        "Each cell: the median time; GB/s = (A + W + C bytes"
+        + (" + the scales" if any(r.get("scaling") for r in rows) else "")
+        + ") / median"
         + (f"; % of the {dram:.0f} GB/s a streaming read reaches on this GPU (`rungs info`)" if dram else "")
         + f"; x {base} = its median over the rung's, interleaved."
     )
@@ -486,6 +490,7 @@ BLOCKS = OrderedDict(
         ("gemm", block_gemm),
         ("gemm_tc", block_gemm_tc),
         ("decode", block_decode),
+        ("decode_fp8", block_decode),
         ("gemv", block_gemv),
         ("reduce", block_reduce),
         ("gemm_host", block_gemm_host),
@@ -961,7 +966,7 @@ def benchmarks_md(latest, images, py_runs=()):
     return "\n".join(out) + "\n"
 
 
-MARKER = re.compile(r"(<!-- report:([a-z_]+) -->\n)(.*?)(<!-- /report:\2 -->)", re.S)
+MARKER = re.compile(r"(<!-- report:([a-z0-9_]+) -->\n)(.*?)(<!-- /report:\2 -->)", re.S)
 
 
 def fill_blocks(text, blocks):

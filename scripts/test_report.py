@@ -20,9 +20,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 DATA = os.path.join(REPO, "tests", "data")
 SAMPLES = [os.path.join(DATA, "bench_sample.json"), os.path.join(DATA, "bench_host_sample.json")]
-BLOCKS = ["headline", "gemm", "gemm_tc", "decode", "gemv", "reduce", "gemm_host", "allgather_gemm", "gemm_reducescatter"]
-NO_SAMPLE_ROWS = {"decode", "allgather_gemm", "gemm_reducescatter"}  # blocks the committed samples have no rows for
+BLOCKS = ["headline", "gemm", "gemm_tc", "decode", "decode_fp8", "gemv", "reduce", "gemm_host", "allgather_gemm",
+          "gemm_reducescatter"]
+NO_SAMPLE_ROWS = {"decode", "decode_fp8", "allgather_gemm", "gemm_reducescatter"}  # no rows in the committed samples
 DECODE_WEIGHTS = [(7168, 8192), (28672, 8192), (8192, 28672)]
+DECODE_FP8_WEIGHTS = [(7168, 8192), (28672, 8192)]
 
 failures = []
 
@@ -38,7 +40,7 @@ def make_root(tmp):
     holds every block, so each block is generated and checked."""
     root = os.path.join(tmp, "root")
     os.makedirs(os.path.join(root, "docs"))
-    empty = re.compile(r"(<!-- report:([a-z_]+) -->\n).*?(<!-- /report:\2 -->)", re.S)
+    empty = re.compile(r"(<!-- report:([a-z0-9_]+) -->\n).*?(<!-- /report:\2 -->)", re.S)
     for src, dst in [(os.path.join(REPO, "README.md"), "README.md")] + [
         (os.path.join(REPO, "docs", f), os.path.join("docs", f))
         for f in sorted(os.listdir(os.path.join(REPO, "docs")))
@@ -79,14 +81,16 @@ def tables_parse(text, where):
     return n
 
 
-def decode_run(sample_context):
+def decode_run(sample_context, fp8=False):
     """A run of the decode workload only, with made-up times (a fixed rate per rung): cublas the baseline,
-    decode_rows and wgmma_balanced, auto, and one SKIP row."""
+    decode_rows and wgmma_balanced, auto, and one SKIP row. fp8: the fp8 decode workload's rows instead
+    (e4m3, outer scales, the two weights it has)."""
     ctx = copy.deepcopy(sample_context)
     ctx["git_commit"] = "dec0de1"
     dram = ctx["dram_read_gbs"]
     rows = []
-    for n, k in DECODE_WEIGHTS:
+    extra = {"dtype": "fp8", "workload": "decode_fp8", "scaling": "outer"} if fp8 else {}
+    for n, k in DECODE_FP8_WEIGHTS if fp8 else DECODE_WEIGHTS:
         for m in (1, 16, 64, 128):
             nbytes = 2.0 * (m * k + k * n + m * n)
             base_ms = nbytes / 2.6e12 * 1e3
@@ -100,11 +104,11 @@ def decode_run(sample_context):
                     "bytes": nbytes, "bytes_per_second": rate, "pct_dram": 100.0 * rate / 1e9 / dram,
                     "arithmetic_intensity": 2.0 * m * n * k / nbytes, "ridge_point": 357.0, "memory_bound": True,
                     "baseline": "cublas", "baseline_real_time": base_ms, "speedup_vs_baseline": base_ms / ms,
-                    "pass": True, "status": "ok"})
+                    "pass": True, "status": "ok", **extra})
             rows.append({
                 "name": f"gemm/wgmma_streamk/{m}x{n}x{k}/nt/bf16", "op": "gemm", "rung": 19, "variant": "wgmma_streamk",
                 "m": m, "n": n, "k": k, "trans": "nt", "dtype": "bf16", "baseline_rung": False, "workload": "decode",
-                "pass": False, "status": "skip", "reason": "made-up reason for the test"})
+                "pass": False, "status": "skip", "reason": "made-up reason for the test", **extra})
     return {"context": ctx, "benchmarks": rows}
 
 
@@ -167,7 +171,7 @@ def main():
         # Every block the repository's own pages hold is filled too.
         for page in ["README.md"] + [os.path.join("docs", f) for f in os.listdir(os.path.join(root, "docs")) if f.endswith(".md")]:
             text = open(os.path.join(root, page)).read()
-            for m in re.finditer(r"<!-- report:([a-z_]+) -->\n(.*?)<!-- /report:\1 -->", text, re.S):
+            for m in re.finditer(r"<!-- report:([a-z0-9_]+) -->\n(.*?)<!-- /report:\1 -->", text, re.S):
                 check(len(m.group(2).strip()) > 0, f"{page}: block {m.group(1)} is filled")
         # The same JSON gives the same files.
         first = snapshot(root)
@@ -231,6 +235,26 @@ def main():
         check(mb is not None and tables_parse(mb.group(1), "block decode") == 3, "block decode holds three tables")
         gemm_tc = re.search(r"<!-- report:gemm_tc -->\n(.*?)<!-- /report:gemm_tc -->", all_blocks, re.S)
         check(gemm_tc is not None and "decode_rows" not in gemm_tc.group(1), "decode rows stay out of the tensor-core tables")
+        # The fp8 decode workload: its own section and block, one table per weight, the scales named.
+        fp8_json = os.path.join(tmp, "decode_fp8.json")
+        with open(fp8_json, "w") as f:
+            json.dump(decode_run(sample_context, fp8=True), f)
+        run_report(root, [p, fp8_json] + SAMPLES)
+        bench6 = open(os.path.join(root, "docs", "BENCHMARKS.md")).read()
+        title = "### gemm decode shapes (fp8 e4m3 -> bf16, nt)"
+        check(title in bench6 and bench6.index("### gemm decode shapes (bf16") < bench6.index(title) < bench6.index("### gemv"),
+              "the fp8 decode section after the bf16 one")
+        tables_parse(bench6, "BENCHMARKS.md with fp8 decode rows")
+        for n, k in DECODE_FP8_WEIGHTS:
+            check(f"W {n} x {k} (fp8, nt, per-row / per-column scales):" in bench6, f"an fp8 decode table for W {n} x {k}")
+        check("(A + W + C bytes + the scales) / median" in bench6, "the fp8 decode note counts the scales")
+        all6 = open(os.path.join(root, "docs", "all_blocks.md")).read()
+        m8 = re.search(r"<!-- report:decode_fp8 -->\n(.*?)<!-- /report:decode_fp8 -->", all6, re.S)
+        check(m8 is not None and tables_parse(m8.group(1), "block decode_fp8") == 2, "block decode_fp8 holds two tables")
+        mb6 = re.search(r"<!-- report:decode -->\n(.*?)<!-- /report:decode -->", all6, re.S)
+        check(mb6 is not None and "fp8" not in mb6.group(1), "fp8 decode rows stay out of the bf16 decode block")
+        tc6 = re.search(r"<!-- report:gemm_tc -->\n(.*?)<!-- /report:gemm_tc -->", all6, re.S)
+        check(tc6 is not None and "decode_rows" not in tc6.group(1), "fp8 decode rows stay out of the tensor-core tables")
         # dist rows (made-up numbers): one table per operation, auto naming its rung, x rung 1.
         check("### allgather_gemm" not in bench5, "no dist section without dist rows")
         dist_json = os.path.join(tmp, "dist.json")

@@ -195,12 +195,14 @@ const std::vector<Flag>& flags() {
       {"--workload", "LIST", bit(Command::bench) | bit(Command::verify), G::shapes,
        "gemm without shape flags: the parts of the seed workload to run: f32, bf16, tf32x3 (the square seed "
        "sizes, nn), decode (bf16 nt, m = 1, 16, 64, 128 against the three decode weights), fp8 (the seed sizes, "
-       "nt) or all (default all)",
+       "nt), decode_fp8 (e4m3 nt, outer scales unless --scaling, m = 1, 16, 64, 128 against 7168 x 8192 and "
+       "28672 x 8192) or all (default all)",
        [](ParseState& p, const Flag& f, const std::string& v) {
          for (const std::string& w : split(v, ',')) {
-           if (w == "all") p.a.workloads = {"f32", "bf16", "tf32x3", "decode", "fp8"};
-           else if (w == "f32" || w == "bf16" || w == "tf32x3" || w == "decode" || w == "fp8") p.a.workloads.push_back(w);
-           else fail(std::string(f.name) + ": " + quoted(w) + " is not f32, bf16, tf32x3, decode, fp8 or all");
+           if (w == "all") p.a.workloads = {"f32", "bf16", "tf32x3", "decode", "fp8", "decode_fp8"};
+           else if (w == "f32" || w == "bf16" || w == "tf32x3" || w == "decode" || w == "fp8" || w == "decode_fp8")
+             p.a.workloads.push_back(w);
+           else fail(std::string(f.name) + ": " + quoted(w) + " is not f32, bf16, tf32x3, decode, fp8, decode_fp8 or all");
          }
        },
        "gemm"},
@@ -217,8 +219,9 @@ const std::vector<Flag>& flags() {
          p.a.pieces = static_cast<int>(parse_int(v, f.name, 1, 64));
        }},
       {"--scaling", "tensor|outer|block128", kShaped, G::shapes,
-       "gemm --dtype fp8: the scales' layout (default tensor): one scale per operand, one per row of op(A) and "
-       "column of op(B), or one per 1 x 128 block of A along k and per 128 x 128 block of B",
+       "gemm --dtype fp8: the scales' layout (default tensor; the decode_fp8 workload's default outer): one scale "
+       "per operand, one per row of op(A) and column of op(B), or one per 1 x 128 block of A along k and per "
+       "128 x 128 block of B",
        [](ParseState& p, const Flag& f, const std::string& v) {
          if (v == "tensor") p.a.scaling = Scaling::tensor;
          else if (v == "outer") p.a.scaling = Scaling::outer;
@@ -514,7 +517,7 @@ std::vector<Case> cases_for(const Args& a, const std::string& op) {
   }
   for (GemmKind kind : kinds)
     for (const Shape& s : shapes)
-      for (TransPair t : trans) out.push_back({s, t, DType::f32, kind});
+      for (TransPair t : trans) out.push_back({s, t, DType::f32, kind, "", a.scaling});
   // The whole seed set (bench, verify) adds the decode workload. tune times warptile's fp32
   // configurations only.
   const bool whole_seed = a.shapes.empty() && a.trans.empty() && a.gemm_kinds.empty();
@@ -524,7 +527,13 @@ std::vector<Case> cases_for(const Args& a, const std::string& op) {
         out.push_back({s, {Trans::N, Trans::T}, DType::f32, GemmKind::bf16, kDecodeWorkload});
     // fp8 at the seed sizes, nt (the form cuBLASLt's fp8 kernels take), --scaling's layout.
     if (part("fp8"))
-      for (const Shape& s : default_shapes()) out.push_back({s, {Trans::N, Trans::T}, DType::f32, GemmKind::fp8});
+      for (const Shape& s : default_shapes())
+        out.push_back({s, {Trans::N, Trans::T}, DType::f32, GemmKind::fp8, "", a.scaling});
+    // fp8 weights at decode shapes, with the per-token / per-channel scales serving stacks keep.
+    if (part(kDecodeFp8Workload))
+      for (const Shape& s : decode_fp8_shapes())
+        out.push_back({s, {Trans::N, Trans::T}, DType::f32, GemmKind::fp8, kDecodeFp8Workload,
+                       a.scaling_given ? a.scaling : Scaling::outer});
   }
   return out;
 }
@@ -532,6 +541,14 @@ std::vector<Case> cases_for(const Args& a, const std::string& op) {
 std::vector<Shape> decode_shapes() {
   std::vector<Shape> out;
   const Shape nk[] = {{0, 7168, 8192}, {0, 28672, 8192}, {0, 8192, 28672}};
+  for (const Shape& w : nk)
+    for (int64_t m : {1, 16, 64, 128}) out.push_back({m, w.n, w.k});
+  return out;
+}
+
+std::vector<Shape> decode_fp8_shapes() {
+  std::vector<Shape> out;
+  const Shape nk[] = {{0, 7168, 8192}, {0, 28672, 8192}};
   for (const Shape& w : nk)
     for (int64_t m : {1, 16, 64, 128}) out.push_back({m, w.n, w.k});
   return out;
@@ -703,8 +720,9 @@ Args parse_args(const std::vector<std::string>& argv) {
   if (a.scaling_given) {
     bool fp8 = false;
     for (check::GemmKind kind : a.gemm_kinds) fp8 = fp8 || kind == check::GemmKind::fp8;
-    fp8 = fp8 || std::find(a.workloads.begin(), a.workloads.end(), "fp8") != a.workloads.end();
-    if (!fp8) fail("--scaling applies to --dtype fp8 (or --workload fp8) only");
+    for (const char* w : {"fp8", kDecodeFp8Workload})
+      fp8 = fp8 || std::find(a.workloads.begin(), a.workloads.end(), w) != a.workloads.end();
+    if (!fp8) fail("--scaling applies to --dtype fp8 (or --workload fp8, decode_fp8) only");
   }
   if (!st.trans.empty()) {
     if (op == "reduce") fail("--trans does not apply to reduce");

@@ -106,11 +106,13 @@ struct Case {
   DType dtype = DType::f32;
   check::GemmKind kind = check::GemmKind::f32;  // gemm: element type / math mode
   std::string workload{};                       // a named seed workload ("decode"), else empty
+  Scaling scaling = Scaling::tensor;            // gemm fp8: the scales' layout
 };
 // The problems a run covers for `op`: the given shapes x transposes x dtypes, or the op's
 // seed workloads: gemm 1024..8192 nn in f32, bf16 and tf32x3, then the decode workload
-// (decode_shapes(), bf16 nt) and fp8 e4m3 at 1024..8192 nt (bench and verify, when none of --size,
-// --m, --n, --k, --trans, --dtype is given); gemv article 000's sweep M = N = 2^12..2^15 with both transposes plus the
+// (decode_shapes(), bf16 nt), fp8 e4m3 at 1024..8192 nt and the fp8 decode workload
+// (decode_fp8_shapes(), e4m3 nt, outer scales unless --scaling) (bench and verify, when none of
+// --size, --m, --n, --k, --trans, --dtype is given); gemv article 000's sweep M = N = 2^12..2^15 with both transposes plus the
 // skinny 2^20 x 64 and 64 x 2^20; reduce article 002's int64 2^24 and 2^28, each for every dtype.
 std::vector<Case> cases_for(const Args& a, const std::string& op);
 // The gemm decode workload: a batch of m = 1, 16, 64, 128 tokens against the weight matrices of
@@ -122,6 +124,9 @@ inline const char* scaling_name(Scaling s) {
 }
 constexpr const char* kDecodeWorkload = "decode";
 std::vector<Shape> decode_shapes();
+// The fp8 decode workload: the same batches against fp8 weights of 7168 x 8192 and 28672 x 8192.
+constexpr const char* kDecodeFp8Workload = "decode_fp8";
+std::vector<Shape> decode_fp8_shapes();
 // Reduction lengths may exceed 2^31 (64-bit indexing is part of the ladder); matrix dimensions may not.
 constexpr int64_t kMaxReduceN = int64_t{1} << 36;
 

@@ -87,7 +87,7 @@ double case_bytes(const Args& a, const std::string& op, const Case& c) {
   if (c.kind == check::GemmKind::fp8)  // 1-byte A and B, a bf16 C, the scales
     return static_cast<double>(check::a_elems(s)) + static_cast<double>(check::b_elems(s)) +
            2.0 * static_cast<double>(check::c_elems(s)) +
-           4.0 * static_cast<double>(check::fp8_scales_a(a.scaling, s.m, s.k) + check::fp8_scales_b(a.scaling, s.n, s.k));
+           4.0 * static_cast<double>(check::fp8_scales_a(c.scaling, s.m, s.k) + check::fp8_scales_b(c.scaling, s.n, s.k));
   return (check::is_16bit(c.kind) ? 2.0 : 4.0) * (static_cast<double>(check::a_elems(s)) + static_cast<double>(check::b_elems(s)) +
                 static_cast<double>(check::c_elems(s)));
 }
@@ -145,7 +145,7 @@ class GemmWorkload : public Workload {
     ses.progress("[gemm] " + case_name(op_, c) + ": random data, fp64 reference on " +
                  (rows == 0 ? std::string("all rows") : std::to_string(rows) + " sampled rows"));
     if (fp8()) {
-      check::Fp8Data f8 = check::make_fp8_data(s_, check::Fp8Format::e4m3, check::Fp8Format::e4m3, args_.scaling,
+      check::Fp8Data f8 = check::make_fp8_data(s_, check::Fp8Format::e4m3, check::Fp8Format::e4m3, case_.scaling,
                                                true, args_.seed);
       data_ = std::move(f8.deq);
       f8_a_ = std::move(f8.A), f8_b_ = std::move(f8.B), sa_ = std::move(f8.sa), sb_ = std::move(f8.sb);
@@ -191,7 +191,7 @@ class GemmWorkload : public Workload {
       if (case_.kind == check::GemmKind::tf32x3 && variant == "cublas") o.math = Math::fp32;
       if (fp8()) {
         Scales sc;
-        sc.a = SA_->as<float>(), sc.b = SB_->as<float>(), sc.kind = args_.scaling;
+        sc.a = SA_->as<float>(), sc.b = SB_->as<float>(), sc.kind = case_.scaling;
         gemm(s_.ta, s_.tb, s_.m, s_.n, s_.k, s_.alpha, A_->as<__nv_fp8_e4m3>(), s_.lda, B_->as<__nv_fp8_e4m3>(),
              s_.ldb, sc, s_.beta, C_->as<__nv_bfloat16>(), s_.ldc, o);
       } else if (case_.kind == check::GemmKind::f16)
@@ -244,7 +244,7 @@ class GemmWorkload : public Workload {
     Options o;
     o.math = check::math_of(case_.kind);
     return resolve_gemm_variant(s_.ta, s_.tb, s_.m, s_.n, s_.k, o, check::gemm_type_of(case_.kind), s_.lda, s_.ldb,
-                                args_.scaling);
+                                case_.scaling);
   }
   // A and B once, C written (and read when beta != 0).
   double bytes() const override {
@@ -497,8 +497,10 @@ void run_ladder(Session& ses, const std::string& op, bool timed, std::vector<Res
       if (op == "gemm" && a.variants.empty() && v.name != "auto" &&
           (" " + v.types + " ").find(std::string(" ") + check::gemm_kind_name(c.kind) + " ") == std::string::npos)
         continue;
-      // bench on the decode workload: its own set of rungs (verify checks every rung on it).
-      if (timed && a.variants.empty() && c.workload == kDecodeWorkload && !decode_rung(v, base)) continue;
+      // bench on the decode workloads: their own set of rungs (verify checks every rung on them).
+      if (timed && a.variants.empty() && (c.workload == kDecodeWorkload || c.workload == kDecodeFp8Workload) &&
+          !decode_rung(v, base))
+        continue;
       ses.progress("[" + op + " " + std::to_string(done) + "/" + std::to_string(total) + "] " + v.name + " " +
                    case_name(op, c));
       Result r = w->new_result();

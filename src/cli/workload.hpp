@@ -36,7 +36,7 @@ class Workload {
     r.dtype = case_.dtype;
     r.kind = case_.kind;
     r.workload = case_.workload;
-    if (case_.kind == check::GemmKind::fp8) r.scaling = scaling_name(args_.scaling);
+    if (case_.kind == check::GemmKind::fp8) r.scaling = scaling_name(case_.scaling);
     r.alpha = args_.alpha;
     r.beta = args_.beta;
     return r;

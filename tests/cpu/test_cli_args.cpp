@@ -171,7 +171,7 @@ TEST(CliArgs, GemvAndReduceShapes) {
   // The seed workloads per ladder.
   const Args none = parse_args({"bench"});
   const std::vector<Case> gm = cases_for(none, "gemm");
-  ASSERT_EQ(gm.size(), 28u);  // 1024..8192 in f32, then bf16, then tf32x3, the decode workload, fp8 nt
+  ASSERT_EQ(gm.size(), 36u);  // 1024..8192 in f32, bf16, tf32x3, the decode workload, fp8 nt, fp8 decode
   EXPECT_EQ(gm[0].kind, check::GemmKind::f32);
   EXPECT_EQ(gm[4].kind, check::GemmKind::bf16);
   EXPECT_EQ(gm[8].kind, check::GemmKind::tf32x3);
@@ -201,7 +201,7 @@ TEST(CliArgs, DecodeWorkload) {
   EXPECT_EQ(d[11], (Shape{128, 8192, 28672}));
   for (const std::vector<std::string>& argv : std::vector<std::vector<std::string>>{{"bench"}, {"bench", "gemm"}, {"verify"}}) {
     const std::vector<Case> c = cases_for(parse_args(argv), "gemm");
-    ASSERT_EQ(c.size(), 28u) << argv.size();
+    ASSERT_EQ(c.size(), 36u) << argv.size();
     for (size_t i = 12; i < 24; ++i) {
       EXPECT_EQ(c[i].shape, d[i - 12]);
       EXPECT_EQ(c[i].workload, kDecodeWorkload);
@@ -225,21 +225,51 @@ TEST(CliArgs, DecodeWorkload) {
 TEST(CliArgs, Fp8SeedWorkload) {
   for (const std::vector<std::string>& argv : std::vector<std::vector<std::string>>{{"bench"}, {"bench", "gemm"}, {"verify"}}) {
     const std::vector<Case> c = cases_for(parse_args(argv), "gemm");
-    ASSERT_EQ(c.size(), 28u) << argv.size();
-    for (size_t i = 24; i < c.size(); ++i) {
+    ASSERT_EQ(c.size(), 36u) << argv.size();
+    for (size_t i = 24; i < 28; ++i) {
       const int64_t s = int64_t{1024} << (i - 24);
       EXPECT_EQ(c[i].shape, (Shape{s, s, s}));
       EXPECT_EQ(c[i].kind, check::GemmKind::fp8);
       EXPECT_EQ(trans_name(c[i].trans), "nt");
       EXPECT_TRUE(c[i].workload.empty());
+      EXPECT_EQ(c[i].scaling, Scaling::tensor);
     }
   }
+  for (const Case& c : cases_for(parse_args({"bench", "gemm", "--workload", "fp8", "--scaling", "block128"}), "gemm"))
+    EXPECT_EQ(c.scaling, Scaling::block128);
   for (const Case& c : cases_for(parse_args({"tune"}), "gemm")) EXPECT_NE(c.kind, check::GemmKind::fp8);
   for (const Case& c : cases_for(parse_args({"bench", "gemm", "--dtype", "bf16"}), "gemm"))
     EXPECT_NE(c.kind, check::GemmKind::fp8);
   EXPECT_STREQ(scaling_name(Scaling::tensor), "tensor");
   EXPECT_STREQ(scaling_name(Scaling::outer), "outer");
   EXPECT_STREQ(scaling_name(Scaling::block128), "block128");
+}
+
+// The fp8 decode workload: e4m3 nt, m = 1, 16, 64, 128 against 7168 x 8192 and 28672 x 8192, outer
+// scales unless --scaling names others; last in the whole seed set of bench and verify.
+TEST(CliArgs, DecodeFp8Workload) {
+  const std::vector<Shape> d = decode_fp8_shapes();
+  ASSERT_EQ(d.size(), 8u);
+  EXPECT_EQ(d[0], (Shape{1, 7168, 8192}));
+  EXPECT_EQ(d[7], (Shape{128, 28672, 8192}));
+  for (const std::vector<std::string>& argv : std::vector<std::vector<std::string>>{{"bench"}, {"bench", "gemm"}, {"verify"}}) {
+    const std::vector<Case> c = cases_for(parse_args(argv), "gemm");
+    ASSERT_EQ(c.size(), 36u) << argv.size();
+    for (size_t i = 28; i < 36; ++i) {
+      EXPECT_EQ(c[i].shape, d[i - 28]);
+      EXPECT_EQ(c[i].workload, kDecodeFp8Workload);
+      EXPECT_EQ(c[i].kind, check::GemmKind::fp8);
+      EXPECT_EQ(c[i].scaling, Scaling::outer);
+      EXPECT_EQ(trans_name(c[i].trans), "nt");
+    }
+  }
+  const std::vector<Case> b = cases_for(parse_args({"bench", "gemm", "--workload", "decode_fp8", "--scaling", "block128"}), "gemm");
+  ASSERT_EQ(b.size(), 8u);
+  for (const Case& c : b) EXPECT_EQ(c.scaling, Scaling::block128);
+  // With fp8 seed cases beside it, --scaling names both parts' layout.
+  const std::vector<Case> both = cases_for(parse_args({"bench", "gemm", "--workload", "fp8,decode_fp8", "--scaling", "tensor"}), "gemm");
+  ASSERT_EQ(both.size(), 12u);
+  for (const Case& c : both) EXPECT_EQ(c.scaling, Scaling::tensor);
 }
 
 // Which rungs bench times on the decode workload: by name prefix and property, so new decode_* rungs join.
@@ -285,7 +315,7 @@ TEST(CliArgs, GemmFp8AndScaling) {
   const std::string bad = parse_error({"bench", "gemm", "--dtype", "fp8", "--scaling", "rows"});
   EXPECT_NE(bad.find("--scaling: 'rows' is not tensor, outer or block128"), std::string::npos) << bad;
   const std::string no8 = parse_error({"bench", "gemm", "--dtype", "bf16", "--scaling", "outer"});
-  EXPECT_NE(no8.find("--scaling applies to --dtype fp8 (or --workload fp8) only"), std::string::npos) << no8;
+  EXPECT_NE(no8.find("--scaling applies to --dtype fp8 (or --workload fp8, decode_fp8) only"), std::string::npos) << no8;
   const std::string gemv = parse_error({"bench", "gemv", "--scaling", "outer"});
   EXPECT_NE(gemv.find("--scaling"), std::string::npos) << gemv;
 }
@@ -296,7 +326,7 @@ TEST(CliArgs, GemmWorkloadParts) {
   const std::vector<Case> whole = cases_for(parse_args({"bench", "gemm"}), "gemm");
   auto count = [](const std::vector<Case>& cs, GemmKind kind, bool decode) {
     size_t n = 0;
-    for (const Case& c : cs) n += c.kind == kind && (c.workload == kDecodeWorkload) == decode;
+    for (const Case& c : cs) n += c.kind == kind && (!c.workload.empty()) == decode;
     return n;
   };
   const std::vector<Case> some = cases_for(parse_args({"bench", "gemm", "--workload", "decode,fp8,bf16"}), "gemm");
@@ -306,10 +336,15 @@ TEST(CliArgs, GemmWorkloadParts) {
   EXPECT_EQ(count(some, GemmKind::bf16, true), count(whole, GemmKind::bf16, true));
   EXPECT_EQ(count(some, GemmKind::fp8, false), count(whole, GemmKind::fp8, false));
   EXPECT_GT(count(some, GemmKind::bf16, true), 0u);
+  EXPECT_EQ(count(some, GemmKind::fp8, true), 0u);
+  const std::vector<Case> f8 = cases_for(parse_args({"bench", "gemm", "--workload", "decode_fp8"}), "gemm");
+  EXPECT_EQ(count(f8, GemmKind::fp8, true), count(whole, GemmKind::fp8, true));
+  EXPECT_EQ(f8.size(), 8u);
   EXPECT_EQ(cases_for(parse_args({"bench", "gemm", "--workload", "all"}), "gemm").size(), whole.size());
   EXPECT_EQ(parse_args({"bench", "gemm", "--workload", "fp8", "--scaling", "block128"}).scaling, Scaling::block128);
   const std::string bad = parse_error({"bench", "gemm", "--workload", "int8"});
-  EXPECT_NE(bad.find("--workload: 'int8' is not f32, bf16, tf32x3, decode, fp8 or all"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("--workload: 'int8' is not f32, bf16, tf32x3, decode, fp8, decode_fp8 or all"), std::string::npos)
+      << bad;
   const std::string shaped = parse_error({"bench", "gemm", "--workload", "decode", "--size", "256"});
   EXPECT_NE(shaped.find("--workload picks parts of the seed workload"), std::string::npos) << shaped;
   const std::string other = parse_error({"bench", "reduce", "--workload", "decode"});
