@@ -16,6 +16,10 @@
 // 29's with warpgroup 1 started 300 cycles late 4095, two warpgroups of n128 promoted 3409 (83 %),
 // three 4094, four (registers spilled) 2844. In rung 29 itself a delay of consumer 1 at each tile
 // gave 3-5 % per-tensor and nothing in block128 (docs/gemm_tc.md, FP8).
+// As compiled here every FFMA of a promotion run carries the yield flag (bit 45 of the control
+// bits); rung 29's main loop carries it on every other one. With this binary patched to that
+// alternation (sass_yield.py alt, fp8_yield.sh; H200) rung 29's pattern runs at 98.6 % and two
+// warpgroups of n128 at 95.8 %: the 76 % above is this probe's codegen, not rung 29's.
 // Each configuration: one block per SM on every SM, `ktiles` k tiles of 4 k32 steps per
 // warpgroup, MACs per SM cycle against 4096 (dense fp8), the median of 5 launches.
 // Not part of the library or its tests: `source scripts/experiments/lib.sh && run_cu fp8_promote_tc`.
