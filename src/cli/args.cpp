@@ -4,6 +4,7 @@
 #include "cli/args.hpp"
 
 #include <algorithm>
+#include <initializer_list>
 
 #include <cerrno>
 #include <climits>
@@ -538,21 +539,19 @@ std::vector<Case> cases_for(const Args& a, const std::string& op) {
   return out;
 }
 
-std::vector<Shape> decode_shapes() {
+namespace {
+// A batch of m = 1, 16, 64, 128 tokens against each weight matrix (n x k) in turn.
+std::vector<Shape> batches_against(std::initializer_list<Shape> weights) {
   std::vector<Shape> out;
-  const Shape nk[] = {{0, 7168, 8192}, {0, 28672, 8192}, {0, 8192, 28672}};
-  for (const Shape& w : nk)
+  for (const Shape& w : weights)
     for (int64_t m : {1, 16, 64, 128}) out.push_back({m, w.n, w.k});
   return out;
 }
+}  // namespace
 
-std::vector<Shape> decode_fp8_shapes() {
-  std::vector<Shape> out;
-  const Shape nk[] = {{0, 7168, 8192}, {0, 28672, 8192}};
-  for (const Shape& w : nk)
-    for (int64_t m : {1, 16, 64, 128}) out.push_back({m, w.n, w.k});
-  return out;
-}
+std::vector<Shape> decode_shapes() { return batches_against({{0, 7168, 8192}, {0, 28672, 8192}, {0, 8192, 28672}}); }
+
+std::vector<Shape> decode_fp8_shapes() { return batches_against({{0, 7168, 8192}, {0, 28672, 8192}}); }
 
 std::vector<TransPair> parse_trans_list(const std::string& text, const std::string& flag, const std::string& op) {
   std::vector<TransPair> out;
