@@ -136,6 +136,24 @@ __device__ __forceinline__ void mbar_wait(uint64_t* bar, unsigned parity) {
 #endif
 }
 
+// The same wait on the barrier's shared-space address (smem_u32(bar)), for a loop that computes
+// the address once outside it rather than converting a generic pointer every pass.
+__device__ __forceinline__ void mbar_wait(uint32_t bar, unsigned parity) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL) && defined(RUNGS_HANG_DEBUG)
+  mbar_wait(static_cast<uint64_t*>(__cvta_shared_to_generic(bar)), parity);
+#elif defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile(
+      "{\n.reg .pred done;\nWAIT_%=:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra WAIT_%=;\n}\n" ::"r"(bar),
+      "r"(parity)
+      : "memory");
+#else
+  (void)bar; (void)parity;
+  __trap();
+#endif
+}
+
 // Makes the mbarrier initializations of this thread visible to the cluster (and the async proxy):
 // between mbar_init and the __syncthreads / cluster_sync after which others use the barriers.
 __device__ __forceinline__ void mbar_init_fence() {
@@ -1073,20 +1091,6 @@ __device__ __forceinline__ void wgmma_stage_64x256_fp8(float (&d)[128], const un
     const uint64_t da = smem_desc(As + half * 64 * ROW + kk * KI, 16, 1024);
     const uint64_t db = smem_desc(Bs + kk * KI, 16, 1024);
     wgmma_256_fp8<TA8, TB8>(d, da, db, accumulate || kk > 0);
-  }
-}
-
-// The same for 128 columns of B: Bs points at the first of their 128 rows (K-major, 128 bytes
-// each); d holds the 64 x 128 product (64 registers) in the m64n128 layout.
-template <typename TA8, typename TB8, int R>
-__device__ __forceinline__ void wgmma_stage_64x128_fp8(float (&d)[R], const unsigned char* As,
-                                                       const unsigned char* Bs, int half, bool accumulate = true) {
-  constexpr int ROW = 128, KI = 32;
-#pragma unroll
-  for (int kk = 0; kk < ROW / KI; ++kk) {
-    const uint64_t da = smem_desc(As + half * 64 * ROW + kk * KI, 16, 1024);
-    const uint64_t db = smem_desc(Bs + kk * KI, 16, 1024);
-    wgmma_128_fp8<TA8, TB8>(d, da, db, accumulate || kk > 0);
   }
 }
 

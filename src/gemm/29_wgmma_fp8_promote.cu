@@ -58,18 +58,29 @@ struct Promote {
 #pragma unroll
     for (int i = 0; i < 64; ++i) part[i] = 0.0f;
     Block128Scales scales(a, row0, n0, kb, ke);  // block128: k tile kt + 1's loaded during kt
+    // Shared-space addresses converted once, not per k tile (ncu: the conversions of generic
+    // pointers and the scales' address arithmetic ran between two k tiles' MMAs, where both
+    // consumers are at once and the tensor core idles): slot 0's descriptors of this consumer's A
+    // rows and of B, and its full barrier. A slot, a k step (32 bytes) or a half of B moves the
+    // descriptors' start address (16-byte units).
+    const uint64_t da0 = detail::smem_desc(smem + cw * 64 * ROW, 16, 1024);
+    const uint64_t db0 = detail::smem_desc(smem + A_BYTES, 16, 1024);
+    const uint32_t full0 = detail::smem_u32(full);
     for (int kt = kb; kt < ke; ++kt, ++it) {
       float s[2][2];  // s[half][h]: row h's scale in column block `half` for k block kt
-      scales.take(kt, s);
+      scales.product(s);
       const int slot = it % STAGES;
-      detail::mbar_wait(&full[slot], (it / STAGES) & 1);
-      const unsigned char* As = smem + slot * STAGE_BYTES;
-      const unsigned char* Bs = As + A_BYTES;
+      detail::mbar_wait(full0 + 8u * slot, (it / STAGES) & 1);
+      const uint64_t at = uint64_t(slot) * (STAGE_BYTES / 16);
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
         detail::wgmma_fence();
-        detail::wgmma_stage_64x128_fp8<TA8, TB8>(part, As, Bs + half * 128 * ROW, cw, false);
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk)
+          detail::wgmma_128_fp8<TA8, TB8>(part, da0 + at + 2 * kk, db0 + at + half * (128 * ROW / 16) + 2 * kk,
+                                          kk > 0);
         detail::wgmma_commit();
+        if (half == 0) scales.prefetch(kt + 1);  // under this half's MMAs
         detail::wgmma_wait<0>();
         if (half == 1) release(slot);  // both halves have read the stage
         // part[4j + e]: row 16w + g + 8 (e / 2), column 128 half + 8j + 2q + e % 2, which is

@@ -249,9 +249,11 @@ __device__ __forceinline__ void mma_stage(float (&d)[128], const unsigned char* 
 // fp8 block128: the scales a consumer's promotions need (rungs 29 and 30). A thread's two rows of
 // the consumer's 64 (r0, r1) and the tile's two 128-column blocks of B (its columns n0 .. n0 + 255,
 // n0 a multiple of 256), clamped into the arrays (a row or block past m or n multiplies products
-// that are never stored). take(kt) gives s[half][h], the scale of row h in column block `half` for
-// k block kt (1 for tensor and outer, whose scales the epilogue applies), and loads k block kt + 1's
-// four scales meanwhile, so that their latency is not between two k tiles' MMAs.
+// that are never stored). product(s) gives s[half][h], the scale of row h in column block `half` for
+// the k block loaded last (1 for tensor and outer, whose scales the epilogue applies); prefetch(kt)
+// loads k block kt's four scales, a k tile ahead of their use so that their latency is not between
+// two k tiles' MMAs: rungs 29 and 30 issue them under a k tile's first half's MMAs, where their
+// address arithmetic costs nothing (ncu: at the top of the k tile it did).
 struct Block128Scales {
   const float* __restrict__ sa0;
   const float* __restrict__ sa1;
@@ -275,11 +277,15 @@ struct Block128Scales {
   __device__ __forceinline__ void load(int kt) {
     x0 = __ldg(sa0 + kt), x1 = __ldg(sa1 + kt), y0 = __ldg(sb0 + kt), y1 = __ldg(sb1 + kt);
   }
-  __device__ __forceinline__ void take(int kt, float (&s)[2][2]) {
+  // The scales of the k block loaded last (1 unless block128).
+  __device__ __forceinline__ void product(float (&s)[2][2]) const {
     s[0][0] = s[0][1] = s[1][0] = s[1][1] = 1.0f;
     if (!on) return;
     s[0][0] = x0 * y0, s[0][1] = x1 * y0, s[1][0] = x0 * y1, s[1][1] = x1 * y1;
-    if (kt + 1 < ke) load(kt + 1);
+  }
+  // Loads k block kt's, if it is the consumer's.
+  __device__ __forceinline__ void prefetch(int kt) {
+    if (on && kt < ke) load(kt);
   }
 };
 
