@@ -104,6 +104,24 @@ static __global__ void hang_report() {
 // mbarrier.try_wait (acquire, cta scope) suspends the thread for a while inside the instruction
 // when the phase has not completed yet; the loop asks again until it has. The loop is one asm
 // statement, so the compiler sees one instruction (see the list at the top of this file).
+// Two forms: the barrier's generic pointer, or its shared-space address (smem_u32(bar)) for a loop
+// that computes the address once outside it rather than converting a pointer every pass.
+__device__ __forceinline__ void mbar_wait(uint64_t* bar, unsigned parity);
+__device__ __forceinline__ void mbar_wait(uint32_t bar, unsigned parity) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL) && defined(RUNGS_HANG_DEBUG)
+  mbar_wait(static_cast<uint64_t*>(__cvta_shared_to_generic(bar)), parity);
+#elif defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile(
+      "{\n.reg .pred done;\nWAIT_%=:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra WAIT_%=;\n}\n" ::"r"(bar),
+      "r"(parity)
+      : "memory");
+#else
+  (void)bar; (void)parity;
+  __trap();
+#endif
+}
 __device__ __forceinline__ void mbar_wait(uint64_t* bar, unsigned parity) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL) && defined(RUNGS_HANG_DEBUG)
   const long long start = clock64();
@@ -123,34 +141,8 @@ __device__ __forceinline__ void mbar_wait(uint64_t* bar, unsigned parity) {
       break;
     }
   }
-#elif defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  asm volatile(
-      "{\n.reg .pred done;\nWAIT_%=:\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra WAIT_%=;\n}\n" ::"r"(smem_u32(bar)),
-      "r"(parity)
-      : "memory");
 #else
-  (void)bar; (void)parity;
-  __trap();
-#endif
-}
-
-// The same wait on the barrier's shared-space address (smem_u32(bar)), for a loop that computes
-// the address once outside it rather than converting a generic pointer every pass.
-__device__ __forceinline__ void mbar_wait(uint32_t bar, unsigned parity) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL) && defined(RUNGS_HANG_DEBUG)
-  mbar_wait(static_cast<uint64_t*>(__cvta_shared_to_generic(bar)), parity);
-#elif defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  asm volatile(
-      "{\n.reg .pred done;\nWAIT_%=:\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra WAIT_%=;\n}\n" ::"r"(bar),
-      "r"(parity)
-      : "memory");
-#else
-  (void)bar; (void)parity;
-  __trap();
+  mbar_wait(smem_u32(bar), parity);
 #endif
 }
 
