@@ -1086,6 +1086,17 @@ __device__ __forceinline__ void wgmma_stage_64x256_fp8(float (&d)[128], const un
   }
 }
 
+// The same for 128 columns of B, from descriptors (smem_desc, K-major, 128-byte swizzle) of this
+// warpgroup's first row of A and of the first of the 128 rows of B at the stage's k step 0: a k step
+// of 32 bytes adds 2 to their start address (16-byte units). d holds the 64 x 128 product (64
+// registers) in the m64n128 layout.
+template <typename TA8, typename TB8, int R>
+__device__ __forceinline__ void wgmma_stage_64x128_fp8(float (&d)[R], uint64_t da, uint64_t db,
+                                                       bool accumulate = true) {
+#pragma unroll
+  for (int kk = 0; kk < 4; ++kk) wgmma_128_fp8<TA8, TB8>(d, da + 2 * kk, db + 2 * kk, accumulate || kk > 0);
+}
+
 // tf32 with A from registers, for an A stored MN-major (a stage of it: boxes of BK = 32 k-rows x
 // 32 m-elements, 128-byte swizzle, this warpgroup's 64 rows in boxes 2 half and 2 half + 1).
 // a[4 kk + e]: this thread's fragment of k8 step kk, element e at row 16w + g + 8(e % 2), k 8kk + q

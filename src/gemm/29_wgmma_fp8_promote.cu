@@ -79,10 +79,7 @@ struct Promote {
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
         detail::wgmma_fence();
-#pragma unroll
-        for (int kk = 0; kk < 4; ++kk)
-          detail::wgmma_128_fp8<TA8, TB8>(part, da0 + at + 2 * kk, db0 + at + half * (128 * ROW / 16) + 2 * kk,
-                                          kk > 0);
+        detail::wgmma_stage_64x128_fp8<TA8, TB8>(part, da0 + at, db0 + at + half * (128 * ROW / 16), false);
         detail::wgmma_commit();
         if (half == 0) scales.prefetch(kt + 1);  // under this half's MMAs
         detail::wgmma_wait<0>();

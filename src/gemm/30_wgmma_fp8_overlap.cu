@@ -95,10 +95,7 @@ struct OrderedPromote {
         // very first half-step goes first).
         if (cw != 0 || it != 0 || half != 0) detail::named_barrier(mine, PAIR);
         detail::wgmma_fence();
-#pragma unroll
-        for (int kk = 0; kk < 4; ++kk)
-          detail::wgmma_128_fp8<TA8, TB8>(part, da0 + at + 2 * kk, db0 + at + half * (128 * ROW / 16) + 2 * kk,
-                                          kk > 0);
+        detail::wgmma_stage_64x128_fp8<TA8, TB8>(part, da0 + at, db0 + at + half * (128 * ROW / 16), false);
         detail::wgmma_commit();
         detail::named_barrier_arrive(theirs, PAIR);  // queued: the other's half-step may follow
         if (half == 0) scales.prefetch(kt + 1);      // under this half's MMAs
