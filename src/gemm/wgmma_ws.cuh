@@ -272,7 +272,7 @@ struct Block128Scales {
     const int nb0 = min(n0 / 128, (n - 1) / 128), nb1 = min(n0 / 128 + 1, (n - 1) / 128);
     sa0 = a.scales.a + r0 * kblocks, sa1 = a.scales.a + r1 * kblocks;
     sb0 = a.scales.b + nb0 * kblocks, sb1 = a.scales.b + nb1 * kblocks;
-    if (on && kb < ke) load(kb);
+    prefetch(kb);
   }
   __device__ __forceinline__ void load(int kt) {
     x0 = __ldg(sa0 + kt), x1 = __ldg(sa1 + kt), y0 = __ldg(sb0 + kt), y1 = __ldg(sb1 + kt);
