@@ -83,9 +83,16 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   //    m <= 16. Both rules ask for n >= 7168 (rung 26's 128-row tiles and at most 8
   //    splits per tile need many rows of W; shorter n is not measured). m = 1 with a short n and a
   //    long k (W from 2^25 elements): rung 25 (decode_splitk: rung 24's kernel, k split over the
-  //    blocks), 1.03-1.04x at 7168 x 8192 (14456e9). nn and other transposes stay on cuBLAS (rung 26
-  //    reads W in place through wgmma's transpose bit at 0.86-1.04x: 83 % at 7168 x 8192, 92-94 % at
-  //    28672 x 8192, where cuBLAS reads at 86-96 %). Rung 32 (decode_resident) is not taken: one
+  //    blocks), 1.03-1.04x at 7168 x 8192 (14456e9). On the H100 nn and other transposes stay on cuBLAS
+  //    (rung 26 reads W in place through wgmma's transpose bit at 0.86-1.04x: 83 % at 7168 x 8192,
+  //    92-94 % at 28672 x 8192, where cuBLAS reads at 86-96 %). On the H200 (118ea0a, `rungs bench gemm
+  //    --dtype bf16|f16 --trans nn --m 1,8,16,32,64,65,96,128 --n 7168,28672 --k 8192 --variant
+  //    decode_wgmma --reps 20`, and n 8192 k 28672; two runs of bf16 on two GPUs) cuBLAS's nn kernel at
+  //    m = 128 reads a large W at 53 %: rung 26 1.61-1.63x at 28672 x 8192 and 1.12-1.16x at 8192 x
+  //    28672 (f16 the same), while at m = 96 it is 0.92-0.94x / 1.03-1.07x and at m = 65 0.83-0.91x;
+  //    and at 7168 x 8192 bf16 m <= 16 1.06-1.07x (f16 0.92-0.93x: cuBLAS's f16 kernel is faster there).
+  //    So on a device of more than 4 TB/s, nn at 96 < m <= 128 from 2^27 elements of W (m = 97-127 not
+  //    measured), and bf16 nn at m <= 16 on 2^25-2^27, run rung 26. Rung 32 (decode_resident) is not taken: one
   //    run (4bdc263) has it 1.6-2.6 % faster than rung 26 at 28672 x 8192, m = 16 and 64, and slower
   //    at 7168 x 8192 and 8192 x 28672; on an H200 (acccc5b) level at 28672 x 8192 and slower at the
   //    other two.
@@ -119,7 +126,12 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   //    H200 (ade6506, the same command, --reps 30): outer 1.97 / 1.71 / 1.21x at m = 1 / 16 / 64 on
   //    7168 x 8192 and 1.56 / 1.40 / 1.22x on 28672 x 8192; block128 1.21 / 1.19x at m = 16 / 64 on
   //    7168 x 8192, but 1.03 / 0.88x on 28672 x 8192: on a device of more than 4 TB/s on paper,
-  //    block128 at m > 16 and n k >= 2^27 stays on cuBLASLt.
+  //    block128 at m > 16 and n k >= 2^27 stays on cuBLASLt. Past m = 64 on the H200 (118ea0a,
+  //    `--m 64,65,96,128 --variant decode_fp8,decode_fp8_wide`, two runs on two GPUs): 7168 x 8192 outer
+  //    1.04-1.07 / 1.00-1.01 / 1.10-1.11x at m = 65 / 96 / 128, block128 1.04-1.05x at m = 96 and 128
+  //    (at m = 65 cuBLASLt has no block128 algorithm); 28672 x 8192 0.90-0.99x outer and 0.69-0.70x
+  //    block128. So on a device of more than 4 TB/s rung 31 takes both up to m = 128 on a W under 2^27
+  //    elements.
   //    Rung 34 (decode_fp8_wide, rung 31 in rung 33's orientation) on the H200 (2458c1f + rung 34,
   //    `rungs bench gemm --dtype fp8 --scaling outer --m 1,16,64 --n 7168,28672 --k 8192 --trans nt
   //    --variant decode_fp8,decode_fp8_wide --reps 20`): 28672 x 8192 62.2 / 62.9 / 63.3 us at m = 1
@@ -151,8 +163,11 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
     if (hopper && fast_dram && wide_m && rows_aligned && ta == Trans::N && tb == Trans::T && m <= 64 && n >= 16384 &&
         n >= 2 * k && w_elems >= 134217728.0)  // 2^27
       return "decode_fp8_wide";
-    if (hopper && decode_scaling && rows_aligned && ta == Trans::N && tb == Trans::T && m >= 1 && m <= 64 &&
-        n >= 7168 && w_elems >= 33554432.0 && !fast_dram_block)  // 2^25
+    // H200: outer and block128 scales up to m = 128 on a W under 2^27 elements (7168 x 8192), where
+    // rung 31 stays ahead of cuBLASLt (or cuBLASLt has no block128 algorithm, m = 65).
+    const bool fast_dram_tall = fast_dram && m <= 128 && w_elems < 134217728.0;
+    if (hopper && decode_scaling && rows_aligned && ta == Trans::N && tb == Trans::T && m >= 1 &&
+        (m <= 64 || fast_dram_tall) && n >= 7168 && w_elems >= 33554432.0 && !fast_dram_block)  // 2^25
       return "decode_fp8";
     // cuBLASLt's fp8 products take only the TN form (our ta = N, tb = T) with 16-byte rows: the
     // cublas rung throws Unsupported for the rest. On Hopper rung 29 (promoted, the error of
@@ -171,6 +186,13 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
       const int64_t few = fast_dram ? 16 : 8;  // rows of A where rung 26 wins at 2^25 (H200 / H100)
       if (m >= 1 && m <= few && n >= 7168 && w_elems >= 33554432.0) return "decode_wgmma";  // 2^25
       if (m == 1 && w_elems >= 33554432.0) return "decode_splitk";                          // 2^25
+    }
+    // W stored k x n (nn) on the H200: rung 26 where cuBLAS falls behind it: bf16 at m <= 16 on a W
+    // under 2^27 elements, f16 and bf16 at 96 < m <= 128 on a larger one.
+    if (hopper && half && fast_dram && rows_aligned && ta == Trans::N && tb == Trans::N && n >= 7168) {
+      if (type == GemmType::bf16 && m >= 1 && m <= 16 && w_elems >= 33554432.0 && w_elems < 134217728.0)
+        return "decode_wgmma";                                                   // 2^25, 2^27
+      if (m > 96 && m <= 128 && w_elems >= 134217728.0) return "decode_wgmma";  // 2^27
     }
     if (hopper && half && !rows_aligned && work >= 34359738368.0) return "wgmma_balanced";  // 2^35
     if (hopper && !rows_aligned && work >= 34359738368.0) return "wgmma_ragged";  // 2^35

@@ -200,6 +200,17 @@ TEST(GemmFp8Auto, CublasExceptDecodeAndFormsCublasLacks) {
   EXPECT_EQ(decode, on(4814.0, 1, 28672, Scaling::outer));
   EXPECT_EQ(decode, sgemm::auto_variant(Trans::N, Trans::T, 64, 16384, 16384, 90, GemmType::fp8, Math::fp32, true,
                                         Scaling::outer, 4814.0));  // n < 2k
+  // H200: past m = 64 rung 31 on a W under 2^27 elements (7168 x 8192), both scalings; cuBLASLt on
+  // 28672 x 8192, on the H100 and past m = 128.
+  for (Scaling sc : {Scaling::outer, Scaling::block128}) {
+    for (int64_t m : {int64_t{65}, int64_t{96}, int64_t{128}}) {
+      EXPECT_EQ(decode, on(4814.0, m, 7168, sc)) << m;
+      EXPECT_EQ("cublas", on(4814.0, m, 28672, sc)) << m;
+      EXPECT_EQ("cublas", on(3352.0, m, 7168, sc)) << m;
+    }
+    EXPECT_EQ("cublas", on(4814.0, 129, 7168, sc));
+  }
+  EXPECT_EQ("cublas", on(4814.0, 128, 7168, Scaling::tensor));
 }
 
 // The data: fp8 bytes, scales of few bits, the dequantized values exact products.
