@@ -91,8 +91,9 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   //    m = 128 reads a large W at 53 %: rung 26 1.61-1.63x at 28672 x 8192 and 1.12-1.16x at 8192 x
   //    28672 (f16 the same), while at m = 96 it is 0.92-0.94x / 1.03-1.07x and at m = 65 0.83-0.91x;
   //    and at 7168 x 8192 bf16 m <= 16 1.06-1.07x (f16 0.92-0.93x: cuBLAS's f16 kernel is faster there).
-  //    So on a device of more than 4 TB/s, nn at 96 < m <= 128 from 2^27 elements of W (m = 97-127 not
-  //    measured), and bf16 nn at m <= 16 on 2^25-2^27, run rung 26. Rung 32 (decode_resident) is not taken: one
+  //    At m = 97 (fbf021f, auto) cuBLAS still wins: rung 26 0.91 / 0.93x (bf16 / f16) at 28672 x 8192,
+  //    0.99x at 8192 x 28672. So on a device of more than 4 TB/s, nn at m = 128 from 2^27 elements of W
+  //    (m = 98-127 not measured), and bf16 nn at m <= 16 on 2^25-2^27, run rung 26. Rung 32 (decode_resident) is not taken: one
   //    run (4bdc263) has it 1.6-2.6 % faster than rung 26 at 28672 x 8192, m = 16 and 64, and slower
   //    at 7168 x 8192 and 8192 x 28672; on an H200 (acccc5b) level at 28672 x 8192 and slower at the
   //    other two.
@@ -188,11 +189,11 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
       if (m == 1 && w_elems >= 33554432.0) return "decode_splitk";                          // 2^25
     }
     // W stored k x n (nn) on the H200: rung 26 where cuBLAS falls behind it: bf16 at m <= 16 on a W
-    // under 2^27 elements, f16 and bf16 at 96 < m <= 128 on a larger one.
+    // under 2^27 elements, f16 and bf16 at m = 128 on a larger one.
     if (hopper && half && fast_dram && rows_aligned && ta == Trans::N && tb == Trans::N && n >= 7168) {
       if (type == GemmType::bf16 && m >= 1 && m <= 16 && w_elems >= 33554432.0 && w_elems < 134217728.0)
         return "decode_wgmma";                                                   // 2^25, 2^27
-      if (m > 96 && m <= 128 && w_elems >= 134217728.0) return "decode_wgmma";  // 2^27
+      if (m == 128 && w_elems >= 134217728.0) return "decode_wgmma";  // 2^27
     }
     if (hopper && half && !rows_aligned && work >= 34359738368.0) return "wgmma_balanced";  // 2^35
     if (hopper && !rows_aligned && work >= 34359738368.0) return "wgmma_ragged";  // 2^35
