@@ -70,18 +70,23 @@ TEST(GemmAuto, HopperTensorCoreChoices) {
     // W stored k x n (nn) on the H200: bf16 at m <= 16 on 2^25-2^27 elements of W (f16 stays on
     // cuBLAS), both types at m = 128 from 2^27; the H100 keeps cuBLAS.
     const char* const nn_small = t == GemmType::bf16 ? kDecodeChoice : "cublas";
-    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 16, 7168, 8192, 90, t, Math::fp32, true, st, 4814.3), nn_small);
-    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 1, 7168, 8192, 90, t, Math::fp32, true, st, 4814.3), nn_small);
-    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 17, 7168, 8192, 90, t, Math::fp32, true, st, 4814.3), "cublas");
-    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 1, 28672, 8192, 90, t, Math::fp32, true, st, 4814.3), "cublas");
-    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 16, 7168, 8192, 90, t, Math::fp32, true, st, 3352.3), "cublas");
-    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 128, 28672, 8192, 90, t, Math::fp32, true, st, 4814.3), kDecodeChoice);
-    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 128, 8192, 28672, 90, t, Math::fp32, true, st, 4814.3), kDecodeChoice);
-    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 128, 7168, 8192, 90, t, Math::fp32, true, st, 4814.3), "cublas");
-    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 128, 28672, 8192, 90, t, Math::fp32, true, st, 3352.3), "cublas");
-    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 128, 28672, 8192, 90, t, Math::fp32, false, st, 4814.3), "cublas");
-    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 97, 28672, 8192, 90, t, Math::fp32, true, st, 4814.3), "cublas");
-    EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, 129, 28672, 8192, 90, t, Math::fp32, true, st, 4814.3), "cublas");
+    struct NnCase {
+      int64_t m, n, k;
+      bool aligned;
+      double gbs;
+      const char* want;
+    };
+    const NnCase nn_cases[] = {
+        {16, 7168, 8192, true, 4814.3, nn_small},        {1, 7168, 8192, true, 4814.3, nn_small},
+        {17, 7168, 8192, true, 4814.3, "cublas"},        {1, 28672, 8192, true, 4814.3, "cublas"},
+        {16, 7168, 8192, true, 3352.3, "cublas"},        {128, 28672, 8192, true, 4814.3, kDecodeChoice},
+        {128, 8192, 28672, true, 4814.3, kDecodeChoice}, {128, 7168, 8192, true, 4814.3, "cublas"},
+        {128, 28672, 8192, true, 3352.3, "cublas"},      {128, 28672, 8192, false, 4814.3, "cublas"},
+        {97, 28672, 8192, true, 4814.3, "cublas"},       {129, 28672, 8192, true, 4814.3, "cublas"},
+    };
+    for (const NnCase& c : nn_cases)
+      EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::N, c.m, c.n, c.k, 90, t, Math::fp32, c.aligned, st, c.gbs), c.want)
+          << c.m << " x " << c.n << " x " << c.k << " at " << c.gbs << " GB/s";
     // On the H200 rung 33 at 32 < m <= 64 where n >= 16384 and n >= 2k (28672 x 8192); rung 26 at
     // m <= 32 and 64 < m <= 128 there, at 8192 x 28672 and on the H100.
     EXPECT_EQ(sgemm::auto_variant(Trans::N, Trans::T, 64, 28672, 8192, 90, t, Math::fp32, true, st, 4814.3), kDecodeWideChoice);
