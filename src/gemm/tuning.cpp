@@ -93,10 +93,10 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   //    and at 7168 x 8192 bf16 m <= 16 1.06-1.07x (f16 0.92-0.93x: cuBLAS's f16 kernel is faster there).
   //    At m = 97 (fbf021f, auto) cuBLAS still wins: rung 26 0.91 / 0.93x (bf16 / f16) at 28672 x 8192,
   //    0.99x at 8192 x 28672. So on a device of more than 4 TB/s, nn at m = 128 from 2^27 elements of W
-  //    (m = 98-127 not measured), and bf16 nn at m <= 16 on 2^25-2^27, run rung 26. Rung 32 (decode_resident) is not taken: one
-  //    run (4bdc263) has it 1.6-2.6 % faster than rung 26 at 28672 x 8192, m = 16 and 64, and slower
-  //    at 7168 x 8192 and 8192 x 28672; on an H200 (acccc5b) level at 28672 x 8192 and slower at the
-  //    other two.
+  //    (m = 98-127 not measured), and bf16 nn at m <= 16 on 2^25-2^27, run rung 26.
+  //    Rung 32 (decode_resident) is not taken: one run (4bdc263) has it 1.6-2.6 % faster than rung 26
+  //    at 28672 x 8192, m = 16 and 64, and slower at 7168 x 8192 and 8192 x 28672; on an H200
+  //    (acccc5b) level at 28672 x 8192 and slower at the other two.
   //    On the H200 (5437ce3 + rung 33, `rungs bench gemm --dtype bf16 --m 1,16,32,64,128 --n
   //    7168,28672 --k 8192 --trans nt --variant decode_wgmma,decode_wide --reps 20`, and n 8192 k
   //    28672): rung 33 (decode_wide, 128 blocks of 224 rows at n = 28672) at 28672 x 8192 takes 114.8-115.2
@@ -192,7 +192,7 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
     // under 2^27 elements, f16 and bf16 at m = 128 on a larger one.
     if (hopper && half && fast_dram && rows_aligned && ta == Trans::N && tb == Trans::N && n >= 7168) {
       if (type == GemmType::bf16 && m >= 1 && m <= 16 && w_elems >= 33554432.0 && w_elems < 134217728.0)
-        return "decode_wgmma";                                                   // 2^25, 2^27
+        return "decode_wgmma";                                        // 2^25, 2^27
       if (m == 128 && w_elems >= 134217728.0) return "decode_wgmma";  // 2^27
     }
     if (hopper && half && !rows_aligned && work >= 34359738368.0) return "wgmma_balanced";  // 2^35
