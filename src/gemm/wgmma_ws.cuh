@@ -274,9 +274,6 @@ struct Block128Scales {
     sb0 = a.scales.b + nb0 * kblocks, sb1 = a.scales.b + nb1 * kblocks;
     prefetch(kb);
   }
-  __device__ __forceinline__ void load(int kt) {
-    x0 = __ldg(sa0 + kt), x1 = __ldg(sa1 + kt), y0 = __ldg(sb0 + kt), y1 = __ldg(sb1 + kt);
-  }
   // The scales of the k block loaded last (1 unless block128).
   __device__ __forceinline__ void product(float (&s)[2][2]) const {
     s[0][0] = s[0][1] = s[1][0] = s[1][1] = 1.0f;
@@ -285,7 +282,7 @@ struct Block128Scales {
   }
   // Loads k block kt's, if it is the consumer's.
   __device__ __forceinline__ void prefetch(int kt) {
-    if (on && kt < ke) load(kt);
+    if (on && kt < ke) x0 = __ldg(sa0 + kt), x1 = __ldg(sa1 + kt), y0 = __ldg(sb0 + kt), y1 = __ldg(sb1 + kt);
   }
 };
 
