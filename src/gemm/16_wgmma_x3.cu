@@ -25,7 +25,8 @@
 // 41 %, DRAM 84 % busy): the hi and lo copies double the bytes of every panel, and the tiles in
 // flight, drifting apart in k, do not share them in L2. Rung 22 (wgmma_x3_rs) reads A's fp32 once
 // and splits it in registers: 122 / 126 TFLOP/s at 4096 / 8192^3.
-// The frame and this rung's A part (SplitCopies) are in wgmma_x3.cuh; rung 22 replaces the A part.
+// Its parts (the X3 mainloop with the A part SplitCopies, SumPerStage) are in wgmma_x3.cuh, on the
+// warp-specialized frame (wgmma_ws.cuh); rung 22 replaces the A part.
 #include "gemm/wgmma_x3.cuh"
 
 namespace rungs::sgemm::wgmma_x3 {

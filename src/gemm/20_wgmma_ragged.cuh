@@ -10,7 +10,7 @@ namespace rungs::sgemm::ws {
 
 // Mainloop: a tile with at most 64 (128) columns left multiplies m64n64 (m64n128) and loads only those
 // columns of B.
-struct Ragged {
+struct Ragged : TmaStages {
   static constexpr bool ragged = true, pairs = false;
   __device__ __forceinline__ static int width(int cols_left) { return cols_left > 128 ? 256 : cols_left > 64 ? 128 : 64; }
   __device__ __forceinline__ static bool two(int, bool) { return false; }

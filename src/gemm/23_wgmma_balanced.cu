@@ -90,7 +90,9 @@ struct Balanced {
     return Params{g.kt, detail::NarrowDeal(static_cast<int>(ceil_div(g.tiles_m, CLUSTER)), static_cast<int>(g.tiles_n),
                                            narrow_last, g.clusters, g.tiles_m % CLUSTER != 0)};
   }
+  template <int TBN>
   struct Walk {
+    static_assert(TBN == BN, "the deal of 256-column tiles");
     Params sp;
     detail::NarrowDeal::Share share;
     int count, tiles_m, tiles_n;

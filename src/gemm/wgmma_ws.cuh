@@ -1,14 +1,17 @@
-// The warp-specialized family's frame (rungs 15, 17, 19, 20, 21, 23, 28, 29 and 30) and rung 15's
-// parts: a persistent, clustered wgmma GEMM (sm_90a) in which warpgroup 0 produces (one thread
-// issues every TMA load) and warpgroups 1 and 2 consume (wgmma from shared memory, or tf32 with A
-// through registers). A rung is the frame composed from four parts,
+// The warp-specialized family's frame (rungs 15-17, 19-23 and 28-30) and rung 15's parts: a
+// persistent, clustered wgmma GEMM (sm_90a) in which warpgroup 0 produces (one thread issues every
+// TMA load) and warpgroups 1 and 2 consume 64 rows each of a 128-row tile (wgmma from shared
+// memory, or with A through registers). A rung is the frame composed from four parts,
 // `Parts<Schedule, Mainloop, Epilogue, Accumulation>`:
 //  - Schedule: which tiles (and which k tiles of them) each cluster runs, and in what order:
 //      RoundRobin (here, rung 15), StreamK (19_wgmma_streamk.cu), Balanced (23_wgmma_balanced.cu);
 //  - Mainloop: how a tile's k tiles reach shared memory and how wide they are multiplied (the
-//      loads and k loops, load_piece and multiply_piece, serve every mainloop): WholeTiles (here:
-//      always BN), Ragged (20_wgmma_ragged.cuh: the narrowest wgmma width that holds the tile's
-//      columns), Paired (23_wgmma_balanced.cu: Ragged with a narrow tile's k tiles two a stage);
+//      loads and k loops, load_piece and multiply_piece, serve the TmaStages ones): WholeTiles
+//      (here: always BN), Ragged (20_wgmma_ragged.cuh: the narrowest wgmma width that holds the
+//      tile's columns), Paired (23_wgmma_balanced.cu: Ragged with a narrow tile's k tiles two a
+//      stage), X3 (wgmma_x3.cuh: 3xTF32's split operands, 128-column tiles); a mainloop also
+//      fixes the stage ring (RING stages of RING_STAGE_BYTES), the tile's width (TILE_N), the
+//      accumulator's registers (ACC) and the tensor maps the kernel takes (Maps);
 //  - Epilogue: how a consumer's 64 x 256 accumulator reaches C: DirectStore (here: from registers),
 //      TmaStore (17_wgmma_tma_store.cuh), Overlap (21_wgmma_overlap.cu), Staged<TmaStore>
 //      (20_wgmma_ragged.cuh: C that TMA cannot store written by the producer's idle warps);
@@ -16,7 +19,8 @@
 //      accumulator over all of k, the mainloop's k loop), Promote (29_wgmma_fp8_promote.cu: fp8
 //      partial sums added into fp32 registers every k tile, block128 scales applied there),
 //      OrderedPromote (30_wgmma_fp8_overlap.cu: Promote with the two consumers taking turns on the
-//      tensor core, so that one's promotion runs under the other's MMAs).
+//      tensor core, so that one's promotion runs under the other's MMAs), SumPerStage
+//      (wgmma_x3.cuh: each stage's products summed apart and added in fp32).
 // fp8 problems (rungs 28, 29, 30) run the same frame with the element type Fp8<TA8, TB8, TC>
 // (below): the mainloop's stage issues fp8 wgmmas, the accumulation applies the scales.
 // Each rung file names its parts; the part a rung adds lives in that rung's file, or in a header
@@ -49,13 +53,7 @@ constexpr int ROW = 128;                                         // bytes per sm
 constexpr int A_BYTES = BM * ROW, B_BYTES = BN * ROW, STAGE_BYTES = A_BYTES + B_BYTES;  // 16 + 32 KB
 constexpr int C_BYTES = 16384;  // each consumer's C staging buffer (64 rows x 256 bytes), where used
 constexpr int B_PAIR = 64 * ROW;  // Mainloop::pairs: B of one k tile of a tile 64 columns wide
-template <bool C_BUFFERS>
-constexpr int smem_bytes() {
-  return STAGES * STAGE_BYTES + (C_BUFFERS ? CONSUMERS * C_BYTES : 0) + 1024 /* alignment */ +
-         (2 * STAGES + 2 * CONSUMERS) * 8 /* barriers */;
-}
 constexpr int BAND = 8;  // cluster rows per band of the tile order
-static_assert(smem_bytes<true>() <= 227 * 1024, "fits the 227 KB a Hopper block may have");
 
 // The frame's element type T: float (tf32), __half, __nv_bfloat16 (A, B and C all of T), or an
 // fp8 problem, Fp8<TA8, TB8, TC> (rung 28): A and B fp8 (e4m3 or e5m2 each), C bf16 or float.
@@ -115,9 +113,11 @@ struct Parts {
 __device__ __forceinline__ void cluster_tile(int t, int cluster_rows, int tiles_n, int& cm, int& tn) {
   detail::swizzle_tile(t, cluster_rows, tiles_n, BAND, cm, tn);
 }
-// This block's tile of cluster tile (cm, tn): the cluster's tile rows 2 cm, 2 cm + 1, column tn.
+// This block's tile of cluster tile (cm, tn): the cluster's tile rows 2 cm, 2 cm + 1, column tn
+// (tiles TBN columns wide: the mainloop's).
+template <int TBN = BN>
 __device__ __forceinline__ void tile_origin(int cm, int tn, uint32_t rank, int& m0, int& n0) {
-  m0 = (cm * CLUSTER + static_cast<int>(rank)) * BM, n0 = tn * BN;
+  m0 = (cm * CLUSTER + static_cast<int>(rank)) * BM, n0 = tn * TBN;
 }
 
 // What a schedule's host side is given to plan a launch.
@@ -133,7 +133,9 @@ struct Grid {
 // ---- Rung 15's parts ----
 
 // The banded order (8 cluster rows per band, so the tiles in flight share A and B panels in L2):
-// this block's tile of cluster tile t. A schedule's walk over whole or split tiles builds on it.
+// this block's tile of cluster tile t, tiles TBN columns wide. A schedule's walk over whole or split
+// tiles builds on it.
+template <int TBN>
 struct BandedTiles {
   detail::ClusterWalk walk;
   int tiles_n;
@@ -144,7 +146,7 @@ struct BandedTiles {
   __device__ __forceinline__ void tile(int, int t, int& m0, int& n0, bool& solo) const {
     int cm, tn;
     cluster_tile(t, walk.rows, tiles_n, cm, tn);
-    tile_origin(cm, tn, rank, m0, n0);
+    tile_origin<TBN>(cm, tn, rank, m0, n0);
     solo = false;
   }
 };
@@ -159,11 +161,14 @@ struct RoundRobin {
     int kt = 0;
   };
   static Params plan(const Grid& g) { return Params{g.kt}; }
-  struct Walk : BandedTiles {
+  // The walk over tiles TBN columns wide (the mainloop's width).
+  template <int TBN>
+  struct Walk : BandedTiles<TBN> {
+    using BandedTiles<TBN>::walk;
     Params sp;
     int count;
     __device__ __forceinline__ Walk(const Params& p, int tiles_m, int tiles_n_, uint32_t rank_)
-        : BandedTiles(tiles_m, tiles_n_, rank_), sp(p) {
+        : BandedTiles<TBN>(tiles_m, tiles_n_, rank_), sp(p) {
       count = walk.first < walk.count ? (walk.count - walk.first + walk.stride - 1) / walk.stride : 0;
     }
     // Piece p: cluster tile t, k tiles kb .. ke - 1.
@@ -173,28 +178,14 @@ struct RoundRobin {
     __device__ __forceinline__ void locate(int p, int& m0, int& n0, bool& solo, int& kb, int& ke) const {
       int t;
       piece(p, t, kb, ke);
-      tile(p, t, m0, n0, solo);
+      this->tile(p, t, m0, n0, solo);
     }
     // After piece p's k loop: its tile's C goes out (a schedule that splits tiles adds partial sums).
-    template <class Store>
-    __device__ __forceinline__ void finish(float (&)[128], int, int, int, Store&& store) const {
+    template <int R, class Store>
+    __device__ __forceinline__ void finish(float (&)[R], int, int, int, Store&& store) const {
       store();
     }
   };
-};
-
-// Mainloop: every tile multiplies all BN columns of B, one k tile a stage.
-struct WholeTiles {
-  static constexpr bool ragged = false;  // tiles narrower than BN (a narrower B load and wgmma)
-  static constexpr bool pairs = false;   // stages of two k tiles for a narrow tile
-  __device__ __forceinline__ static int width(int) { return BN; }
-  __device__ __forceinline__ static bool two(int, bool) { return false; }
-  // The consumer's k loop for piece p: mainloop(width, two) at the width of the tile.
-  template <class Walk, class Mainloop, class Paired>
-  __device__ __forceinline__ static void multiply(const Walk&, int, int, int64_t, int64_t, int, Paired&&,
-                                                  Mainloop&& mainloop) {
-    mainloop(std::integral_constant<int, BN>{}, false);
-  }
 };
 
 // Epilogue: each consumer stores its accumulator straight from registers (4 bytes per lane, masked
@@ -203,15 +194,16 @@ struct DirectStore {
   static constexpr bool buffers = false;  // a 16 KB shared buffer per consumer (C_BYTES)
   static constexpr bool tma = false;      // a tensor map of C (stores with beta == 0, C aligned)
   static constexpr bool storers = false;  // the producer warpgroup's idle warps store C
-  template <typename T, bool C_T, class Args>  // T: C's type; Args: ArgsT<T> or ArgsFp8
-  static __device__ __forceinline__ void store(const float (&d)[128], const Args& a, int m0, int n0, int cw,
+  // T: C's type; Args: ArgsT<T> or ArgsFp8; R: the accumulator's registers (64 x 2R per consumer).
+  template <typename T, bool C_T, class Args, int R>
+  static __device__ __forceinline__ void store(const float (&d)[R], const Args& a, int m0, int n0, int cw,
                                                bool c_vec) {
     if constexpr (C_T)  // C^T's rows m0 + 64 cw .. are C's columns
-      detail::store_acc_64xn_t(d, a.C, a.ldc, m0 + cw * 64, n0, static_cast<int>(a.m), static_cast<int>(a.n), a.alpha,
-                               a.beta);
+      detail::store_acc_64xn_t<T, 2 * R>(d, a.C, a.ldc, m0 + cw * 64, n0, static_cast<int>(a.m),
+                                         static_cast<int>(a.n), a.alpha, a.beta);
     else
-      detail::store_acc_64xn(d, a.C, a.ldc, m0 + cw * 64, n0, static_cast<int>(a.m), static_cast<int>(a.n), a.alpha,
-                             a.beta, c_vec);
+      detail::store_acc_64xn<T, 2 * R>(d, a.C, a.ldc, m0 + cw * 64, n0, static_cast<int>(a.m), static_cast<int>(a.n),
+                                       a.alpha, a.beta, c_vec);
   }
   // A consumer's epilogue state (none here) and its steps, as the frame calls them.
   template <typename T, bool C_T>
@@ -220,8 +212,8 @@ struct DirectStore {
     __device__ __forceinline__ void in_mainloop(const Ctx&, int) {}  // k tile kb + i's MMAs issued
     template <class Ctx>
     __device__ __forceinline__ void after_mainloop(const Ctx&, int) {}  // the tile's k tiles done
-    template <class Ctx>
-    __device__ __forceinline__ void store(const Ctx& x, const float (&d)[128], int m0, int n0) {
+    template <class Ctx, int R>
+    __device__ __forceinline__ void store(const Ctx& x, const float (&d)[R], int m0, int n0) {
       DirectStore::store<T, C_T>(d, x.a, m0, n0, x.cw, x.c_vec);
     }
     template <class Ctx>
@@ -442,6 +434,61 @@ __device__ __forceinline__ void multiply_piece(float (&d)[128], const Walk& walk
   M::multiply(walk, p, t, m, n, cw, [](int nb, bool solo) { return M::two(nb, solo); }, mainloop);
 }
 
+// The mainloops of 128 x 256 tiles in stages of one 128-byte row of k (TMA, 128-byte swizzle):
+// WholeTiles, Ragged and Paired share the stage ring's shape, the tensor maps (A, B, and B in boxes
+// of 64 rows for Paired), and the loads and k loops above (Self: the mainloop part itself).
+struct TmaStages {
+  static constexpr int TILE_N = BN, RING = STAGES, RING_STAGE_BYTES = STAGE_BYTES;
+  static constexpr int ACC = 128;  // accumulator registers per consumer thread (64 x 256 fp32)
+  struct Maps {
+    CUtensorMap a, b, b64;  // b64: Paired's narrow tiles (B k-contiguous)
+  };
+  template <class Self, typename T, bool A_MN, bool B_MN>
+  static Maps make_maps(const typename Problem<T>::Args& a) {
+    using Pr = Problem<T>;
+    constexpr int BK = bk<T>(), E_SIZE = int(sizeof(typename Pr::A));
+    static_assert(sizeof(typename Pr::A) == sizeof(typename Pr::B), "A and B elements of one size");
+    const auto type = detail::tma_operand_type<typename Pr::A>(), type_b = detail::tma_operand_type<typename Pr::B>();
+    Maps m;
+    m.a = A_MN ? detail::make_tensor_map_2d(a.A, type, E_SIZE, a.k, a.m, a.lda, BK, ROW / E_SIZE)
+               : detail::make_tensor_map_2d(a.A, type, E_SIZE, a.m, a.k, a.lda, BM, BK);
+    m.b = B_MN ? detail::make_tensor_map_2d(a.B, type_b, E_SIZE, a.k, a.n, a.ldb, BK, ROW / E_SIZE)
+               : detail::make_tensor_map_2d(a.B, type_b, E_SIZE, a.n, a.k, a.ldb, BN / CLUSTER, BK);
+    // Self::pairs, B k-contiguous: boxes of 64 rows of n for the narrow tiles' paired stages.
+    m.b64 = Self::pairs && !B_MN ? detail::make_tensor_map_2d(a.B, type_b, E_SIZE, a.n, a.k, a.ldb, 64, BK)
+                                 : CUtensorMap{};
+    return m;
+  }
+  // The maps the producer will read, fetched while the barriers are set up (thread 0).
+  template <class Self, bool B_MN>
+  static __device__ __forceinline__ void prefetch(const Maps& maps) {
+    detail::tma_prefetch(&maps.a), detail::tma_prefetch(&maps.b);
+    if (Self::pairs && !B_MN) detail::tma_prefetch(&maps.b64);
+  }
+  template <class Self, typename T, bool A_MN, bool B_MN, class Walk, class WaitReleased>
+  static __device__ __forceinline__ void load(const Walk& walk, int p, const Maps& maps, unsigned char* smem,
+                                              uint64_t* full, int n, uint32_t rank, int& it,
+                                              WaitReleased&& wait_released) {
+    load_piece<Self, T, A_MN, B_MN>(walk, p, maps.a, maps.b, maps.b64, smem, full, n, rank, it, wait_released);
+  }
+};
+
+// ---- Rung 15's mainloop ----
+
+// Mainloop: every tile multiplies all BN columns of B, one k tile a stage.
+struct WholeTiles : TmaStages {
+  static constexpr bool ragged = false;  // tiles narrower than BN (a narrower B load and wgmma)
+  static constexpr bool pairs = false;   // stages of two k tiles for a narrow tile
+  __device__ __forceinline__ static int width(int) { return BN; }
+  __device__ __forceinline__ static bool two(int, bool) { return false; }
+  // The consumer's k loop for piece p: mainloop(width, two) at the width of the tile.
+  template <class Walk, class Mainloop, class Paired>
+  __device__ __forceinline__ static void multiply(const Walk&, int, int, int64_t, int64_t, int, Paired&&,
+                                                  Mainloop&& mainloop) {
+    mainloop(std::integral_constant<int, BN>{}, false);
+  }
+};
+
 // Accumulator (every rung but 29 and 30): the tensor core's accumulator over the tile's whole k,
 // the mainloop's k loop as it is. fp8: the scales that do not depend on k applied before the store
 // (scale_acc_fp8). Promote (29_wgmma_fp8_promote.cu) and OrderedPromote (30_wgmma_fp8_overlap.cu)
@@ -484,19 +531,18 @@ struct ConsumerCtx {
 // result is C's transpose, stored as such.
 template <typename T, bool A_MN, bool B_MN, bool C_T, class P>
 __global__ void __launch_bounds__(THREADS, 1)
-    wgmma_ws_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                    const __grid_constant__ CUtensorMap map_c, typename Problem<T>::Args a, int tiles_m, int tiles_n,
-                    bool c_vec, int64_t tma_cols, typename P::Schedule::Params sp,
-                    const __grid_constant__ CUtensorMap map_b64) {
+    wgmma_ws_kernel(const __grid_constant__ typename P::Mainloop::Maps maps, const __grid_constant__ CUtensorMap map_c,
+                    typename Problem<T>::Args a, int tiles_m, int tiles_n, bool c_vec, int64_t tma_cols,
+                    typename P::Schedule::Params sp) {
   using S = typename P::Schedule;
   using M = typename P::Mainloop;
   using E = typename P::Epilogue;
   using Ac = typename P::Accumulation;
+  constexpr int STAGES = M::RING, STAGE_BYTES = M::RING_STAGE_BYTES;  // the mainloop's stage ring
   constexpr bool TF32 = std::is_same_v<T, float>, FP8 = Problem<T>::fp8;
   using TC = typename Problem<T>::C;  // C's element type (T but for fp8)
   static_assert(!(TF32 && B_MN) && (!C_T || TF32), "tf32: B K-major; C_T for tf32 only");
-  static_assert(!FP8 || (!A_MN && !B_MN && !E::storers && !M::pairs && !M::ragged),
-                "fp8: K-major operands, whole tiles, the consumers store C");
+  static_assert(!FP8 || !E::storers, "fp8: the consumers store C (mma_stage: K-major operands, whole tiles)");
   static_assert(!E::storers || S::whole_tiles, "the storer warps walk whole tiles only");
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = detail::smem_align_1024(smem_raw);
@@ -510,10 +556,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   const uint32_t rank = detail::cluster_rank();
   // The maps this block's TMA will read, fetched while the barriers are set up: the producer's,
   // and C's for the consumers' stores where they use it.
-  if (tid == 0) {
-    detail::tma_prefetch(&map_a), detail::tma_prefetch(&map_b);
-    if (M::pairs && !B_MN) detail::tma_prefetch(&map_b64);
-  }
+  if (tid == 0) M::template prefetch<M, B_MN>(maps);
   if (E::tma && tid == 128 && tma_cols > 0) detail::tma_prefetch(&map_c);
   detail::init_pipeline_barriers(full, empty, STAGES, CONSUMERS * CLUSTER);
   if constexpr (E::storers) E::init_barriers(c_full, c_empty, tid);
@@ -522,7 +565,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   // nothing of the peer's can reach it. With storer warps the barrier stays (their producer
   // warpgroup spilled with the tail).
   constexpr bool TAIL = !E::storers;
-  const typename S::Walk walk(sp, tiles_m, tiles_n, rank);
+  const typename S::template Walk<M::TILE_N> walk(sp, tiles_m, tiles_n, rank);
 
   if (wg == 0) {
     detail::setmaxnreg_dec<S::wide_producer && !TF32 ? 56 : 40>();
@@ -534,8 +577,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         if (i >= STAGES) detail::mbar_wait(&empty[i % STAGES], ((i / STAGES) - 1) & 1);
       };
       for (int p = 0; p < walk.count; ++p)
-        load_piece<M, T, A_MN, B_MN>(walk, p, map_a, map_b, map_b64, smem, full, static_cast<int>(a.n), rank, it,
-                                     wait_released);
+        M::template load<M, T, A_MN, B_MN>(walk, p, maps, smem, full, static_cast<int>(a.n), rank, it, wait_released);
       if constexpr (TAIL) {
         // The block may leave once every stage it filled has been released by the consumers of
         // both blocks: then no remote arrive or multicast into it is still on its way (CUTLASS's
@@ -555,12 +597,12 @@ __global__ void __launch_bounds__(THREADS, 1)
     const ConsumerCtx<T> ctx{a, &map_c, c_buf + cw * C_BYTES, &c_full[cw], &c_empty[cw], tma_cols, cw, tid, c_vec};
     typename E::template Consumer<TC, C_T> epi;
     int it = 0;
-    float d[128];
+    float d[M::ACC];
     for (int p = 0; p < walk.count; ++p) {
       int t = 0, kb = 0, ke = 0;
       walk.piece(p, t, kb, ke);
 #pragma unroll
-      for (int i = 0; i < 128; ++i) d[i] = 0.0f;
+      for (int i = 0; i < M::ACC; ++i) d[i] = 0.0f;
       Ac::template multiply<M, S, T, A_MN, B_MN>(d, walk, p, t, kb, ke, a, smem, full, cw, it, epi, ctx, release);
       epi.after_mainloop(ctx, ke - kb);
       auto store_tile = [&] {
@@ -580,27 +622,28 @@ __global__ void __launch_bounds__(THREADS, 1)
   if constexpr (!TAIL) detail::cluster_sync();  // no block leaves while its peer may still signal or write into it
 }
 
+template <class M, class E>
+constexpr int smem_bytes() {
+  return M::RING * M::RING_STAGE_BYTES + (E::buffers ? CONSUMERS * C_BYTES : 0) + 1024 /* alignment */ +
+         (2 * M::RING + 2 * CONSUMERS) * 8 /* barriers */;
+}
+
+// One persistent cluster grid of the rung P over the problem a, its operands read through `maps`
+// (the mainloop's, built by the caller).
 template <typename T, bool A_MN, bool B_MN, bool C_T, class P>
-void launch(const typename Problem<T>::Args& a, const char* name) {
+void launch(const typename Problem<T>::Args& a, const typename P::Mainloop::Maps& maps, const char* name) {
   using S = typename P::Schedule;
+  using M = typename P::Mainloop;
   using E = typename P::Epilogue;
   using Pr = Problem<T>;
-  // E_SIZE: an operand element's bytes (A's and B's are the same size); C_SIZE: C's.
-  constexpr int BK = bk<T>(), E_SIZE = int(sizeof(typename Pr::A)), C_SIZE = int(sizeof(typename Pr::C));
-  static_assert(sizeof(typename Pr::A) == sizeof(typename Pr::B), "A and B elements of one size");
-  const auto type = detail::tma_operand_type<typename Pr::A>(), type_b = detail::tma_operand_type<typename Pr::B>();
-  const CUtensorMap ma = A_MN ? detail::make_tensor_map_2d(a.A, type, E_SIZE, a.k, a.m, a.lda, BK, ROW / E_SIZE)
-                              : detail::make_tensor_map_2d(a.A, type, E_SIZE, a.m, a.k, a.lda, BM, BK);
-  const CUtensorMap mb = B_MN ? detail::make_tensor_map_2d(a.B, type_b, E_SIZE, a.k, a.n, a.ldb, BK, ROW / E_SIZE)
-                              : detail::make_tensor_map_2d(a.B, type_b, E_SIZE, a.n, a.k, a.ldb, BN / CLUSTER, BK);
-  // Mainloop::pairs, B k-contiguous: boxes of 64 rows of n for the narrow tiles' paired stages.
-  const CUtensorMap mb64 =
-      P::Mainloop::pairs && !B_MN ? detail::make_tensor_map_2d(a.B, type_b, E_SIZE, a.n, a.k, a.ldb, 64, BK) : CUtensorMap{};
-  const int64_t tiles_m = ceil_div(a.m, BM), tiles_n = ceil_div(a.n, BN);
+  // C_SIZE: C's element bytes.
+  constexpr int BK = bk<T>(), C_SIZE = int(sizeof(typename Pr::C));
+  const int64_t tiles_m = ceil_div(a.m, BM), tiles_n = ceil_div(a.n, M::TILE_N);
   const int64_t cluster_tiles = ceil_div(tiles_m, CLUSTER) * tiles_n;
   if (cluster_tiles > INT32_MAX) throw Unsupported(std::string("rungs: ") + name + ": too many tiles for one launch");
   auto* kernel = &wgmma_ws_kernel<T, A_MN, B_MN, C_T, P>;
-  constexpr int SMEM_BYTES = smem_bytes<E::buffers>();
+  constexpr int SMEM_BYTES = smem_bytes<M, E>();
+  static_assert(SMEM_BYTES <= 227 * 1024, "fits the 227 KB a Hopper block may have");
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), SMEM_BYTES);
   const int fit = detail::max_active_clusters(reinterpret_cast<const void*>(kernel), THREADS, SMEM_BYTES, CLUSTER, name);
   const int clusters = static_cast<int>(std::min<int64_t>(cluster_tiles, fit));
@@ -622,12 +665,19 @@ void launch(const typename Problem<T>::Args& a, const char* name) {
                a.m, a.n, a.stream, &ws, &flags};
   const typename S::Params sp = S::plan(g);
   const detail::ClusterLaunch l(static_cast<unsigned>(clusters * CLUSTER), THREADS, SMEM_BYTES, CLUSTER, a.stream);
-  RUNGS_CUDA(cudaLaunchKernelEx(&l.cfg, kernel, ma, mb, mc, a, static_cast<int>(tiles_m), static_cast<int>(tiles_n),
-                                c_vec, tma_cols, sp, mb64));
+  RUNGS_CUDA(cudaLaunchKernelEx(&l.cfg, kernel, maps, mc, a, static_cast<int>(tiles_m), static_cast<int>(tiles_n),
+                                c_vec, tma_cols, sp));
   detail::check_launch(name);
 #if defined(RUNGS_HANG_DEBUG)
   detail::hang_report<<<1, 1, 0, a.stream>>>();
 #endif
+}
+
+// A TmaStages rung's launch: the maps of its operands, then the grid.
+template <typename T, bool A_MN, bool B_MN, bool C_T, class P>
+void launch(const typename Problem<T>::Args& a, const char* name) {
+  using M = typename P::Mainloop;
+  launch<T, A_MN, B_MN, C_T, P>(a, M::template make_maps<M, T, A_MN, B_MN>(a), name);
 }
 
 // A rung's entry: operands TMA cannot read in place copied aligned (gemm/pack.hpp), then the
