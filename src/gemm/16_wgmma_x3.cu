@@ -3,8 +3,8 @@
 // Adds over 15 wgmma_ws: each operand split once per call into a tf32 big part and a tf32 small
 // part (x = hi + lo + O(2^-22 |x|); gemm/pack.cu split_operands, k-contiguous, both parts in
 // scratch), and three products per k step, hi*lo + lo*hi + hi*hi (lo*lo, ~2^-22 relative, left
-// out). The tensor core's fp32 accumulation truncates (round toward zero: docs/gemm_tc.md, "What
-// 3xTF32 taught"), so a sum over all of k on the tensor core is biased: each stage (32 of k) is
+// out). The tensor core's fp32 accumulation truncates (round toward zero: docs/gemm_tc.md,
+// "3xTF32"), so a sum over all of k on the tensor core is biased: each stage (32 of k) is
 // summed apart on the tensor core (the first wgmma of the stage starts a fresh accumulator), the
 // small products first, and reaches the fp32 accumulator through an ordinary round-to-nearest add.
 // Tiles 128 x 128 (each consumer 64 x 128: 64 accumulator registers and 64 for the stage sum),

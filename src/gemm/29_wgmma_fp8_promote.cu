@@ -33,8 +33,8 @@
 // (718 / 1017 / 1112 TFLOP/s). Normwise error 1.05e-4 at k = 8192 and 1.04e-4 at 32768, equal to
 // cuBLASLt's to three digits. Bound as written above: the two waits per k tile leave the tensor
 // core idle while a consumer adds; overlapping the promotion with the other consumer's MMAs (as
-// DeepGEMM does) is the next rung's. Nsight Compute (H200, 4096^3, docs/gemm_tc.md "Where rung 29's
-// cycles go"): both consumers wait for their MMAs and add at once, 181 thousand cycles against rung
+// DeepGEMM does) is the next rung's. Nsight Compute (H200, 4096^3, docs/fp8.md "What holds the
+// promotion"): both consumers wait for their MMAs and add at once, 181 thousand cycles against rung
 // 28's 158 per-tensor, 198 with block128, after the k loop's shared-memory descriptors were formed
 // once per tile and block128's next scales issued under the first half's MMAs (10-11 % fewer
 // cycles; H200 block128 0.1191 / 0.8922 ms at 4096^3 / 8192^3, 0.99 / 0.94x cuBLASLt's block128).
