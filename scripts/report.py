@@ -20,7 +20,8 @@ measured. The same JSON gives the same files.
 
 Generated blocks: in README.md and docs/*.md, the text between `<!-- report:NAME -->` and
 `<!-- /report:NAME -->` is replaced by block NAME: headline, gemm, gemm_tc, decode, decode_fp8, gemv,
-reduce, gemm_host, allgather_gemm, gemm_reducescatter, python.
+reduce, gemm_host, allgather_gemm, gemm_reducescatter, python (bench_python.py's runs), example_gemm
+(examples/gemm.cpp, in a code block).
 
 --check regenerates everything into a temporary copy of the tree and fails (exit 1) where README.md,
 docs/BENCHMARKS.md, a generated block or a picture differs from the committed one. A picture is
@@ -1330,6 +1331,15 @@ def python_block(py_runs):
     return "\n\n".join(parts) if parts else "(no bench_python.py run in the report's input)"
 
 
+def example_block():
+    """examples/gemm.cpp as a C++ code block (the README shows the real program)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "gemm.cpp")
+    if not os.path.exists(path):
+        return "(examples/gemm.cpp is missing)"
+    with open(path) as f:
+        return "```cpp\n" + f.read().rstrip("\n") + "\n```"
+
+
 def benchmarks_md(selected, hsel, images, py_runs=()):
     out = [
         "# Benchmarks",
@@ -1453,7 +1463,7 @@ def generate(bench_runs, py_runs, root, images=True):
         for stale in sorted(set(generated_svgs(img_dir)) - set(drawn)):
             os.remove(stale)  # a picture this script drew once and the runs no longer give
         pics = {os.path.relpath(p, docs).replace(os.sep, "/") for p in drawn}
-    blocks = {"headline": headline(hsel), "python": python_block(py_runs)}
+    blocks = {"headline": headline(hsel), "python": python_block(py_runs), "example_gemm": example_block()}
     for ladder in BLOCKS:
         blocks[ladder] = ladder_block(selected, ladder)
     changed = []
