@@ -25,6 +25,8 @@
 // run; 8192^3 steady (8.63-8.76 ms where rung 16 spreads over 10.3-13.1); 4096^3 nt 123.6;
 // 4095 x 4097 x 4093 115.2 (0.94 of 4096^3's speed). tn / tt read A as stored (d2be6cf): 119.5 /
 // 121.2 at 4096^3, 122.5 / 124.5 at 8192^3, where copying A k-contiguous ran 113.7 / 116.7 at 4096^3.
+// On the warp-specialized frame (its tensor-map prefetch and producer tail; H200, one run): 108 /
+// 127 / 133 TFLOP/s at 2048^3 / 4096^3 / 8192^3, 2.17 / 2.49 / 2.65x cuBLAS sgemm (bench: 2.06 / 2.38 / 2.50x).
 // Its mainloop and accumulation are rung 16's (wgmma_x3.cuh); the A part below is what this rung adds.
 #include "gemm/wgmma_x3.cuh"
 
