@@ -64,9 +64,9 @@ struct SplitInRegisters {
       const uint32_t(&al)[4] = *reinterpret_cast<const uint32_t(*)[4]>(&lo[4 * kk]);
       const uint64_t bh = detail::smem_desc(st + L::B_HI + kk * 32, 16, 1024);
       const uint64_t bl = detail::smem_desc(st + L::B_LO + kk * 32, 16, 1024);
-      detail::wgmma_128_tf32_rs(t, ah, bl, kk > 0);  // the small products first, into a fresh sum
-      detail::wgmma_128_tf32_rs(t, al, bh);
-      detail::wgmma_128_tf32_rs(t, ah, bh);
+      detail::wgmma_rs_tf32<128>(t, ah, bl, kk > 0);  // the small products first, into a fresh sum
+      detail::wgmma_rs_tf32<128>(t, al, bh, true);
+      detail::wgmma_rs_tf32<128>(t, ah, bh, true);
     }
   }
 };

@@ -8,7 +8,7 @@
 
 #include "detail/gemm_pipeline.cuh"
 #include "detail/gemm_tc.cuh"
-#include "detail/hopper.cuh"
+#include "detail/sm90/mma_stage.cuh"
 #include "gemm/gemm_rung.hpp"
 #include "gemm/pack.hpp"
 #include "core/errors.hpp"
@@ -102,7 +102,7 @@ __device__ __forceinline__ void consume_k_tile(unsigned char* smem, uint64_t* fu
       const unsigned char* Wb = Ws + (wg * H + h) * 64 * ROW;
       const uint64_t dw = W_MN ? detail::smem_desc(Wb + kk * 16 * ROW, 64 * ROW, 1024)
                                : detail::smem_desc(Wb + kk * 32, 16, 1024);
-      detail::wgmma_narrow<T, W_MN ? 1 : 0, 0, N>(d[h], dw, da);
+      detail::wgmma<N, T, T, W_MN, false>(d[h], dw, da);
     }
   }
   detail::wgmma_commit();
@@ -311,24 +311,6 @@ void launch_grid(const ArgsT<T>& a, const Maps& maps, int64_t tiles_n, int64_t g
     }
     detail::check_launch(rung);
   }
-}
-
-// Every thread of a kernel whose results a programmatically launched kernel reads (the second
-// pass): that kernel may be scheduled now; it waits (griddep_wait) until this grid has finished
-// and its writes are visible.
-__device__ __forceinline__ void griddep_launch_dependents() {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-#else
-  __trap();
-#endif
-}
-__device__ __forceinline__ void griddep_wait() {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  asm volatile("griddepcontrol.wait;\n" ::: "memory");
-#else
-  __trap();
-#endif
 }
 
 // Launches kernel<<<grid, block, 0, stream>>>(args...) as a programmatic dependent of the kernel

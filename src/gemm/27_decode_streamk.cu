@@ -80,7 +80,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   static_assert(smem_bytes<N, H>() <= 227 * 1024, "fits the 227 KB a Hopper block may have");
   static_assert(STAGES >= 2, "a pipeline");
   extern __shared__ unsigned char smem_raw[];
-  if (part != nullptr) griddep_launch_dependents();
+  if (part != nullptr) detail::griddep_launch_dependents();
   unsigned char* smem = detail::smem_align_1024(smem_raw);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + STAGES * STAGE_BYTES);
   uint64_t* empty = full + STAGES;
@@ -141,7 +141,7 @@ template <typename T, int N, int H>
 __global__ void __launch_bounds__(256)
     add_segments(const float* __restrict__ part, ArgsT<T> a, int64_t units, int64_t P, int tiles_n, int64_t KT) {
   constexpr int BM = bm<H>();
-  griddep_wait();
+  detail::griddep_wait();
   const int64_t j = blockIdx.x, cut = range_start(j + 1, units, P), tile = cut / KT;
   if (cut % KT == 0 || owner(tile * KT, units, P) != j) return;
   const int64_t b1 = owner((tile + 1) * KT - 1, units, P);

@@ -113,7 +113,7 @@ __global__ void __launch_bounds__(threads<NC>(), 1)
     detail::wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < BK / 16; ++kk)  // k16 steps inside the 128-byte rows, both operands K-major
-      detail::wgmma_fitted<T, N>(d, detail::smem_desc(As + kk * 32, 16, 1024), detail::smem_desc(Ws + kk * 32, 16, 1024));
+      detail::wgmma<N, T, T>(d, detail::smem_desc(As + kk * 32, 16, 1024), detail::smem_desc(Ws + kk * 32, 16, 1024));
     detail::wgmma_commit();
     detail::wgmma_wait<1>();  // the MMAs of stage i - 1 have retired: its slot may be refilled
     if (i > 0 && tid % 128 == 0) detail::mbar_arrive(&empty[(i - 1) % STAGES]);

@@ -158,8 +158,8 @@ __global__ void __launch_bounds__(threads<NW>(), 1)
     detail::wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < BK / 32; ++kk)  // k32 steps of 32 bytes inside the 128-byte rows, both K-major
-      detail::wgmma_fitted_fp8<TA, TW, NB>(p, detail::smem_desc(As + kk * 32, 16, 1024),
-                                           detail::smem_desc(Ws + kk * 32, 16, 1024), kk > 0);
+      detail::wgmma<NB, TA, TW>(p, detail::smem_desc(As + kk * 32, 16, 1024),
+                                detail::smem_desc(Ws + kk * 32, 16, 1024), kk > 0);
     detail::wgmma_commit();
     detail::wgmma_wait<0>();  // the partial sum is complete and the stage read
     if (t == 0) detail::mbar_arrive(&empty[s]);

@@ -26,7 +26,7 @@
 #include "core/scratch.hpp"
 #include "detail/gemm_pipeline.cuh"
 #include "detail/gemm_tc.cuh"
-#include "detail/hopper.cuh"
+#include "detail/sm90/mma_stage.cuh"
 #include "gemm/gemm_rung.hpp"
 #include "gemm/pack.hpp"
 

@@ -12,7 +12,7 @@
 #include "core/errors.hpp"
 #include "detail/gemm_pipeline.cuh"
 #include "detail/gemm_tc.cuh"
-#include "detail/hopper.cuh"
+#include "detail/sm90/mma_stage.cuh"
 #include "core/scratch.hpp"
 #include "gemm/gemm_rung.hpp"
 #include "gemm/pack.hpp"
@@ -70,9 +70,9 @@ struct SplitCopies {
       const uint64_t al = detail::smem_desc(st + L::A_LO + cw * 64 * ROW + off, 16, 1024);
       const uint64_t bh = detail::smem_desc(st + L::B_HI + off, 16, 1024);
       const uint64_t bl = detail::smem_desc(st + L::B_LO + off, 16, 1024);
-      detail::wgmma_128_tf32(t, ah, bl, kk > 0);  // the small products first, into a fresh sum
-      detail::wgmma_128_tf32(t, al, bh, true);
-      detail::wgmma_128_tf32(t, ah, bh, true);
+      detail::wgmma<128, float, float>(t, ah, bl, kk > 0);  // the small products first, into a fresh sum
+      detail::wgmma<128, float, float>(t, al, bh, true);
+      detail::wgmma<128, float, float>(t, ah, bh, true);
     }
   }
 };
