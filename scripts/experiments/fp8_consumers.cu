@@ -18,7 +18,7 @@
 // Each kernel's result is checked at 256 sampled elements against an fp64 sum of the dequantized
 // products (the unpromoted ones without scales). Times: median of 20, interleaved, L2 flushed.
 // Not part of the library or its tests: `source scripts/experiments/lib.sh && run_cu fp8_consumers`.
-#include "detail/hopper.cuh"
+#include "detail/sm90/mma_stage.cuh"
 #include "ck.hpp"
 
 #include <cuda.h>
@@ -111,7 +111,7 @@ __global__ void __launch_bounds__(Cfg<CONS, BN>::THREADS, 1)
         wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < 4; ++kk)
-          wgmma_128_fp8<E4, E4>(part, smem_desc(As + kk * 32, 16, 1024),
+          wgmma<128, E4, E4>(part, smem_desc(As + kk * 32, 16, 1024),
                                 smem_desc(Bs + h * 128 * 128 + kk * 32, 16, 1024), kk > 0);
         wgmma_commit();
         wgmma_wait<0>();
@@ -133,8 +133,8 @@ __global__ void __launch_bounds__(Cfg<CONS, BN>::THREADS, 1)
 #pragma unroll
       for (int kk = 0; kk < 4; ++kk) {
         const uint64_t da = smem_desc(As + kk * 32, 16, 1024), db = smem_desc(Bs + kk * 32, 16, 1024);
-        if constexpr (BN == 256) wgmma_256_fp8<E4, E4>(acc, da, db);
-        else wgmma_128_fp8<E4, E4>(acc, da, db);
+        if constexpr (BN == 256) wgmma<256, E4, E4>(acc, da, db);
+        else wgmma<128, E4, E4>(acc, da, db);
       }
       wgmma_commit();
       wgmma_wait<1>();  // k tile kt - 1's MMAs have retired: its slot is free

@@ -23,7 +23,7 @@
 // Each configuration: one block per SM on every SM, `ktiles` k tiles of 4 k32 steps per
 // warpgroup, MACs per SM cycle against 4096 (dense fp8), the median of 5 launches.
 // Not part of the library or its tests: `source scripts/experiments/lib.sh && run_cu fp8_promote_tc`.
-#include "detail/hopper.cuh"
+#include "detail/sm90/mma_stage.cuh"
 #include "sm_rate.hpp"
 
 #include <cuda_fp8.h>
@@ -79,24 +79,24 @@ __global__ void __launch_bounds__(WGS * 128, 1) probe(int ktiles, long long* cyc
       wgmma_fence();
 #pragma unroll
       for (int kk = 0; kk < 4; ++kk)
-        wgmma_256_fp8<E4, E4>(d, smem_desc(A + kk * 32, 16, 1024), smem_desc(B + kk * 32, 16, 1024));
+        wgmma<256, E4, E4>(d, smem_desc(A + kk * 32, 16, 1024), smem_desc(B + kk * 32, 16, 1024));
       wgmma_commit();
       wgmma_wait<1>();
     } else if constexpr (P == HALVES) {
       wgmma_fence();
 #pragma unroll
       for (int kk = 0; kk < 4; ++kk)
-        wgmma_128_fp8<E4, E4>(d, smem_desc(A + kk * 32, 16, 1024), smem_desc(B + kk * 32, 16, 1024));
+        wgmma<128, E4, E4>(d, smem_desc(A + kk * 32, 16, 1024), smem_desc(B + kk * 32, 16, 1024));
 #pragma unroll
       for (int kk = 0; kk < 4; ++kk)
-        wgmma_128_fp8<E4, E4>(e, smem_desc(A + kk * 32, 16, 1024), smem_desc(B + 128 * 128 + kk * 32, 16, 1024));
+        wgmma<128, E4, E4>(e, smem_desc(A + kk * 32, 16, 1024), smem_desc(B + 128 * 128 + kk * 32, 16, 1024));
       wgmma_commit();
       wgmma_wait<1>();
     } else if constexpr (P == ONE) {
       wgmma_fence();
 #pragma unroll
       for (int kk = 0; kk < 4; ++kk)
-        wgmma_128_fp8<E4, E4>(d, smem_desc(A + kk * 32, 16, 1024), smem_desc(B + kk * 32, 16, 1024));
+        wgmma<128, E4, E4>(d, smem_desc(A + kk * 32, 16, 1024), smem_desc(B + kk * 32, 16, 1024));
       wgmma_commit();
       wgmma_wait<1>();
     } else {
@@ -106,7 +106,7 @@ __global__ void __launch_bounds__(WGS * 128, 1) probe(int ktiles, long long* cyc
         wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < 4; ++kk)
-          wgmma_128_fp8<E4, E4>(d, smem_desc(A + kk * 32, 16, 1024), smem_desc(B + h * 128 * 128 + kk * 32, 16, 1024),
+          wgmma<128, E4, E4>(d, smem_desc(A + kk * 32, 16, 1024), smem_desc(B + h * 128 * 128 + kk * 32, 16, 1024),
                                 kk > 0);
         wgmma_commit();
         wgmma_wait<0>();

@@ -17,7 +17,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "detail/hopper.cuh"
+#include "detail/sm90/mma_stage.cuh"
 
 using namespace rungs::detail;
 

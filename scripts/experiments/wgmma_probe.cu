@@ -14,7 +14,7 @@
 // (one 64-deep k tile, as the rungs do) per chain, wgmma.commit_group after each group and
 // wgmma.wait_group 1 (the rungs' pattern). Reports MACs per SM cycle against 2048 (dense bf16).
 // Not part of the library or its tests: built and run by scripts/experiments/wgmma_probe.sh.
-#include "detail/hopper.cuh"
+#include "detail/sm90/mma_stage.cuh"
 #include "sm_rate.hpp"
 
 #include <cuda_bf16.h>
@@ -26,8 +26,8 @@ using namespace rungs::detail;
 
 template <int N>
 __device__ __forceinline__ void mma(float (&d)[N / 2], uint64_t da, uint64_t db) {
-  if constexpr (N == 256) wgmma_256_bf16<0, 0>(d, da, db);
-  else wgmma_128_bf16<0, 0>(d, da, db);
+  if constexpr (N == 256) wgmma<256, __nv_bfloat16, __nv_bfloat16>(d, da, db);
+  else wgmma<128, __nv_bfloat16, __nv_bfloat16>(d, da, db);
 }
 
 constexpr int A_BYTES = 64 * 128;  // one warpgroup's 64 rows of A, K-major, 128 B per row
