@@ -293,7 +293,7 @@ TEST(GemmAuto, RulesNameRungsThatDoTheirKinds) {
 }
 
 // Each rule gives one line of evidence: a row of docs/BENCHMARKS.md (whose rung names are in that
-// file), a probe, or "not measured".
+// file), a probe of scripts/experiments/ (which exists), or "not measured".
 TEST(GemmAuto, EveryRuleNamesItsEvidence) {
   std::ifstream in(std::string(RUNGS_SOURCE_DIR) + "/docs/BENCHMARKS.md");
   ASSERT_TRUE(in) << "docs/BENCHMARKS.md";
@@ -308,6 +308,12 @@ TEST(GemmAuto, EveryRuleNamesItsEvidence) {
     EXPECT_TRUE(bench_row || why.find("no BENCHMARKS.md row") == 0 || why.find("not measured") == 0 ||
                 why.find("scripts/experiments/") != std::string::npos)
         << r.rung << ": \"" << why << "\"";
+    const size_t probe = why.find("scripts/experiments/");
+    if (probe != std::string::npos) {
+      const std::string dir = why.substr(probe, why.find_first_of(" )", probe) - probe);
+      EXPECT_TRUE(std::ifstream(std::string(RUNGS_SOURCE_DIR) + "/" + dir + "/README.md").good())
+          << r.rung << ": no probe " << dir;
+    }
     if (!bench_row) continue;
     for (auto it = std::sregex_iterator(why.begin(), why.end(), rung_name); it != std::sregex_iterator(); ++it)
       EXPECT_NE(bench.find(it->str()), std::string::npos) << r.rung << ": BENCHMARKS.md has no " << it->str();
