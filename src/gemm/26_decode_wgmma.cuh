@@ -330,13 +330,6 @@ void launch_dependent(void (*kernel)(P...), dim3 grid, unsigned block, cudaStrea
   RUNGS_CUDA(cudaLaunchKernelEx(&cfg, kernel, static_cast<P>(args)...));
 }
 
-// A must be m x k (ta == N, k-contiguous); W either n x k (tb == T) or k x n (tb == N, read
-// through wgmma's transpose bit); both with rows TMA can address.
-template <typename T>
-bool tma_path(const ArgsT<T>& a) {
-  return a.ta == Trans::N && pack::tma_ok(a.A, a.lda, 2) && pack::tma_ok(a.B, a.ldb, 2);
-}
-
 // f(std::integral_constant<int, N>{}) with wgmma's N: m rounded up to 8, 16, 32, 64, else 128.
 template <class F>
 void with_n(int64_t m, F&& f) {

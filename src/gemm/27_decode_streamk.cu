@@ -21,7 +21,7 @@
 // griddepcontrol.wait for the sums). Workspace: 2 P slots
 // of BM x N floats (17 MB at BM x N = 128 x 128 on 132 SMs, 1 MB at N = 8), none when no tile is
 // cut.
-// Fallbacks as rung 26: ta == T, or rows TMA cannot address run rung 14.
+// Slower paths as rung 26's: A stored k x m and rows TMA cannot address are copied first.
 // Bound now: reading W once from DRAM, with every SM given an equal share (equal
 // bytes need not mean equal time: an SM that streams slower than the others ends last, where rung
 // 26's extra blocks go to whichever SM is free); the cut tiles' partial sums (at most P - 1 tiles,
@@ -195,10 +195,13 @@ void launch(const ArgsT<T>& a) {
   }
 }
 
+// A stored k x m (a transposed copy: A is the product's few rows) and rows TMA cannot address
+// (an aligned copy) are made readable first (pack::operands_a_k).
 template <typename T>
-void run16(const ArgsT<T>& a, void (*fallback)(const ArgsT<T>&)) {
+void run16(const ArgsT<T>& user) {
   detail::require_sm90a("decode_streamk");
-  if (!tma_path(a)) return fallback(a);
+  std::unique_ptr<detail::Scratch> keep_a, keep_b;  // freed on the stream after the kernel
+  const ArgsT<T> a = pack::operands_a_k(user, keep_a, keep_b);
   // 256-row tiles (N >= 64) where they give half the SMs a whole tile: each range then holds
   // about a tile or more, and the cut tiles' partial sums (BM x N floats each) stay a few per cent
   // of W's bytes; shorter n keeps 128 rows.
@@ -210,7 +213,7 @@ void run16(const ArgsT<T>& a, void (*fallback)(const ArgsT<T>&)) {
 
 }  // namespace
 
-void run_f16(const ArgsH& a) { run16(a, wgmma::run_f16); }
-void run_bf16(const ArgsBF& a) { run16(a, wgmma::run_bf16); }
+void run_f16(const ArgsH& a) { run16(a); }
+void run_bf16(const ArgsBF& a) { run16(a); }
 
 }  // namespace rungs::sgemm::decode_streamk

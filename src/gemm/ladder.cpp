@@ -51,8 +51,7 @@ const std::vector<Rung>& ladder() {
        80, false, nullptr, nullptr, nullptr, mma_sync::run_f16, mma_sync::run_bf16},
       {"wgmma", "mma_sync",
        "Hopper wgmma.m64n256 from TMA-loaded 128B-swizzled tiles, 4 mbarrier stages (sm_90a); f16 bf16 any "
-       "transpose (unaligned rows: TMA needs 16 bytes, fall back to rung 13); tf32 through a k-major, "
-       "tf32-rounded copy",
+       "transpose (rows TMA cannot address copied aligned first); tf32 through a k-major, tf32-rounded copy",
        90, false, nullptr, wgmma::run_tf32, nullptr, wgmma::run_f16, wgmma::run_bf16},
       {"wgmma_ws", "wgmma",
        "warp-specialized persistent wgmma: TMA producer warpgroup + 2 consumers (setmaxnreg), clusters of 2 "
@@ -107,13 +106,13 @@ const std::vector<Rung>& ladder() {
       {"decode_wgmma", "wgmma",
        "decode shapes (few rows of A, W stored n x k): C^T = W A^T on wgmma.m64nNk16 with m as N (8 to 128), "
        "W streamed by TMA through up to 8 stages, split-K with a deterministic second pass when the tiles do not "
-       "fill the SMs (sm_90a); f16 bf16 (ta = T, tb = N or rows TMA cannot address: rung 14)",
+       "fill the SMs (sm_90a); f16 bf16, W either layout (A stored k x m, or rows TMA cannot address, copied first)",
        90, false, nullptr, nullptr, nullptr, decode_wgmma::run_f16, decode_wgmma::run_bf16},
       {"decode_streamk", "decode_wgmma",
        "rung 26 with a stream-K schedule: one persistent block per SM, the (tile, k tile) units cut into equal "
        "contiguous ranges that cross tiles, the TMA stages streaming across tile boundaries, cut tiles' fp32 "
-       "partial sums added in k order by a second kernel (deterministic) (sm_90a); f16 bf16 (ta = T, tb = N "
-       "or rows TMA cannot address: rung 14)",
+       "partial sums added in k order by a second kernel (deterministic) (sm_90a); f16 bf16 (A stored k x m, or "
+       "rows TMA cannot address, copied first)",
        90, false, nullptr, nullptr, nullptr, decode_streamk::run_f16, decode_streamk::run_bf16},
       // The fp8 rungs (e4m3 / e5m2 operands, Scales, bf16 or float C).
       {"wgmma_fp8", "wgmma_tma_store",
@@ -140,18 +139,19 @@ const std::vector<Rung>& ladder() {
       {"decode_resident", "decode_wgmma",
        "rung 26 with every block resident at once: two blocks per SM, each with the stages that fit half an SM's "
        "shared memory, 128-row tiles split against the 2 x SMs slots, so no SM idles and no second wave "
-       "(sm_90a); f16 bf16 (ta = T or rows TMA cannot address: rung 14)",
+       "(sm_90a); f16 bf16 (A stored k x m, or rows TMA cannot address, copied first)",
        90, false, nullptr, nullptr, nullptr, decode_resident::run_f16, decode_resident::run_bf16},
       {"decode_wide", "decode_wgmma",
        "decode shapes in cuBLAS's orientation: A's rows on wgmma's 64-row side (one consumer warpgroup per 64), "
        "W's rows as its N, fitted so one wave of unsplit tiles covers n (N = 32 to 256: 56 at n = 7168, 224 at "
-       "28672), whole k per block, no split (sm_90a); f16 bf16 (tb = N, ta = T or rows TMA cannot address: rung 26)",
+       "28672), whole k per block, no split (sm_90a); f16 bf16, W stored n x k (tb = T); A stored k x m, or rows "
+       "TMA cannot address, copied first",
        90, false, nullptr, nullptr, nullptr, decode_wide::run_f16, decode_wide::run_bf16},
       {"decode_fp8_wide", "decode_fp8",
        "rung 31's fp8 decode product in rung 33's orientation: A's rows (m <= 64) on wgmma.m64nNk32's 64-row side, "
        "W's rows as its N fitted to one wave (56 at n = 7168, 224 at 28672), each k tile's partial sums promoted "
        "into fp32 registers with the block128 scales, tensor and outer in the epilogue, no split (sm_90a); fp8 "
-       "any pair, every scaling, m <= 128 (64 < m, other layouts, unaligned rows: rung 31)",
+       "any pair, every scaling, m <= 64 (operands not K-major, or rows TMA cannot address, copied first)",
        90, false, nullptr, nullptr, nullptr, nullptr, nullptr, decode_fp8_wide::run_fp8},
   };
   return rungs;
