@@ -6,7 +6,7 @@
 #pragma once
 
 #include "ck.hpp"
-#include "detail/hopper.cuh"
+#include "detail/sm90/mma_stage.cuh"
 #include "detail/read_kernel.cuh"
 
 #include <cuda.h>

@@ -85,10 +85,8 @@ struct Args {
   bool quiet = false;
   std::vector<std::string> memory;   // bench gemm_host: "pinned", "pageable"; empty = both
   bool first_call = false;           // bench gemm_host: time this process's first call (internal)
-#ifdef RUNGS_EXPERIMENTS
-  std::string plan;                  // bench gemm_host: force the schedule, "RxC[:kN/F[:rP]]"
-  bool trace = false;                // bench gemm_host: print one traced call's timeline per row
-#endif
+  std::string plan;                  // bench gemm_host: force the schedule, "RxC[:kN/F[:rP]]" (--plan)
+  bool trace = false;                // bench gemm_host: print one traced call's timeline per row (--trace)
   bool calls = false;                // bench gemm_host: print each timed call's host-side breakdown per row
   bool no_graph = false;             // bench gemm_host: issue every call eagerly (no CUDA graph replay)
   int host_threads = 0;              // bench gemm_host: staging threads, the caller included (0 = the library's)

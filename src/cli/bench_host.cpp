@@ -73,10 +73,8 @@ struct HostRow {
   double h2d_gbs = 0, d2h_gbs = 0, pinned_h2d_gbs = 0, pinned_d2h_gbs = 0, first_call_ms = -1;
   double normwise = 0, naive_normwise = 0;
   int reps = 0;
-#ifdef RUNGS_EXPERIMENTS
   std::vector<host::TraceOp> trace;  // --trace: one more call's copies and products
   double trace_call_ms = 0;          // that call on the host clock
-#endif
   std::vector<double> call_ms;       // --calls: each timed flow call (host clock)
   std::vector<host::CallInfo> calls; // --calls: what the library reported of each
 };
@@ -223,7 +221,6 @@ HostRow bench_one(const Args& a, const std::string& argv0, const check::GemmShap
   r.h2d_gbs = pinned ? r.pinned_h2d_gbs : copies(false, true);
   r.d2h_gbs = pinned ? r.pinned_d2h_gbs : copies(false, false);
   r.floor_ms = std::max({in_bytes / (r.pinned_h2d_gbs * 1e6), out_bytes / (r.pinned_d2h_gbs * 1e6), r.kernel_ms});
-#ifdef RUNGS_EXPERIMENTS
   if (a.trace) {  // one more call, every copy and product timed on its stream
     host::Tuning t = host::tuning();
     t.trace = true;
@@ -235,7 +232,6 @@ HostRow bench_one(const Args& a, const std::string& argv0, const check::GemmShap
     r.trace = host::last_call().trace;
     r.trace_call_ms = host::last_call().total_ms;
   }
-#endif
   if (a.first_call) return r;
   r.first_call_ms = first_call_in_child(a, argv0, s, pinned);
   if (!a.quiet)
@@ -272,7 +268,6 @@ std::string format_calls(const HostRow& r) {
   return os.str();
 }
 
-#ifdef RUNGS_EXPERIMENTS
 // --trace: one call's timeline, and per engine its busy time and the gaps where it waited.
 std::string format_trace(const HostRow& r) {
   std::ostringstream os;
@@ -307,7 +302,6 @@ std::string format_trace(const HostRow& r) {
   os << "\n";
   return os.str();
 }
-#endif
 
 std::string format_rows(Format f, const std::vector<HostRow>& rows, const Context& ctx, const Args& a) {
   const DeviceInfo& dev = ctx.device;
@@ -393,9 +387,7 @@ std::string format_rows(Format f, const std::vector<HostRow>& rows, const Contex
         "included (pinned: the pinned allocation too).\n";
   for (const HostRow& r : rows) {
     if (!r.calls.empty()) os << "\n" << format_calls(r);
-#ifdef RUNGS_EXPERIMENTS
     if (!r.trace.empty()) os << "\n" << format_trace(r);
-#endif
   }
   return os.str();
 }
@@ -427,7 +419,6 @@ int first_call(const Args& a, std::ostream& out) {
 
 }  // namespace
 
-#ifdef RUNGS_EXPERIMENTS
 host::Plan parse_plan(const std::string& t) {
   host::Plan p;
   const char* s = t.c_str();
@@ -446,15 +437,12 @@ host::Plan parse_plan(const std::string& t) {
     throw CliError("--plan: " + t + " is not RxC, RxC:kN/F or RxC:kN/F:rP (R, C, P >= 1; 0 <= F < 1)");
   return p;
 }
-#endif
 
 int cmd_bench_host(const Args& a, const std::string& argv0, std::ostream& out, std::ostream& err) {
   host::Tuning t;  // the library's choices but for those the flags set
   t.graph = !a.no_graph;
   t.staging_threads = a.host_threads;
-#ifdef RUNGS_EXPERIMENTS
   if (!a.plan.empty()) t.plan = parse_plan(a.plan);
-#endif
   host::set_tuning(t);
   if (a.first_call) return first_call(a, out);
   std::unique_ptr<std::ofstream> file;

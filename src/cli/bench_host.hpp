@@ -11,9 +11,7 @@ namespace rungs::cli {
 
 int cmd_bench_host(const Args& a, const std::string& argv0, std::ostream& out, std::ostream& err);
 
-#ifdef RUNGS_EXPERIMENTS
 // --plan's value: "RxC", "RxC:kN/F" or "RxC:kN/F:rP" (host::Plan's fields); CliError otherwise.
 host::Plan parse_plan(const std::string& text);
-#endif
 
 }  // namespace rungs::cli

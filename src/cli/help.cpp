@@ -27,7 +27,7 @@ const char* kOperations =
     "  gemv: y = alpha * op(A) x + beta * y, A is m x n (stored rows x columns)\n"
     "  reduce: the sum of n elements\n";
 
-// bench gemm_host's flags of the experiment hooks, where this build has none.
+// bench gemm_host's flags for the experiment hooks, where this build does not add them.
 #ifdef RUNGS_EXPERIMENTS
 const char* kExperimentFlags = "";
 #else

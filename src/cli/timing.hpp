@@ -28,7 +28,7 @@ int reps_for(double one_run_ms, int reps);
 // previous launch wrote has been written back during the flush. A cudaMemsetAsync flush would
 // leave the L2 full of dirty lines, written back to DRAM while the next timed kernel runs: on H100
 // that cost every bandwidth-bound launch ~8 us (a 64 MiB sum measured 37.5 us instead of 29.4 us,
-// scripts/experiments/reduce_sweep.cu), an error that does not cancel in a ratio to the baseline.
+// scripts/experiments/reduce_sweep/reduce_sweep.cu), an error that does not cancel in a ratio to the baseline.
 class L2Flusher {
  public:
   L2Flusher(bool enabled, int64_t l2_bytes);

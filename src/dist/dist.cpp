@@ -107,45 +107,21 @@ int pieces_of(int64_t rows, int64_t row_bytes, int64_t min_piece_bytes, int max_
   return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(p, rows)));
 }
 
-// auto, from the measurements on 2 and 4 H200s joined by NVLink (docs/dist.md, Measured: the
-// issue's shapes and, on 4, the weak-scaling ones; the slowest rank's medians):
-//  - allgather_gemm, 2 ranks, 2^39 multiply-adds per rank: rung 2 1.343 ms (rung 4 1.356, rung 1
-//    1.759). 4 ranks, 2^38 per rank: rung 4 0.943 (rung 1 1.297, rung 2 1.605: pairwise exchanges
-//    and small products); 2^40 per rank: rung 4 2.665 (rung 2 2.804, rung 1 3.230).
-//  - gemm_reducescatter (fp32 partials, one rounding; rungs 5 and 6 round the partials and run only
-//    by name): 2 ranks, 2^39: rung 4 1.868 (rung 2 2.125, rung 1 2.634); 4 ranks, 2^38: rung 2
-//    1.890, rung 4 2.019, rung 1 2.140 (rung 4 1.81-1.98 in other runs); 2^40: rung 4 3.112 (rung 2
-//    3.517).
-// Rung 7 (one_sided), from the measurements on 2 and 4 H100s (docs/dist.md, Measured; random
-// inputs): 2 ranks at 2^39, allgather_gemm 1.445-1.533 ms in 2-4 pieces against rung 2's 1.529-1.588
-// and rung 4's 1.555; gemm_reducescatter 2.016-2.052 against rung 4's 2.161-2.167. 4 ranks at 2^38,
-// gemm_reducescatter 1.71-2.04 in 4 pieces against rung 4's 2.151; allgather_gemm 0.935-1.090
-// against rung 4's 0.973 (level), and at 2^40 rung 4 3.309 against rung 7's 3.433 (8 pieces), so
-// allgather_gemm on 3 or more ranks stayed on rung 4 until rung 8.
-// Rung 8 (own_last), gemm_reducescatter, on 2 and 4 H100s (random inputs, two runs each): 2 ranks
-// at 2^39 1.921-1.966 ms against rung 7's 2.050 and rung 4's 2.160-2.181; 4 ranks at 2^38
-// 1.677-1.689 against rung 7's 2.067-2.130 and rung 4's 2.115-2.135, at 2^40 3.525-3.552 against
-// 3.810-3.861 and 3.857-3.909. So gemm_reducescatter runs rung 8 wherever it runs rung 7's design.
-// Rung 8's allgather_gemm, whole blocks (4 H100, three runs): 4 ranks at 2^38 0.791-0.859 ms
-// against rung 4's 0.961-1.004 and rung 7's 1.047-1.117, at 2^40 3.062-3.255 against rung 4's
-// 3.132-3.305; so allgather_gemm on 3 or more ranks runs rung 8. On 2 ranks at 2^39, timed in
-// blocks, rung 8 took 1.475 and 1.585 against rung 7's 1.502 and 1.505; interleaved (2 H200, three
-// runs of 50) 1.576-1.582 against 1.629-1.645, and at 2^40.8 (n_local 14336) 5.687-5.730 against
-// 5.759-5.764: so allgather_gemm runs rung 8 on 2 ranks too.
-// Rung 9 (narrow_own_last), gemm_reducescatter in bf16, rung 8 with bf16 partials (4 H200, random
-// inputs, 2 pieces a block, four runs): 4 ranks at 2^38 0.926-0.965 ms against rung 8's 1.45-1.67
-// and rung 6's 1.40-1.41; 2 ranks at 2^39 1.549-1.728 against rung 8's 1.68-1.73. So bf16
-// gemm_reducescatter runs rung 9 where f16 runs rung 8: world + 1 roundings (each rank's partial,
-// then the fp32 sum), the numerics of tensor-parallel layers (PyTorch's: 2 * world); own_last by
-// name keeps one rounding.
-// Below the sizes measured, rung 1, whose gemm is the single-GPU auto's bit for bit. Rungs 4, 7, 8
-// and 9 need NCCL 2.28 (copy-engine collectives; rungs 7 to 9 its device API too): without the
-// device API rung 4 takes their place (one rounding in bf16 too), with an older NCCL rung 2 takes
-// all of them.
+// auto, one rule per row (docs/BENCHMARKS.md, allgather_gemm and gemm_reducescatter, H100 and H200):
+//  - fewer per-rank multiply-adds than measured (2^39 on 2 ranks, 2^38 on more): rung 1, whose gemm is
+//    the single-GPU auto's bit for bit;
+//  - allgather_gemm: rung 8 (own_last), 1.17-1.69x rung 1 on 2 and 4 GPUs, the fastest row or level;
+//  - gemm_reducescatter, f16: rung 8 (own_last), one rounding (rungs 5, 6 and 9 round the partials);
+//  - gemm_reducescatter, bf16: rung 9 (narrow_own_last), 1.39-2.21x rung 1 on the H200 against rung
+//    8's 1.36-1.59x: world + 1 roundings, as tensor-parallel layers round (PyTorch's: 2 * world).
+// Rungs 4, 7, 8 and 9 need NCCL 2.28 (copy-engine collectives; rungs 7 to 9 its device API too):
+// without the device API rung 4 takes their place (one rounding in bf16 too), with an older NCCL
+// rung 2 takes all of them.
 size_t auto_rung(bool allgather, bool bf16, int64_t m, int64_t n, int64_t k, int world) {
   const double per_rank = (allgather ? static_cast<double>(world) * static_cast<double>(m) : static_cast<double>(m)) *
                           static_cast<double>(n) * static_cast<double>(k);
-  constexpr double k38 = 274877906944.0, k39 = 2 * k38;
+  constexpr double kMinWork2Ranks = 549755813888.0;          // 2^39 multiply-adds per rank
+  constexpr double kMinWorkMoreRanks = kMinWork2Ranks / 2.0;  // 2^38
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0) && __has_include(<nccl_device.h>)
   constexpr size_t kOwnLast = 7, kNarrowOwnLast = 8;
 #elif NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
@@ -154,7 +130,7 @@ size_t auto_rung(bool allgather, bool bf16, int64_t m, int64_t n, int64_t k, int
   constexpr size_t kOwnLast = 1, kNarrowOwnLast = 1;  // rung 2
 #endif
   if (world < 2) return 0;
-  if (per_rank < (world == 2 ? k39 : k38)) return 0;
+  if (per_rank < (world == 2 ? kMinWork2Ranks : kMinWorkMoreRanks)) return 0;
   if (allgather) return kOwnLast;
   return bf16 ? kNarrowOwnLast : kOwnLast;
 }

@@ -1,17 +1,106 @@
-// The `auto` choice for gemm: which rung runs for a shape on a device. The table behind it
-// (tuning.cpp) carries the measurement that justified each entry.
+// The `auto` choice for gemm: which rung runs for a call on a device. The rules are one table of
+// data (auto_rules(), in tuning.cpp): the first rule that takes the call names the rung, and each
+// rule says which row of docs/BENCHMARKS.md backs it.
 #pragma once
 
 #include <rungs/rungs.hpp>
 
+#include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <string>
 
 namespace rungs::sgemm {
-// type/math: the element type and (float only) the math mode; each has its own choice.
-// rows_aligned: every row of A and B starts 16 bytes after the previous one's start (ld * elem % 16 == 0).
-// scaling: an fp8 call's scale layout. dram_gbs: the device's DRAM bandwidth on paper
-// (detail::dram_peak_gbs; 0 where unknown), which moves one decode threshold (H100 / H200).
+
+// What a rule knows of a call. rows_aligned: every row of A and B starts 16 bytes after the previous
+// one's start (ld * elem % 16 == 0). scaling: an fp8 call's scale layout (ignored for the others).
+struct AutoCall {
+  Trans ta = Trans::N, tb = Trans::N;
+  int64_t m = 0, n = 0, k = 0;
+  GemmType type = GemmType::f32;
+  Math math = Math::fp32;  // float only
+  bool rows_aligned = true;
+  Scaling scaling = Scaling::tensor;
+};
+
+// What a rule knows of the device. sm: major * 10 + minor; sm90a: the library carries sm_90a code
+// (the wgmma rungs); dram_gbs: DRAM bandwidth on paper (detail::dram_peak_gbs; 0 where unknown).
+struct AutoDevice {
+  int sm = 0;
+  bool sm90a = false;
+  double dram_gbs = 0.0;
+};
+
+// The kind of product: the element type, and for float the math mode. tf32x3 is its own kind for
+// every element type but fp8; f16 and bf16 with Math::tf32 are f16 and bf16.
+enum AutoKind : unsigned { kF32 = 1, kTf32 = 2, kTf32x3 = 4, kF16 = 8, kBf16 = 16, kFp8 = 32 };
+AutoKind auto_kind(GemmType type, Math math);
+
+// Bit sets of a rule: transposes (ta, tb) and fp8 scalings.
+enum AutoTrans : unsigned { kNN = 1, kNT = 2, kTN = 4, kTT = 8 };
+enum AutoScaling : unsigned { kTensor = 1, kOuter = 2, kBlock128 = 4 };
+
+enum class AutoRows { any, aligned, unaligned };
+// any; sm70 / sm80: sm >= 70 / 80; sm90: sm == 90; sm90a: sm == 90 with the library's sm_90a code.
+enum class AutoArch { any, sm70, sm80, sm90, sm90a };
+// The DRAM's bandwidth on paper: up to 4 TB/s (the H100's 3.35) or more (the H200's 4.8).
+enum class AutoDram { any, up_to_4tbs, over_4tbs };
+
+// One rule: the calls it takes (every field narrows it; a field at its default takes every call),
+// the rung it runs, and why. Built in the table as AutoRule("rung", kinds).field(...)...why("...").
+struct AutoRule {
+  static constexpr int64_t kNoMin = std::numeric_limits<int64_t>::min();
+  static constexpr int64_t kNoMax = std::numeric_limits<int64_t>::max();
+  static constexpr double kInf = std::numeric_limits<double>::infinity();
+
+  const char* rung = nullptr;
+  unsigned kinds = 0;
+  const char* reason = "";          // one line, naming the docs/BENCHMARKS.md row behind the rule
+  unsigned trans = kNN | kNT | kTN | kTT;
+  unsigned scalings = kTensor | kOuter | kBlock128;
+  AutoRows rows = AutoRows::any;
+  AutoArch arch = AutoArch::any;
+  AutoDram dram = AutoDram::any;
+  int64_t m_min = kNoMin, m_max = kNoMax;  // m_min <= m <= m_max
+  int64_t n_min = kNoMin;                  // n >= n_min
+  bool long_narrow = false;                // n >= 2k: W long and narrow
+  bool edge_128 = false;                   // m or n not a multiple of 128
+  double w_min = -kInf, w_below = kInf;    // w_min <= n * k < w_below (a decode shape's weights)
+  double work_min = -kInf;                 // m * n * k >= work_min (multiply-adds)
+
+  constexpr AutoRule(const char* r, unsigned k) : rung(r), kinds(k) {}
+  constexpr AutoRule on(unsigned t) const { AutoRule c = *this; c.trans = t; return c; }
+  constexpr AutoRule scaled(unsigned s) const { AutoRule c = *this; c.scalings = s; return c; }
+  constexpr AutoRule rows_are(AutoRows r) const { AutoRule c = *this; c.rows = r; return c; }
+  constexpr AutoRule device(AutoArch a, AutoDram d = AutoDram::any) const {
+    AutoRule c = *this; c.arch = a; c.dram = d; return c;
+  }
+  constexpr AutoRule m_in(int64_t lo, int64_t hi) const { AutoRule c = *this; c.m_min = lo; c.m_max = hi; return c; }
+  constexpr AutoRule n_from(int64_t lo) const { AutoRule c = *this; c.n_min = lo; return c; }
+  constexpr AutoRule n_at_least_2k() const { AutoRule c = *this; c.long_narrow = true; return c; }
+  constexpr AutoRule ragged_edge() const { AutoRule c = *this; c.edge_128 = true; return c; }
+  constexpr AutoRule w_in(double lo, double below = kInf) const {
+    AutoRule c = *this; c.w_min = lo; c.w_below = below; return c;
+  }
+  constexpr AutoRule work_from(double lo) const { AutoRule c = *this; c.work_min = lo; return c; }
+  constexpr AutoRule why(const char* s) const { AutoRule c = *this; c.reason = s; return c; }
+};
+
+struct AutoRules {
+  const AutoRule* begin() const { return first; }
+  const AutoRule* end() const { return first + size; }
+  const AutoRule* first;
+  size_t size;
+};
+// The table, in the order the rules are tried. Its last rule for each kind takes every call.
+AutoRules auto_rules();
+
+bool auto_rule_takes(const AutoRule& rule, const AutoCall& call, const AutoDevice& device);
+// The first rule that takes the call.
+const AutoRule& auto_rule(const AutoCall& call, const AutoDevice& device);
+
+// The rung `auto` runs, on this library's build (sm90a = detail::built_for_sm90a()).
 std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, int sm, GemmType type = GemmType::f32,
                          Math math = Math::fp32, bool rows_aligned = true, Scaling scaling = Scaling::tensor,
                          double dram_gbs = 0.0);
-}
+}  // namespace rungs::sgemm

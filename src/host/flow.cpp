@@ -46,12 +46,8 @@ class Flow {
       const Job& job = jobs[j];
       if (j > 0) between_jobs(jobs[j - 1], job);
       const bool reads_c = job.first_k && beta_ != 0.0f;
-#ifdef RUNGS_EXPERIMENTS
       const Plan plan = tune_.plan ? *tune_.plan
                                    : job_plan(job, reads_c, sizeof(T), ta_ == Trans::T, tb_ == Trans::T, rate, sms);
-#else
-      const Plan plan = job_plan(job, reads_c, sizeof(T), ta_ == Trans::T, tb_ == Trans::T, rate, sms);
-#endif
       if (j == 0) info.plan = plan;
       const Schedule s = make_schedule(job.rows.size(), job.cols.size(), job.k.size(), plan, reads_c);
       info.steps += static_cast<int64_t>(s.steps.size());
@@ -68,9 +64,7 @@ class Flow {
     const auto t_end = Clock::now();
     info.wait_ms = ms_between(t_wait, t_end);
     info.total_ms = ms_between(call_start, t_end);
-#ifdef RUNGS_EXPERIMENTS
     info.trace = tracer_.timeline();
-#endif
     return info;
   }
 
@@ -110,10 +104,8 @@ class Flow {
     window(C_, 2, c_region(job.rows, job.cols));
     size_t next_event = 0;
     for (const Step& st : s.steps) {
-#ifdef RUNGS_EXPERIMENTS
       if (steps_done_++ == tune_.fail_at_step)
         throw Error("rungs::gemm_host: failure injected at step " + std::to_string(tune_.fail_at_step) + " (a test)");
-#endif
       const Range rows = shift(st.piece.is_a ? s.piece_rows(st.piece) : Range{0, job.rows.size()}, job.rows.lo);
       const Range cols = shift(st.piece.is_a ? Range{0, job.cols.size()} : s.cols[st.piece.panel], job.cols.lo);
       const Range k = shift(s.chunks[st.piece.chunk], job.k.lo);
@@ -194,9 +186,7 @@ class Flow {
   const Options& opts_;
   Operand<T> A_, B_, C_;
   const Tuning& tune_;
-#ifdef RUNGS_EXPERIMENTS
   int64_t steps_done_ = 0;  // Tuning::fail_at_step counts them
-#endif
   CallInfo info_;
   Tracer tracer_;        // declared before stager_: a background unpack ends before the gate opens
   Stager<T> stager_;

@@ -1,7 +1,7 @@
 // gemm_host's knobs and its report of the last call, for the tests and `rungs bench gemm_host`
-// (not part of the public API). The experiment hooks among them (a forced plan, traced calls, an
-// injected failure) exist only in a RUNGS_EXPERIMENTS build (CMake -DRUNGS_EXPERIMENTS=ON, for
-// scripts/experiments/; the GPU tests build src/host/ with them).
+// (not part of the public API). Among them the experiment hooks (a forced plan, traced calls, an
+// injected failure): in every build, unset unless a test or a probe sets them; the CLI's flags that
+// set them (--plan, --trace) are added by a RUNGS_EXPERIMENTS build.
 #pragma once
 
 #include "host/schedule.hpp"
@@ -25,16 +25,13 @@ struct Tuning {
                                  // threads while the others pack (0: by all of them, in turn with packing;
                                  // -1: the library's choice)
   bool graph = true;             // false: never capture or replay a CUDA graph (bench --no-graph)
-#ifdef RUNGS_EXPERIMENTS
   // The experiment hooks. A call with an injected failure or traced is not captured or replayed.
   std::optional<Plan> plan;      // the piece schedule of every job (bench --plan)
   bool trace = false;            // time every copy and product of each call with CUDA events (events
                                  // cost ~2 us each to issue): CallInfo::trace (bench --trace)
   int64_t fail_at_step = -1;     // throw rungs::Error before this step (counted over the call's jobs)
-#endif
 };
 
-#ifdef RUNGS_EXPERIMENTS
 // One copy or product of a traced call (Tuning::trace), timed on the GPU.
 struct TraceOp {
   char engine = 'H';      // 'H' a host-to-device copy, 'K' a multiplication, 'D' a device-to-host copy
@@ -42,7 +39,6 @@ struct TraceOp {
   double amount = 0;      // copies: bytes; products: multiply-adds
   double start_ms = 0, end_ms = 0;  // after an event recorded on the H2D stream before the call's first piece
 };
-#endif
 void set_tuning(const Tuning& t);
 Tuning tuning();
 
@@ -60,9 +56,7 @@ struct CallInfo {
   // the caller saw it done), waiting at the end; and the whole call.
   double setup_ms = 0, issue_ms = 0, gemm_calls_ms = 0, copy_calls_ms = 0, pack_ms = 0, unpack_ms = 0, wait_ms = 0,
          total_ms = 0;
-#ifdef RUNGS_EXPERIMENTS
   std::vector<TraceOp> trace;    // Tuning::trace: the call's copies and products in issue order
-#endif
 };
 CallInfo last_call();
 

@@ -16,11 +16,9 @@ std::string call_key(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, int64_
   os << int(ta) << int(tb) << ' ' << m << ' ' << n << ' ' << k << ' ' << lda << ' ' << ldb << ' ' << ldc << ' ' << A
      << ' ' << B << ' ' << C << ' ' << std::hexfloat << alpha << ' ' << beta << ' ' << opts.variant << ' '
      << int(opts.math) << ' ' << elem_bytes << ' ' << tune.device_bytes;
-#ifdef RUNGS_EXPERIMENTS
   if (tune.plan)
     os << " plan " << tune.plan->row_panels << 'x' << tune.plan->col_panels << ':' << tune.plan->kmajor_chunks << '/'
        << tune.plan->kmajor_fraction << ':' << tune.plan->kmajor_row_panels;
-#endif
   return os.str();
 }
 

@@ -39,7 +39,7 @@ struct Plan {
                                        // consecutive row panels (0: one piece per row panel). Taller
                                        // pieces make phase 1's products larger (--plan RxC:kN/F:rP).
                                        // Not chosen: measured level with 0 (d6c5089,
-                                       // scripts/experiments/host_pieces.sh, docs/gemm_host.md)
+                                       // scripts/experiments/host_probe/host_pieces.sh, docs/gemm_host.md)
 };
 
 // The plan for an m x n x k job: at most 16 panels a side, and phase 1 half of k when

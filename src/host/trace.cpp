@@ -1,7 +1,5 @@
-// Tuning::trace's timing of a call's copies and products (trace.hpp), in RUNGS_EXPERIMENTS builds.
+// Tuning::trace's timing of a call's copies and products (trace.hpp).
 #include "host/trace.hpp"
-
-#ifdef RUNGS_EXPERIMENTS
 
 #include "host/clock.hpp"
 #include "host/context.hpp"
@@ -65,5 +63,3 @@ cudaEvent_t Tracer::timing_event() {
 }
 
 }  // namespace rungs::host
-
-#endif

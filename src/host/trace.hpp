@@ -1,7 +1,7 @@
 // Tuning::trace, an experiment hook: every copy and product of a call timed with CUDA events on its
 // stream (CallInfo::trace; `rungs bench gemm_host --trace`). Events cost ~2 us each to issue, and a
-// traced call is not replayed from a CUDA graph, so it runs a little slower than the others. Built
-// without RUNGS_EXPERIMENTS, the Tracer only runs the work it is given.
+// traced call is not replayed from a CUDA graph, so it runs a little slower than the others. With
+// Tuning::trace off (every call but a test's or a probe's), the Tracer only runs the work it is given.
 #pragma once
 
 #include "core/errors.hpp"
@@ -15,8 +15,6 @@
 #include <vector>
 
 namespace rungs::host {
-
-#ifdef RUNGS_EXPERIMENTS
 
 class Tracer {
  public:
@@ -61,20 +59,5 @@ class Tracer {
   std::vector<Op> ops_;
   std::vector<cudaEvent_t> events_;
 };
-
-#else
-
-class Tracer {
- public:
-  explicit Tracer(const Tuning&) {}
-  void start(cudaStream_t, bool) {}
-  void open_gate() noexcept {}
-  template <typename W, typename F>
-  void time(cudaStream_t, char, double, W&&, F&& f) {
-    f();
-  }
-};
-
-#endif
 
 }  // namespace rungs::host

@@ -582,15 +582,8 @@ TEST(CliArgs, BenchGemmHost) {
             std::string::npos);
 }
 
-// The experiment hooks' flags (--plan, --trace): in a RUNGS_EXPERIMENTS build only.
-TEST(CliArgs, BenchGemmHostExperimentFlags) {
-#ifndef RUNGS_EXPERIMENTS
-  GTEST_SKIP() << "built without RUNGS_EXPERIMENTS";
-#else
-  EXPECT_EQ(parse_args({"bench", "gemm_host", "--plan", "8x1:k2/0.5"}).plan, "8x1:k2/0.5");
-  EXPECT_NE(parse_error({"bench", "gemv", "--plan", "4x4"}).find("--plan applies to rungs bench gemm_host"),
-            std::string::npos);
-  EXPECT_TRUE(parse_args({"bench", "gemm_host", "--trace"}).trace);
+// --plan's value, parsed in every build (the flag itself is a RUNGS_EXPERIMENTS build's).
+TEST(CliArgs, PlanValues) {
   const host::Plan p = parse_plan("8x1:k2/0.5:r2");
   EXPECT_EQ(p.row_panels, 8);
   EXPECT_EQ(p.col_panels, 1);
@@ -601,6 +594,17 @@ TEST(CliArgs, BenchGemmHostExperimentFlags) {
   EXPECT_EQ(parse_plan("16x1:k4/0.25").kmajor_row_panels, 0);
   for (const char* bad : {"8x1:k2/0.5:r0", "8x1:k2/0.5:x2", "8x1:k2/0.5junk", "8x", "0x1", "8x1:k2/1.5", "8x1:r2"})
     EXPECT_THROW(parse_plan(bad), CliError) << bad;
+}
+
+// The experiment hooks' flags (--plan, --trace): in a RUNGS_EXPERIMENTS build only.
+TEST(CliArgs, BenchGemmHostExperimentFlags) {
+#ifndef RUNGS_EXPERIMENTS
+  GTEST_SKIP() << "built without RUNGS_EXPERIMENTS";
+#else
+  EXPECT_EQ(parse_args({"bench", "gemm_host", "--plan", "8x1:k2/0.5"}).plan, "8x1:k2/0.5");
+  EXPECT_NE(parse_error({"bench", "gemv", "--plan", "4x4"}).find("--plan applies to rungs bench gemm_host"),
+            std::string::npos);
+  EXPECT_TRUE(parse_args({"bench", "gemm_host", "--trace"}).trace);
   EXPECT_NE(parse_error({"bench", "gemm", "--trace"}).find("--trace applies to rungs bench gemm_host"),
             std::string::npos);
   EXPECT_NE(parse_error({"bench", "gemm_host", "--trace", "--format", "csv"}).find("--trace prints a timeline"),
@@ -609,7 +613,7 @@ TEST(CliArgs, BenchGemmHostExperimentFlags) {
 #endif
 }
 
-// Without the hooks their flags are unknown, and bench's help says which build has them.
+// Without RUNGS_EXPERIMENTS the hooks' flags are unknown, and bench's help says which build has them.
 TEST(CliArgs, ExperimentFlagsUnknownWithoutTheHooks) {
 #ifdef RUNGS_EXPERIMENTS
   GTEST_SKIP() << "built with RUNGS_EXPERIMENTS";
