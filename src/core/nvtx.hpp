@@ -2,7 +2,7 @@
 // ("rungs::gemm/warptile", "rungs::reduce/single_pass"; for `auto`, the rung it resolved to), in
 // the NVTX domain "rungs": an Nsight Systems timeline shows which rung ran.
 //
-// Cheap by design (scripts/experiments/nvtx_cost.cpp measures it). Without a tool attached, NVTX
+// Cheap by design (scripts/experiments/nvtx_cost/nvtx_cost.cpp measures it). Without a tool attached, NVTX
 // gives the domain a null handle and the range does nothing more than test it. With a tool, each
 // name is registered once per thread (nvtxDomainRegisterStringA) and cached in a thread-local list,
 // so a call takes no lock and builds no string; the range is pushed with nvtxDomainRangePushEx and

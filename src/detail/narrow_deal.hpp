@@ -58,7 +58,7 @@ struct NarrowDeal {
   // A short pair loads B without multicast, 48 KB a stage per block from L2 against 32: at 2056 x 2048
   // x 2048 bf16 (68 cluster tiles instead of 72, 2 rounds either way) it measured 0.0499 ms against
   // rung 20's 0.0431 (17a74d8); at 4104 x 4096 x 4096 (264 instead of 272: 4 rounds instead of 5)
-  // 0.180 against 0.204 (99765f0). H100; scripts/experiments/ragged.sh.
+  // 0.180 against 0.204 (99765f0). H100; scripts/experiments/ragged/ragged.sh.
   static RUNGS_HD bool short_pays(int rows, int full_cols, int g) {
     if (rows < 1 || g < 1) return false;
     const long long before = static_cast<long long>(rows) * full_cols;

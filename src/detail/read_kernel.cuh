@@ -1,6 +1,6 @@
 // The plain streaming read: what `rungs info` measures as the DRAM read bandwidth (the "% of DRAM"
 // denominator, src/cli/probes.cu), the L2 flush before each timed launch, and one of the readers of
-// scripts/experiments/read_floor.cu. Each thread keeps 4 independent 16-byte loads in flight; the
+// scripts/experiments/read_floor/read_floor.cu. Each thread keeps 4 independent 16-byte loads in flight; the
 // sum is written only by a thread whose sum is an impossible value, so the loads cannot be
 // optimized away.
 #pragma once

@@ -41,8 +41,8 @@
 // 64x128x16 _u4_o1 split 4 0.99x at 1024^3 and 1536^3 (split-K was predicted 1.15x and gave 1.12x
 // over no split). The looped k-tiles with the 2 x 2 FFMA order run 3 % faster than without it; ptxas
 // keeps only part of the order (2.2 register-file reads per FFMA, cuBLAS 1.66:
-// scripts/experiments/sass_regreads.py), and that is the gap to cuBLAS.
-// ncu at 4096^3 (f7ed9c0, scripts/experiments/ncu_sgemm.sh, docs/gemm.md): 128x256x16 issues on
+// scripts/experiments/sass_regreads/sass_regreads.py), and that is the gap to cuBLAS.
+// ncu at 4096^3 (f7ed9c0, scripts/experiments/ncu_sgemm/ncu_sgemm.sh, docs/gemm.md): 128x256x16 issues on
 // 77 % of cycles (IPC 3.22, FFMA 91.7 % of the main loop's instructions) where cuBLAS's SIMT kernel
 // (256x128x8, 8 warps of 64x64, 16x8 per thread, 3 stages, 254 registers) issues on 87 % (IPC 3.60,
 // FFMA 88.7 %): we issue fewer instructions per FFMA but stall more ("dispatch" 8.5 % of samples

@@ -18,7 +18,7 @@
 // Bounded by: the epilogue (stores straight from registers, 4 bytes per lane, masked) does not
 // overlap the tensor cores of its own block; one wave of tiles at 2048 (128 tiles on 132 SMs)
 // is bound by the pipeline fill and the epilogue, not the MMA rate. ncu (85b5619,
-// scripts/experiments/ncu_tc.sh): the tensor pipe busy 76 % / 87 % of the time at 4096^3 /
+// scripts/experiments/ncu_tc/ncu_tc.sh): the tensor pipe busy 76 % / 87 % of the time at 4096^3 /
 // 8192^3 bf16, 13-19 thousand cycles per tile beyond its MMAs at either k: a per-tile cost, the
 // epilogue. Rung 17 replaces it.
 // Prediction: 0.95-1.05x cuBLAS at 4096-8192. Measured on the H100 (docs/gemm_tc.md): 0.77-0.78x

@@ -29,7 +29,7 @@
 // f16 0.93 / 0.99 / 1.03x (within the runs' spread of the above). ncu's stall sampling at 4096^3
 // (cac4f83): the consumers spend 59 % of all warp samples in the mainloop (wgmma issue and
 // wgmma.wait: tensor-bound) and 4 % in the epilogue.
-// The producer's tail: a stamped block at 2048^3 bf16 (scripts/experiments/ws_timeline.cu) spent
+// The producer's tail: a stamped block at 2048^3 bf16 spent
 // 2.1 thousand cycles after its stores completed at a kernel-end cluster barrier. The producer's
 // tail takes that barrier's place (it waits until both blocks' consumers released every stage, as
 // CUTLASS does; rungs 15, 17, 19, 21). Predicted 2048^3 bf16 ~0.028 ms; measured (7fac9f9, H100,

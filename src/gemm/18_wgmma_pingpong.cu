@@ -23,7 +23,7 @@
 // rung 17 128 B/cycle, this rung 160, so at most 0.80) matched the measured ratio, but ncu
 // (4096^3 bf16, 6f94199) found no saturated unit: tensor pipe 69.5 % of elapsed cycles (the
 // busiest), L2 76 %, DRAM 29 %; rung 17 beside it: shared-memory pipe 88 %, L2 60 %.
-// Nor the chain of dependent wgmmas: scripts/experiments/wgmma_probe.cu (a5868ff) runs one
+// Nor the chain of dependent wgmmas: scripts/experiments/wgmma_probe/wgmma_probe.cu (a5868ff) runs one
 // warpgroup's two m64n128 chains with wait 1, as here, at 2047 of 2048 MAC per cycle per SM.
 // Bound, then, by feeding the tensor cores from one warpgroup at a time (the producer, and the
 // hand-over between the consumers): not pinned down (docs/gemm_tc.md). Kept as the measured

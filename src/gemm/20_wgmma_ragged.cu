@@ -6,7 +6,7 @@
 //    left issues wgmma m64n64 (m64n128) instead of m64n256 and loads only those columns of B;
 //    a consumer whose 64 rows all lie past m multiplies only 64 columns wide and stores nothing
 //    (with no MMAs at all it hung about once in 30 launches: see 20_wgmma_ragged.cuh and
-//    scripts/experiments/hang_probe.sh). At 4096 x 4104 x 4096 (17 tile columns of 256, the last
+//    scripts/experiments/hang_probe/hang_probe.sh). At 4096 x 4104 x 4096 (17 tile columns of 256, the last
 //    8 wide) rung 17 runs 5 rounds of full tiles where 4096^3 runs 4 (0.219 ms against 0.176,
 //    1.25x, where cuBLAS pays 1.05x); here that column costs about a quarter of a full one.
 //  * C that TMA cannot store (rows not 16-byte aligned, or a last tile column that TMA would

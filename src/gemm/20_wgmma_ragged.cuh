@@ -27,7 +27,7 @@ struct Ragged : TmaStages {
     // about 1 launch in 30 at 2100 x 2052 x 200 tf32 nt with beta != 0 (every stuck waiter was such
     // a consumer, or its block's, at the first stage of the last tile row; rung 17, whose consumers
     // always multiply, never hung there). The cause is not understood; this keeps each consumer's
-    // pace through the stages that of rung 17's (scripts/experiments/hang_probe.sh: 9,000 launches
+    // pace through the stages that of rung 17's (scripts/experiments/hang_probe/hang_probe.sh: 9,000 launches
     // clean).
     if (nb == 64 || m0 + 64 * cw >= m) mainloop(std::integral_constant<int, 64>{}, two);
     else if (nb == 128) mainloop(std::integral_constant<int, 128>{}, false);

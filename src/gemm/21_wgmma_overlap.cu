@@ -29,7 +29,7 @@
 // tiles of 65.5 thousand over 132 SMs) and 262 thousand on the SMs that run 4 tiles, so ~28 thousand
 // cycles per SM (~7 thousand per tile) are not MMAs, and taking the epilogue off the tensor cores'
 // path left them where they were: they are not the epilogue (whose stall samples overlapped MMAs
-// still in flight). Per-tile stamps (scripts/experiments/ws_timeline.cu, 4096^3 bf16, 2cf886a,
+// still in flight). Per-tile stamps (4096^3 bf16,
 // docs/gemm_tc.md): rung 17's tile change costs ~3.2 thousand cycles, ~2.6 of them C's epilogue;
 // here a tile change takes ~2.0 thousand, but each tile's MMAs take 66.5-67.7 thousand cycles
 // against rung 17's ~65.0: the fill and stores beside the MMAs slow them by as much as they save.

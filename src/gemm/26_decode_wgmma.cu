@@ -26,7 +26,7 @@
 // workspace, the partial sums never leave the SMs. Where W comes n x k in 128-row boxes, its and
 // A's tensor maps promote L2 fills from DRAM to 64 bytes instead of 256: 2-4 % faster on the H200
 // at 7168 x 8192 (m = 1-128) and 28672 x 8192 (m = 1, 16); 256-row boxes read 1-3 % slower with it
-// and keep 256 (scripts/experiments/l2_promotion.patch, decode_grid.cu).
+// and keep 256 (scripts/experiments/decode_grid).
 // Slower paths inside the rung (same answer): A stored k x m (ta == T) is first copied m x k (a copy
 // of A's few rows), rows TMA cannot address (16-byte aligned base and ld * 2 % 16 == 0) with an
 // aligned stride (pack::operands_a_k).

@@ -20,10 +20,10 @@
 // core meanwhile only when the two are out of step. The n128 MMAs read A twice per k tile: 48 KB
 // of shared memory per consumer and k tile where rung 28's n256 read 40 KB (~94 against ~78 bytes
 // per tensor-core cycle, under the 128 shared memory delivers; measured not to cost: rung 28 with
-// its MMAs as two such halves keeps its speed, and A read once from registers gains nothing,
-// scripts/experiments/fp8_promote_probes.sh). The block128 scales are L1/L2 hits, loaded a k tile
-// ahead so that their latency is not on the path between two k tiles' MMAs (block128 5-7 % faster
-// at 4096^3 / 8192^3 than loaded before the stage's wait, H100).
+// its MMAs as two such halves keeps its speed, and A read once from registers gains nothing).
+// The block128 scales are L1/L2 hits, loaded a k tile ahead so that their latency is not on the
+// path between two k tiles' MMAs (block128 5-7 % faster at 4096^3 / 8192^3 than loaded before the
+// stage's wait, H100).
 // Prediction: ~0.75-0.9x rung 28's time at 4096^3 and 8192^3 for every scaling (the promotion costs
 // the same for all three); normwise error at k = 8192 within 1.5x cuBLASLt's (which promotes too),
 // where rung 28's grows with k.

@@ -49,8 +49,7 @@
 // turns order the issue, not the work). Kept as the measured step that rules out overlap by issue
 // order alone. Stricter turns, the turn handed over when 3 of a half-step's 4 MMAs are done (one
 // consumer's MMAs alone on the tensor core), measured 4 % slower (1116 / 1213 TFLOP/s per-tensor):
-// one warpgroup's n128 MMAs do not fill the tensor core by themselves
-// (scripts/experiments/fp8_promote_probes.sh).
+// one warpgroup's n128 MMAs do not fill the tensor core by themselves.
 // Its k loop is rung 29's but for the turns (the descriptors formed once per tile, block128's next
 // scales issued under the first half's MMAs): H200 block128 0.1213 / 0.9086 ms at 4096^3 / 8192^3
 // against rung 29's 0.1191 / 0.8922, per-tensor 0.1123 / 0.8485 against 0.1088 / 0.8304 (26f8e50).

@@ -18,7 +18,7 @@
 // k tile, as many bytes as its N rows of W at N = 64 NC, so at m = 128 and n = 8192 (N = 64) A's
 // L2 traffic is twice W's (940 MB against 470 at k = 28672) and the rung is 16 % slower than
 // cuBLAS; TMA multicast of A's boxes in clusters of 2 or 4 blocks along n, which cuBLAS uses,
-// measured slower (scripts/experiments/decode_wide.cu).
+// measured slower (scripts/experiments/decode_wide/decode_wide.cu).
 // Prediction (H200, from decode_wide.cu's kernel, bf16 nt, us against the cuBLAS run beside it):
 // 28672 x 8192 at m = 64 113.6 against 117.6 (rung 26 ~119: 1.04-1.05x) and m = 128 119.6 against
 // 123.2 (rung 26 ~122); 7168 x 8192 at m = 64 / 128 34.3 / 37.9 against 31.8 / 35.2 (0.93x, rung

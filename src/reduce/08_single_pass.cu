@@ -44,7 +44,7 @@
 // + 2 for the error terms): at DRAM speed (~1.8 doubles or ~3.6 floats per clock per SM) that is
 // ~15 of the SM's 64 DADD per clock, so the loop stays memory-bound.
 //
-// Block shape (measured, scripts/experiments/reduce_sweep.cu, docs/reduce.md): with the same
+// Block shape (measured, scripts/experiments/reduce_sweep/reduce_sweep.cu, docs/reduce.md): with the same
 // threads per SM and loads in flight, 1 block of 1024 threads per SM beat rung 7's 4 x 256 by
 // 0.5-2% at 2^24 and 2^28 elements for f32, f64 and i32 (and was the only shape at or above CUB
 // for all of them); 8 loads per thread cost f32 7-9% (16 floats widened to doubles at once), and
