@@ -1,7 +1,7 @@
 // The `auto` choice for gemm as one table: kind of product, layout, shape, device -> rung. Rules are
 // tried in order; the first that takes a call names its rung. Each rule's reason names the row of
-// docs/BENCHMARKS.md that backs it, or the section of docs/gemm_tc.md ("What auto picks") where no
-// generated table has the shape; the measurements themselves live there and in the history.
+// docs/BENCHMARKS.md that backs it, or where no generated table has the shape the "What auto picks"
+// section of docs/gemm_tc.md, decode.md or fp8.md; the measurements themselves live there.
 #include "gemm/tuning.hpp"
 
 #include "core/tensor_map.hpp"
@@ -50,10 +50,10 @@ constexpr R kRules[] = {
         .why("BENCHMARKS.md H200 decode fp8, W 28672 x 8192, decode_fp8_wide: 1.33 / 1.37x at m = 16 / 64"),
     R("decode_fp8_wide", kFp8).scaled(kBlock128).on(kNT).rows_are(kAligned).device(kHopper, kH200Dram)
         .m_in(17, 64).n_from(kWideMinN).n_at_least_2k().w_in(kLargeDecodeW)
-        .why("no BENCHMARKS.md row (block128): docs/gemm_tc.md What auto picks, 1.12x cuBLASLt at m = 64"),
+        .why("no BENCHMARKS.md row (block128): docs/fp8.md What auto picks, 1.12x cuBLASLt at m = 64"),
     R("cublas", kFp8).scaled(kBlock128).on(kNT).rows_are(kAligned).device(kHopper, kH200Dram)
         .m_in(17, AutoRule::kNoMax).w_in(kLargeDecodeW)
-        .why("no BENCHMARKS.md row (block128): docs/gemm_tc.md What auto picks, decode_fp8 0.88x here"),
+        .why("no BENCHMARKS.md row (block128): docs/fp8.md What auto picks, decode_fp8 0.88x here"),
     R("decode_fp8", kFp8).scaled(kRowScales).on(kNT).rows_are(kAligned).device(kHopper)
         .m_in(1, 64).n_from(kDecodeMinN).w_in(kDecodeW)
         .why("BENCHMARKS.md H200 decode fp8, decode_fp8: 1.18-1.81x cuBLASLt at m = 1-64"),
@@ -90,10 +90,10 @@ constexpr R kRules[] = {
         .why("BENCHMARKS.md decode bf16, W 7168 x 8192, decode_splitk: 1.03-1.04x at m = 1 (n < 7168 here)"),
     R("decode_wgmma", kBf16).on(kNN).rows_are(kAligned).device(kHopper, kH200Dram)
         .m_in(1, 16).n_from(kDecodeMinN).w_in(kDecodeW, kLargeDecodeW)
-        .why("no BENCHMARKS.md row (decode nn): docs/gemm_tc.md What auto picks, 1.05-1.08x (f16 0.92x)"),
+        .why("no BENCHMARKS.md row (decode nn): docs/decode.md What auto picks, 1.05-1.08x (f16 0.92x)"),
     R("decode_wgmma", kHalf).on(kNN).rows_are(kAligned).device(kHopper, kH200Dram)
         .m_in(128, 128).n_from(kDecodeMinN).w_in(kLargeDecodeW)
-        .why("no BENCHMARKS.md row (decode nn): docs/gemm_tc.md What auto picks, 1.12-1.63x at m = 128"),
+        .why("no BENCHMARKS.md row (decode nn): docs/decode.md What auto picks, 1.12-1.63x at m = 128"),
     R("wgmma_balanced", kHalf).rows_are(AutoRows::unaligned).device(kHopper).work_from(kWorkRagged)
         .why("no BENCHMARKS.md row (odd ld): docs/gemm_tc.md What auto picks, 3.4x cuBLAS at 4095 x 4097 x 4093"),
     R("wgmma_ragged", kTf32).rows_are(AutoRows::unaligned).device(kHopper).work_from(kWorkRagged)
