@@ -116,6 +116,10 @@ def device_array(obj, name, op, dl_stream):
         return ("torch", obj.data_ptr(), tuple(obj.shape), obj.stride(), _torch_dtype_name(obj.dtype), device, None,
                 False)
     framework = framework_of(obj)
+    if framework == "jax" and _is_jax_tracer(obj):
+        raise ValueError(f"{name}: a JAX tracer ({type(obj).__name__}: the call is inside jax.jit, vmap, grad or "
+                         f"another transformation); rungs.{op} runs on concrete device arrays and cannot be called "
+                         "under a JAX transformation: call it outside jit, on concrete arrays")
     if hasattr(obj, "__dlpack_device__") and hasattr(obj, "__dlpack__"):
         device_type, device_id = obj.__dlpack_device__()
         device_type, device_id = int(device_type), int(device_id)
@@ -133,6 +137,15 @@ def device_array(obj, name, op, dl_stream):
                          + (" (rungs.gemm_host takes host memory)" if op == "gemm" else ""))
     raise ArgumentTypeError(f"{name}: {t.__module__}.{t.__qualname__} is not an array (rungs.{op} takes arrays that "
                             "speak DLPack or __cuda_array_interface__: torch, CuPy, JAX, ...)")
+
+
+def _is_jax_tracer(obj):
+    jax = sys.modules.get("jax")
+    for owner in (getattr(jax, "core", None), getattr(getattr(jax, "_src", None), "core", None)):
+        tracer = getattr(owner, "Tracer", None)
+        if isinstance(tracer, type) and isinstance(obj, tracer):
+            return True
+    return False
 
 
 def _from_dlpack(obj, framework, device, dl_stream):

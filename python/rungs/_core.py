@@ -261,20 +261,20 @@ def _order(s, current, device, arrays):
             _rungs.stream_wait(s, ps, device)
 
 
-def _operands(op, a, second, second_name, out, stream):
+def _operands(op, a, second, second_name, out, stream, first_name="a"):
     """a, the second operand and out, read and checked against a's framework, with the stream the
     call runs on (DLPack producers are read with it, so they order their pending work before it)."""
-    A = device_array(a, "a", op, None)
+    A = device_array(a, first_name, op, None)
     s, current = _choose_stream(stream, A[0], A[5])
     dls = dlpack_stream(s)
     if A[1] is None:  # DLPack: read now, so that the producer orders its work before the stream
-        A = device_array(a, "a", op, dls)
+        A = device_array(a, first_name, op, dls)
     B = device_array(second, second_name, op, dls)
-    _same_framework(second_name, B, "a", A)
+    _same_framework(second_name, B, first_name, A)
     C = None
     if out is not None:
         C = device_array(out, "out", op, dls)
-        _same_framework("out", C, "a", A)
+        _same_framework("out", C, first_name, A)
         _writable("out", C)
     return A, B, C, s, current
 
@@ -289,6 +289,8 @@ def _gemm_plan(a, b, out, alpha, beta, variant, math, stream):
     code, m, n, k = check_gemm("gemm", A[2], A[4], B[2], B[4], *_shape_dtype(C), beta)
     ta, lda = _matrix("a", A, "gemm")
     tb, ldb = _matrix("b", B, "gemm")
+    if variant != "auto" or mcode:  # the library's checks that need no device (auto with fp32 always passes)
+        _rungs.check_gemm(code, mcode, variant)
     return A, B, C, code, mcode, ta, tb, lda, ldb, m, n, k, s, current
 
 
@@ -336,6 +338,9 @@ def _scaled_plan(a, b, scale_a, scale_b, out, out_dtype, alpha, beta, variant, s
     _scale_layout("scale_b", SB[2], SB[3])
     ta, lda = _matrix("a", A, "scaled_mm")
     tb, ldb = _matrix("b", B, "scaled_mm")
+    if C is not None:
+        _scaled_args(C, kind, ta, tb, A, lda, B, ldb, SA, SB, m, n, a_code, b_code)
+    _rungs.check_scaled_mm(a_code, b_code, c_code, kind, variant)
     return A, B, C, SA, SB, a_code, b_code, c_code, kind, m, n, k, out_dtype, ta, tb, lda, ldb, s, current
 
 
@@ -396,7 +401,8 @@ def validate_gemm(a, b, out, beta, variant, math):
     _layout_of("b", b, "gemm")
     if out is not None:
         _layout_of("out", out, "gemm")
-    _rungs.check_gemm(code, mcode, variant)
+    if variant != "auto" or mcode:
+        _rungs.check_gemm(code, mcode, variant)
     return m, n
 
 
@@ -406,9 +412,9 @@ def validate_gemv(a, x, out, trans, beta, variant):
                               bool(trans), beta)
     _layout_of("a", a, "gemv")
     _vector("x", (None, None, x[0], x[1]), "gemv", x_len)
+    _check_variant("gemv", variant)
     if out is not None:
         _vector("out", (None, None, out[0], out[1]), "gemv", y_len)
-    _check_variant("gemv", variant)
     return y_len
 
 
@@ -549,6 +555,7 @@ def _gemv_plan(a, x, out, trans, alpha, beta, variant, stream):
     at, lda = _matrix("a", A, "gemv")
     r, c = A[2]
     incx = _vector("x", X, "gemv", x_len)
+    _check_variant("gemv", variant)
     # The library's A is the row-major storage: the view itself, or for a transposed view (a.T) its
     # transpose, with the transpose flag flipped.
     lib_trans, lm, ln = (not trans, c, r) if at else (trans, r, c)
@@ -585,6 +592,7 @@ def _reduce_plan(x, variant, stream):
     code, n = check_reduce(X[2], X[4])
     if n > 1 and X[3][0] != 1:
         raise ValueError(f"x: element stride {X[3][0]}; rungs.reduce_sum takes contiguous elements (stride 1)")
+    _check_variant("reduce", variant)
     return X, code, n, s, current
 
 

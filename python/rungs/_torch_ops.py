@@ -249,5 +249,7 @@ def scaled_mm(a, b, scale_a, scale_b, out, out_dtype, alpha, beta, variant, stre
         if dt is None:
             raise ValueError(f"out_dtype: {out_dtype}; rungs.scaled_mm writes bfloat16, float32")
         return torch.ops.rungs.scaled_mm(a, b, scale_a, scale_b, dt, float(alpha), variant, _stream(stream))
+    if out_dtype is not None and isinstance(out, torch.Tensor) and _core.dtype_name(out_dtype) != _name(out.dtype):
+        raise ValueError(f"out: dtype {_name(out.dtype)}, out_dtype is {_core.dtype_name(out_dtype)}")
     torch.ops.rungs.scaled_mm_out(a, b, scale_a, scale_b, out, float(alpha), float(beta), variant, _stream(stream))
     return out

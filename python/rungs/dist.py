@@ -76,7 +76,7 @@ def _plan(op, first, first_name, second, second_name, out, group, variant, strea
     if not isinstance(first, torch.Tensor):
         raise _arrays.ArgumentTypeError(f"{first_name}: {type(first).__qualname__} is not a torch tensor; "
                                         f"rungs.dist.{op} takes torch tensors")
-    A, B, C, s, current = _core._operands(op, first, second, second_name, out, stream)
+    A, B, C, s, current = _core._operands(op, first, second, second_name, out, stream, first_name)
     if A[0] != "torch":
         raise ValueError(f"{first_name}: {_arrays.what(A[0])}; rungs.dist.{op} takes torch tensors")
     code = _core._dtype_code(first_name, A[4], _DTYPES, op)

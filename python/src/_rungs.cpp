@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -164,12 +165,19 @@ void scaled_mm(int a_dtype, int b_dtype, int c_dtype, bool ta, bool tb, int64_t 
 // are made by the library itself, on an empty product (m = 0), after which it returns; so the fake
 // implementations of the torch operators reject exactly what the call would, with its messages.
 // "auto" asks the device for its choice; here it is checked as the first rung that does the type.
-std::string first_rung_of(const char* type) {
+// (Called with the GIL held: the cache needs no lock of its own.)
+std::string first_rung_of(const std::string& type) {
+  static std::map<std::string, std::string> cache;
+  const auto hit = cache.find(type);
+  if (hit != cache.end()) return hit->second;
+  std::string name = "auto";
   for (const rungs::VariantInfo& v : rungs::variants(rungs::Op::gemm)) {
-    const std::string t = " " + v.types + " ";
-    if (t.find(std::string(" ") + type + " ") != std::string::npos) return v.name;
+    if ((" " + v.types + " ").find(" " + type + " ") != std::string::npos) {
+      name = v.name;
+      break;
+    }
   }
-  return "auto";
+  return cache[type] = name;
 }
 
 void check_gemm(int dtype, int math, std::string variant) {
