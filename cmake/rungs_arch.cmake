@@ -1,0 +1,88 @@
+# Which device code each source of the library gets (included by CMakeLists.txt after the rungs target
+# and its settings). The one rule: the Hopper-only sources are compiled for sm_90a only.
+#
+# A Hopper-only source is one whose kernels are sm_90a code: it includes src/detail/hopper.cuh, directly
+# or through another header of src/. Every other source is compiled for each entry of
+# CMAKE_CUDA_ARCHITECTURES; the Hopper-only ones for its sm_90a entries alone (an object library, whose
+# objects go into librungs.a), so a list such as "80-real;86-real;89-real;90a-real;90-virtual" costs them
+# one compilation, not five: on other GPUs their rungs throw rungs::Unsupported (require_sm90a) and
+# `auto` picks rungs that run there. Where the list has no sm_90a entry, they are compiled like the
+# others (their device code is then a trap that never runs) and RUNGS_HAVE_SM90A stays undefined.
+
+set(RUNGS_SM90A_ARCHITECTURES "")
+foreach(arch IN LISTS CMAKE_CUDA_ARCHITECTURES)
+  if(arch MATCHES "^90a")
+    list(APPEND RUNGS_SM90A_ARCHITECTURES "${arch}")
+  endif()
+endforeach()
+
+if(RUNGS_SM90A_ARCHITECTURES)
+  target_compile_definitions(rungs PRIVATE RUNGS_HAVE_SM90A=1)
+
+  # The headers of src/ that include detail/hopper.cuh, directly or through each other.
+  file(GLOB_RECURSE rungs_headers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/*.cuh ${PROJECT_SOURCE_DIR}/src/*.hpp)
+  set(rungs_hopper_headers "detail/hopper.cuh")
+  set(rungs_grew TRUE)
+  while(rungs_grew)
+    set(rungs_grew FALSE)
+    foreach(h IN LISTS rungs_headers)
+      file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR}/src ${h})
+      if(rel IN_LIST rungs_hopper_headers)
+        continue()
+      endif()
+      file(STRINGS ${h} includes REGEX "^#include \"")
+      foreach(line IN LISTS includes)
+        string(REGEX REPLACE "^#include \"([^\"]+)\".*" "\\1" inc "${line}")
+        if(inc IN_LIST rungs_hopper_headers)
+          list(APPEND rungs_hopper_headers "${rel}")
+          set(rungs_grew TRUE)
+          break()
+        endif()
+      endforeach()
+    endforeach()
+  endwhile()
+
+  # The library's CUDA sources that include one of them: out of rungs, into rungs_sm90a.
+  get_target_property(rungs_all_sources rungs SOURCES)
+  set(rungs_sm90a_sources "")
+  set(rungs_other_sources "")
+  foreach(src IN LISTS rungs_all_sources)
+    set(hopper FALSE)
+    if(src MATCHES "\\.cu$")
+      file(STRINGS ${src} includes REGEX "^#include \"")
+      foreach(line IN LISTS includes)
+        string(REGEX REPLACE "^#include \"([^\"]+)\".*" "\\1" inc "${line}")
+        if(inc IN_LIST rungs_hopper_headers)
+          set(hopper TRUE)
+          break()
+        endif()
+      endforeach()
+    endif()
+    if(hopper)
+      list(APPEND rungs_sm90a_sources "${src}")
+    else()
+      list(APPEND rungs_other_sources "${src}")
+    endif()
+  endforeach()
+
+  if(rungs_sm90a_sources)
+    set_property(TARGET rungs PROPERTY SOURCES ${rungs_other_sources})
+    add_library(rungs_sm90a OBJECT ${rungs_sm90a_sources})
+    # Compiled as the library's own sources are: its include directories, definitions and options
+    # (the warnings too), its launcher (scripts/cuda_launcher.sh's check on wgmma serialization).
+    target_include_directories(rungs_sm90a PRIVATE $<TARGET_PROPERTY:rungs,INCLUDE_DIRECTORIES>)
+    target_compile_definitions(rungs_sm90a PRIVATE $<TARGET_PROPERTY:rungs,COMPILE_DEFINITIONS>)
+    target_compile_options(rungs_sm90a PRIVATE $<TARGET_PROPERTY:rungs,COMPILE_OPTIONS>)
+    target_link_libraries(rungs_sm90a PRIVATE CUDA::cudart rungs_warnings)
+    set_target_properties(rungs_sm90a PROPERTIES CUDA_ARCHITECTURES "${RUNGS_SM90A_ARCHITECTURES}"
+      POSITION_INDEPENDENT_CODE ON CUDA_SEPARABLE_COMPILATION OFF)
+    get_target_property(rungs_launcher rungs CUDA_COMPILER_LAUNCHER)
+    if(rungs_launcher)
+      set_target_properties(rungs_sm90a PROPERTIES CUDA_COMPILER_LAUNCHER "${rungs_launcher}")
+    endif()
+    target_sources(rungs PRIVATE $<TARGET_OBJECTS:rungs_sm90a>)
+    list(LENGTH rungs_sm90a_sources rungs_n)
+    message(STATUS "rungs: ${rungs_n} Hopper-only sources for ${RUNGS_SM90A_ARCHITECTURES} only; the others for "
+      "${CMAKE_CUDA_ARCHITECTURES}")
+  endif()
+endif()
