@@ -14,7 +14,7 @@ The calls run on torch's current stream (or stream=), like rungs.gemm.
 
 from . import _arrays, _core, _rungs
 
-__all__ = ["allgather_gemm", "gemm_reducescatter", "available", "release"]
+__all__ = ["allgather_gemm", "gemm_reducescatter", "available", "communicator", "release"]
 
 _DTYPES = {"float16": 1, "bfloat16": 2}
 
