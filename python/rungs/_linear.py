@@ -87,6 +87,7 @@ def validate_linear(x, weight, bias, variant, math):
         raise ValueError(f"x: dtype {_name(x.dtype)}, weight's is {_name(weight.dtype)}; rungs.linear takes one dtype "
                          "(or an fp8 weight with weight_scale=)")
     _check_bias(bias, n, x.dtype, "linear")
+    _core._layout_of("weight", ((n, k), weight.stride()), "linear")
     wt = ((k, n), (weight.stride(1), weight.stride(0)), _name(weight.dtype))
     _core.validate_gemm(_rows_meta(x, k), wt, None, 0.0, variant, math)
     return _out_shape(x, n)
@@ -223,6 +224,7 @@ def validate_linear_fp8(x, weight, weight_scale, x_scale, bias, out_dtype, varia
         xq_dtype = "float8_e4m3fn"
     dt = _fp8_out_dtype(x, out_dtype)
     _check_bias(bias, n, dt, "linear")
+    _core._layout_of("weight", ((n, k), weight.stride()), "linear")
     sb_shape = (n,) if kind == "outer" else tuple(weight_scale.shape)
     sb_meta = (sb_shape, _contiguous_strides(sb_shape) if kind == "outer" else weight_scale.stride(),
                _name(weight_scale.dtype))
