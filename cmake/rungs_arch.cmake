@@ -9,12 +9,32 @@
 # `auto` picks rungs that run there. Where the list has no sm_90a entry, they are compiled like the
 # others (their device code is then a trap that never runs) and RUNGS_HAVE_SM90A stays undefined.
 
+#
+# Register spills and local memory (ptxas -warn-spills, -warn-lmem-usage, errors under
+# -Werror=all-warnings) are held for the sm_90 code the kernels are tuned for. A list with other
+# real architectures (a wheel's sm_80, sm_86, sm_89) keeps them for the Hopper-only objects and
+# drops them elsewhere: there the same kernels may spill a few bytes that no test of ours measures,
+# and an install must not fail on it.
+
 set(RUNGS_SM90A_ARCHITECTURES "")
+set(rungs_other_real FALSE)
 foreach(arch IN LISTS CMAKE_CUDA_ARCHITECTURES)
   if(arch MATCHES "^90a")
     list(APPEND RUNGS_SM90A_ARCHITECTURES "${arch}")
+  elseif(NOT arch MATCHES "^90" AND NOT arch MATCHES "-virtual$")
+    set(rungs_other_real TRUE)
   endif()
 endforeach()
+set(rungs_spill_flags "-Xptxas=-warn-spills,-warn-lmem-usage")
+get_target_property(rungs_warning_options rungs_warnings INTERFACE_COMPILE_OPTIONS)
+string(FIND "${rungs_warning_options}" "${rungs_spill_flags}" rungs_has_spill_flags)
+if(rungs_other_real AND rungs_has_spill_flags GREATER -1)
+  string(REPLACE "${rungs_spill_flags};" "" rungs_warning_options "${rungs_warning_options}")
+  string(REPLACE "${rungs_spill_flags}" "" rungs_warning_options "${rungs_warning_options}")
+  set_target_properties(rungs_warnings PROPERTIES INTERFACE_COMPILE_OPTIONS "${rungs_warning_options}")
+else()
+  set(rungs_spill_flags "")  # held everywhere already (or a debugging build, which has none)
+endif()
 
 if(RUNGS_SM90A_ARCHITECTURES)
   target_compile_definitions(rungs PRIVATE RUNGS_HAVE_SM90A=1)
@@ -74,6 +94,9 @@ if(RUNGS_SM90A_ARCHITECTURES)
     target_compile_definitions(rungs_sm90a PRIVATE $<TARGET_PROPERTY:rungs,COMPILE_DEFINITIONS>)
     target_compile_options(rungs_sm90a PRIVATE $<TARGET_PROPERTY:rungs,COMPILE_OPTIONS>)
     target_link_libraries(rungs_sm90a PRIVATE CUDA::cudart rungs_warnings)
+    if(rungs_spill_flags)
+      target_compile_options(rungs_sm90a PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:${rungs_spill_flags}>)
+    endif()
     set_target_properties(rungs_sm90a PROPERTIES CUDA_ARCHITECTURES "${RUNGS_SM90A_ARCHITECTURES}"
       POSITION_INDEPENDENT_CODE ON CUDA_SEPARABLE_COMPILATION OFF)
     get_target_property(rungs_launcher rungs CUDA_COMPILER_LAUNCHER)
