@@ -84,6 +84,9 @@ def linear(x, weight, bias=None, *, weight_scale=None, x_scale=None, out_dtype=N
     if _linear is None or not isinstance(x, _Tensor):
         raise _arrays.ArgumentTypeError(f"x: {type(x).__qualname__} is not a torch tensor; rungs.linear takes torch "
                                         "tensors (rungs.gemm takes any array)")
+    if not isinstance(weight, _Tensor):
+        raise _arrays.ArgumentTypeError(f"weight: {type(weight).__qualname__} is not a torch tensor; rungs.linear "
+                                        "takes torch tensors")
     if weight_scale is None:
         if x_scale is not None:
             raise ValueError("x_scale: given without weight_scale; scales go with an fp8 weight")

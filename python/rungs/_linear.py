@@ -39,6 +39,13 @@ def _check_x_weight(x, weight, op):
     return n, k
 
 
+def _on_device(x, weight):
+    """The real call's first check (the fakes see meta or fake tensors): CUDA tensors, on one device."""
+    for name, t in (("x", x), ("weight", weight)):
+        if t.get_device() < 0:
+            raise ValueError(f"{name}: a torch tensor on {t.device}; rungs.linear takes tensors on a CUDA device")
+
+
 def _rows(x, k):
     """x as an (M, k) matrix: a view where x's strides allow one, else a copy (x.reshape)."""
     return x.reshape(-1, k)
@@ -95,6 +102,7 @@ def validate_linear(x, weight, bias, variant, math):
 
 def linear_impl(x, weight, bias, variant, math, stream):
     """rungs.linear on float tensors (the general path, and the custom operator's real implementation)."""
+    _on_device(x, weight)
     validate_linear(x, weight, bias, variant, math)
     n, k = weight.shape
     x2 = _rows(x, k)
@@ -240,6 +248,7 @@ def _contiguous_strides(shape):
 
 def linear_fp8_impl(x, weight, weight_scale, x_scale, bias, out_dtype, variant, stream):
     """rungs.linear with an fp8 weight (the general path, and the custom operator's real implementation)."""
+    _on_device(x, weight)
     shape, dt = validate_linear_fp8(x, weight, weight_scale, x_scale, bias, out_dtype, variant)
     n, k = weight.shape
     kind = weight_scaling(weight_scale, n, k)

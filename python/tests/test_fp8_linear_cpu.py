@@ -189,8 +189,10 @@ def test_linear_takes_torch_tensors():
 
     with pytest.raises(TypeError, match="^x: ndarray is not a torch tensor"):
         rungs.linear(np.zeros((2, 2), np.float32), np.zeros((2, 2), np.float32))
-    with pytest.raises(ValueError, match="^a: a torch tensor on cpu"):
+    with pytest.raises(ValueError, match="^x: a torch tensor on cpu; rungs.linear takes tensors on a CUDA device"):
         rungs.linear(torch.ones(2, 2), torch.ones(2, 2))
+    with pytest.raises(TypeError, match="^weight: list is not a torch tensor"):
+        rungs.linear(torch.ones(2, 2), [[1.0]])
 
 
 @pytest.mark.parametrize("dtype, tol", [(torch.float32, 1e-5), (torch.float16, 3e-3)])
