@@ -1,16 +1,19 @@
 #!/usr/bin/env python3
-"""Checks scripts/report.py on the committed sample runs (tests/data/bench_sample.json, the main job's
-rows at the smallest seed sizes, and bench_host_sample.json, from an NVIDIA H100): the tables parse,
-every generated block is filled, the pictures are SVG, the newest run of a GPU wins, and a second run
-on the same JSON gives the same bytes; and on synthetic rows of the gemm decode workload (made up
-here, not measurements), its table. Run by ctest (exit 77 = skipped: matplotlib is not installed).
+"""Checks scripts/report.py. On the committed sample runs (tests/data/bench_sample.json, the main job's rows
+at the smallest seed sizes, and bench_host_sample.json, from an NVIDIA H100) and on synthetic rows made up
+here (not measurements): the tables parse, every generated block is filled, every picture is an SVG that
+carries the data it draws, the newest run of a part wins, the headline holds one commit per machine and
+names a faster rung only beyond the run's noise, decode, fp8 and the NCCL ladders get headline rows, and a
+second run on the same JSON gives the same bytes; --check passes on a tree it generated and fails where a
+page, a block or a picture's data differs. Last, --check on the repository itself: the committed README.md,
+docs/BENCHMARKS.md, generated blocks and pictures match docs/runs/. Run by ctest (exit 77 = skipped:
+matplotlib is not installed).
 """
 import copy
-import filecmp
+import glob
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -26,6 +29,9 @@ NO_SAMPLE_ROWS = {"decode", "decode_fp8", "allgather_gemm", "gemm_reducescatter"
 DECODE_WEIGHTS = [(7168, 8192), (28672, 8192), (8192, 28672)]
 DECODE_FP8_WEIGHTS = [(7168, 8192), (28672, 8192)]
 
+sys.path.insert(0, HERE)
+import report  # noqa: E402
+
 failures = []
 
 
@@ -35,10 +41,10 @@ def check(cond, what):
         print("FAIL:", what)
 
 
-def make_root(tmp):
+def make_root(tmp, name="root"):
     """A copy of the repository's README.md and docs/*.md (their report blocks emptied), and a page that
     holds every block, so each block is generated and checked."""
-    root = os.path.join(tmp, "root")
+    root = os.path.join(tmp, name)
     os.makedirs(os.path.join(root, "docs"))
     empty = re.compile(r"(<!-- report:([a-z0-9_]+) -->\n).*?(<!-- /report:\2 -->)", re.S)
     for src, dst in [(os.path.join(REPO, "README.md"), "README.md")] + [
@@ -55,10 +61,21 @@ def make_root(tmp):
     return root
 
 
-def run_report(root, inputs):
-    r = subprocess.run([sys.executable, os.path.join(HERE, "report.py"), *inputs, "--root", root], capture_output=True, text=True)
-    check(r.returncode == 0, f"report.py exit {r.returncode}: {r.stderr.strip()}")
+def run_report(root, inputs, *flags, expect=0):
+    r = subprocess.run([sys.executable, os.path.join(HERE, "report.py"), *inputs, "--root", root, *flags],
+                       capture_output=True, text=True)
+    check(r.returncode == expect, f"report.py {' '.join(flags)} exit {r.returncode} (expected {expect}): {r.stdout.strip()} {r.stderr.strip()}")
     return r
+
+
+def read(root, rel):
+    with open(os.path.join(root, rel)) as f:
+        return f.read()
+
+
+def block(text, name):
+    m = re.search(rf"<!-- report:{name} -->\n(.*?)<!-- /report:{name} -->", text, re.S)
+    return None if m is None else m.group(1)
 
 
 def tables_parse(text, where):
@@ -81,12 +98,44 @@ def tables_parse(text, where):
     return n
 
 
-def decode_run(sample_context, fp8=False):
+def headline_row(text, title):
+    """The cells of the headline row that starts with title (None if there is none)."""
+    m = re.search(r"^\| " + re.escape(title) + r" \|(.*)\|$", text, re.M)
+    return None if m is None else [c.strip() for c in m.group(1).split("|")]
+
+
+def write_json(tmp, name, data):
+    p = os.path.join(tmp, name)
+    with open(p, "w") as f:
+        json.dump(data, f)
+    return p
+
+
+def load(p):
+    with open(p) as f:
+        return json.load(f)
+
+
+def gemm_row(variant, rung, s, dtype, ms, base_ms, scaling=None, trans="nn", **extra):
+    """A made-up gemm row at s^3: the rung's median ms, the baseline's median beside it base_ms."""
+    row = {"name": f"gemm/{variant}/{s}x{s}x{s}/{trans}/{dtype}", "op": "gemm", "rung": rung, "variant": variant,
+           "m": s, "n": s, "k": s, "trans": trans, "dtype": dtype, "alpha": 1, "beta": 0,
+           "baseline_rung": variant == "cublas", "repetitions": 20, "real_time": ms, "time_unit": "ms",
+           "tflops": 2.0 * s ** 3 / (ms * 1e-3) / 1e12, "pct_peak": 50.0, "baseline": "cublas",
+           "baseline_real_time": base_ms, "speedup_vs_baseline": base_ms / ms, "error_normwise": 1.0e-4,
+           "pass": True, "status": "ok"}
+    if scaling:
+        row["scaling"] = scaling
+    row.update(extra)
+    return row
+
+
+def decode_run(sample_context, fp8=False, commit="dec0de1"):
     """A run of the decode workload only, with made-up times (a fixed rate per rung): cublas the baseline,
     decode_rows and wgmma_balanced, auto, and one SKIP row. fp8: the fp8 decode workload's rows instead
     (e4m3, outer scales, the two weights it has)."""
     ctx = copy.deepcopy(sample_context)
-    ctx["git_commit"] = "dec0de1"
+    ctx["git_commit"] = commit
     dram = ctx["dram_read_gbs"]
     rows = []
     extra = {"dtype": "fp8", "workload": "decode_fp8", "scaling": "outer"} if fp8 else {}
@@ -113,10 +162,11 @@ def decode_run(sample_context, fp8=False):
 
 
 def dist_run(sample_context, world=2):
-    """`rungs bench allgather_gemm|gemm_reducescatter --format json` rows with made-up times: rungs 1 and 2,
-    auto (on rung 2), and rung 5 with an error row."""
+    """`rungs bench allgather_gemm|gemm_reducescatter --format json` rows with made-up times: rungs 1, 2 and 5
+    (5 narrow_partials beats the overlap ceiling of the reduce-scatter), auto (on rung 2), and an error row."""
     ctx = copy.deepcopy(sample_context)
     ctx["git_commit"] = "d15d15d"
+    ctx["date"] = "2026-11-28T00:00:00+00:00"
     ctx["command_line"] = f"rungs bench gemm_reducescatter --world {world} --format json --output dist.json"
     rows = []
     for op, (m, n, k) in (("allgather_gemm", (8192, 4096, 8192)), ("gemm_reducescatter", (16384, 8192, 4096))):
@@ -124,6 +174,9 @@ def dist_run(sample_context, world=2):
             rows.append({"op": op, "variant": variant, "rung": rung, "world": world, "dtype": "bf16", "m": m, "n": n, "k": k,
                          "status": "ok", "real_time": ms, "time_unit": "ms", "tflops_per_gpu": 500.0,
                          "comm_ms": 0.5, "gemm_ms": 1.25, "overlap_eff": 1.25 / ms})
+    rows.append({"op": "gemm_reducescatter", "variant": "narrow_own_last", "rung": 9, "world": world, "dtype": "bf16",
+                 "m": 16384, "n": 8192, "k": 4096, "status": "ok", "real_time": 1.0, "time_unit": "ms",
+                 "tflops_per_gpu": 700.0, "comm_ms": 0.5, "gemm_ms": 1.25, "overlap_eff": 1.25})
     rows.append({"op": "gemm_reducescatter", "variant": "narrow_partials", "rung": 5, "world": world, "dtype": "bf16",
                  "m": 16384, "n": 8192, "k": 4096, "status": "error", "reason": "made-up reason for the test"})
     return {"context": ctx, "benchmarks": rows}
@@ -139,6 +192,257 @@ def snapshot(root):
     return out
 
 
+def check_pictures(root):
+    img = os.path.join(root, "docs", "img")
+    for f in sorted(os.listdir(img)):
+        try:
+            tree = ET.parse(os.path.join(img, f))
+            check(tree.getroot().tag.endswith("svg"), f"{f} is an SVG")
+            check(len(list(tree.iter())) > 50, f"{f} draws something")
+        except ET.ParseError as e:
+            check(False, f"{f} does not parse: {e}")
+        check(report.svg_data(read(img, f)) is not None, f"{f} carries the data it draws")
+
+
+def test_samples(tmp):
+    root = make_root(tmp)
+    run_report(root, SAMPLES)
+    bench = read(root, "docs/BENCHMARKS.md")
+    check(tables_parse(bench, "BENCHMARKS.md") >= 6, "BENCHMARKS.md holds the headline and every ladder's table")
+    check("NVIDIA H100 80GB HBM3" in bench and "commit fd866b0" in bench, "BENCHMARKS.md names the device and the commit")
+    check("`rungs bench --format json --output bench.json`" in bench, "BENCHMARKS.md names the command")
+    for b in ["gemm", "gemm_tc", "gemv", "reduce", "gemm_host"]:
+        check(os.path.exists(os.path.join(root, "docs", "img", f"{b}-h100.svg")), f"picture {b}-h100.svg")
+        check(f'<a id="{b}-h100"></a>' in bench, f"BENCHMARKS.md has the anchor {b}-h100")
+    check(os.path.exists(os.path.join(root, "docs", "img", "ladders.svg")), "the composite picture ladders.svg")
+    check_pictures(root)
+    comp = report.svg_data(read(root, "docs/img/ladders.svg"))
+    check(comp["machine"] == "H100" and comp["commit"] == "fd866b0", "ladders.svg: one GPU at one commit")
+    check([p["title"] for p in comp["panels"]][:2] == ["SGEMM fp32 1024^3, x cuBLAS", "bf16 1024^3, x cuBLAS"],
+          "ladders.svg: a panel per ladder at its largest case")
+    sg = report.svg_data(read(root, "docs/img/gemm-h100.svg"))
+    labels = sg["rows"][0]["labels"]
+    check("11 cublas" not in labels and labels[-1] == "auto", "the vendor is the line at 1, not a bar; auto last")
+    warptile = sg["rows"][0]["panels"][0]["values"][labels.index("9 warptile")]
+    check(abs(warptile - 0.988712) < 1e-5, f"the SGEMM picture draws warptile's x cuBLAS ({warptile})")
+    check(any(n.startswith("10 kahan: 0.36x cuBLAS at 1024^3, below 9 warptile's 0.99x") for n in sg["notes"]),
+          f"notes from the data: {sg['notes']}")
+    all_blocks = read(root, "docs/all_blocks.md")
+    for b in BLOCKS:
+        body = block(all_blocks, b)
+        check(body is not None and len(body.strip()) > 40, f"block {b} is filled")
+        if body and b not in NO_SAMPLE_ROWS:
+            check(tables_parse(body, f"block {b}") >= 1, f"block {b} holds a table")
+    check("decode" not in bench, "no decode section without decode rows")
+    for page in ["README.md"] + [os.path.join("docs", f) for f in os.listdir(os.path.join(root, "docs")) if f.endswith(".md")]:
+        for m in re.finditer(r"<!-- report:([a-z0-9_]+) -->\n(.*?)<!-- /report:\1 -->", read(root, page), re.S):
+            check(len(m.group(2).strip()) > 0, f"{page}: block {m.group(1)} is filled")
+    # The same JSON gives the same files; --check agrees, and catches an edited block or picture.
+    first = snapshot(root)
+    run_report(root, SAMPLES)
+    second = snapshot(root)
+    check(first == second, "a second run on the same JSON changes nothing: " + ", ".join(k for k in first if first.get(k) != second.get(k)))
+    r = run_report(root, SAMPLES, "--check")
+    check("match" in r.stdout, "--check passes on what the same runs wrote")
+    readme = read(root, "README.md")
+    if block(readme, "headline") is not None:
+        with open(os.path.join(root, "README.md"), "w") as f:
+            f.write(readme.replace(block(readme, "headline"), block(readme, "headline").replace("the floor)", "the fl00r)", 1)))
+        r = run_report(root, SAMPLES, "--check", expect=1)
+        check("README.md differs" in r.stdout, f"--check names an edited README headline: {r.stdout[:300]}")
+        with open(os.path.join(root, "README.md"), "w") as f:
+            f.write(readme)
+    svg_path = os.path.join(root, "docs", "img", "gemv-h100.svg")
+    svg = read(root, "docs/img/gemv-h100.svg")
+    with open(svg_path, "w") as f:  # other bytes, the same data: still matches
+        f.write(svg.replace("<svg ", "<svg data-restyled=\"1\" ", 1))
+    run_report(root, SAMPLES, "--check")
+    data = report.svg_data(svg)
+    data["rows"][0]["panels"][0]["values"][0] += 0.5
+    blob = json.dumps(data, sort_keys=True, separators=(",", ":"))
+    with open(svg_path, "w") as f:
+        f.write(re.sub(r"<!-- rungs-report-data .*? -->", lambda _: f"<!-- rungs-report-data {blob} -->", svg, flags=re.S))
+    r = run_report(root, SAMPLES, "--check", expect=1)
+    check("gemv-h100.svg draws other data" in r.stdout, f"--check names a picture whose data differs: {r.stdout[:300]}")
+    with open(os.path.join(root, "docs", "img", "stray.svg"), "w") as f:
+        f.write(svg)
+    r = run_report(root, SAMPLES, "--check", expect=1)
+    check("stray.svg is not drawn from the runs" in r.stdout, "--check names a picture the runs do not give")
+    run_report(root, SAMPLES)
+    check(not os.path.exists(os.path.join(root, "docs", "img", "stray.svg")), "a stale generated picture is removed")
+    run_report(root, SAMPLES, "--check")
+
+
+def test_selection(tmp, root):
+    """Parts, commits and machines: the newest run per part; one commit per machine in the headline."""
+    old = load(SAMPLES[0])
+    sample_context = old["context"]
+    p = os.path.join(tmp, "other.json")
+    older = copy.deepcopy(old)
+    older["context"]["date"] = "2000-01-01T00:00:00+00:00"
+    older["context"]["git_commit"] = "0ldc0de"
+    run_report(root, [write_json(tmp, "other.json", older)] + SAMPLES)
+    check("0ldc0de" not in read(root, "docs/BENCHMARKS.md"), "an older run of the same parts is not reported")
+    newer = copy.deepcopy(old)
+    newer["context"]["date"] = "2999-01-01T00:00:00+00:00"
+    newer["context"]["git_commit"] = "n3wc0de"
+    run_report(root, [write_json(tmp, "other.json", newer)] + SAMPLES)
+    bench = read(root, "docs/BENCHMARKS.md")
+    head = block(read(root, "README.md"), "headline") or bench
+    check("n3wc0de" in bench, "a newer run of the same GPU replaces the older one")
+    # The newer run measured gemm, gemv and reduce but not gemm_host: the headline takes the newer commit
+    # only and names gemm_host as not measured there; BENCHMARKS.md keeps the older gemm_host table.
+    check("commit n3wc0de" in head and "commit fd866b0" not in head.split("x = the baseline")[1],
+          "the headline holds one commit per machine")
+    check(re.search(r"not measured at commit n3wc0de: gemm_host", head) is not None, "the headline names what the newest commit did not measure")
+    check("gemm_host 1024x1024x1024, pinned" not in head, "no headline row from an older commit")
+    check("commit fd866b0" in bench and "### gemm_host" in bench, "BENCHMARKS.md keeps the older commit's gemm_host table")
+    run_report(root, [p] + SAMPLES, "--newest-commit")
+    check("commit fd866b0" not in read(root, "docs/BENCHMARKS.md"), "--newest-commit drops the older commit's runs everywhere")
+    # A second GPU gets its own section and headline column.
+    other = copy.deepcopy(old)
+    other["context"]["device"] = "NVIDIA H200"
+    run_report(root, [write_json(tmp, "other.json", other)] + SAMPLES)
+    bench = read(root, "docs/BENCHMARKS.md")
+    check("## NVIDIA H100 80GB HBM3" in bench and "| workload | baseline | H100 | H200 |" in bench, "two GPUs side by side")
+    check(bench.index("## NVIDIA H100") < bench.index("## NVIDIA H200"), "GPUs in a fixed order")
+    # A run of one part (fp8 with block128 scales, as `rungs bench gemm --workload fp8 --scaling block128` writes)
+    # replaces that part only: the bf16 table of the main run stays.
+    sel = report.select([report.Run("a", old), report.Run("b", {"context": dict(sample_context, date="2999"),
+                                                                 "benchmarks": [gemm_row("cublas", 11, 4096, "fp8", 1.0, 1.0, "block128", "nt")]})])
+    parts = sel["h100"]
+    check(parts[("gemm_tc", "fp8", "block128")][0].path == "b" and parts[("gemm_tc", "bf16", None)][0].path == "a",
+          "a run replaces the parts it measured, no others")
+
+
+def test_headline(tmp, root):
+    """auto's x; a faster rung only beyond the noise; fp8 per scales' layout; decode; the NCCL ladders."""
+    old = load(SAMPLES[0])
+    sample_context = old["context"]
+    main = copy.deepcopy(old)
+    rows = main["benchmarks"]
+    # bf16 4096^3: streamk 11 % faster than auto, the noise 0.5 %: named. 8192^3: 0.3 % faster: not named.
+    # tf32x3 4096^3: the rung auto ran timed faster than auto itself: never named as another rung.
+    rows += [gemm_row("cublas", 11, 4096, "bf16", 1.0, 1.0), gemm_row("wgmma_tma_store", 17, 4096, "bf16", 0.99, 1.0),
+             gemm_row("wgmma_streamk", 19, 4096, "bf16", 0.90, 1.0), gemm_row("auto=wgmma_tma_store", -1, 4096, "bf16", 0.995, 1.0)]
+    rows += [gemm_row("cublas", 11, 8192, "bf16", 8.0, 8.0), gemm_row("wgmma_tma_store", 17, 8192, "bf16", 7.9, 8.0),
+             gemm_row("wgmma_streamk", 19, 8192, "bf16", 7.8, 7.82), gemm_row("auto=wgmma_tma_store", -1, 8192, "bf16", 7.9, 8.0)]
+    rows += [gemm_row("wgmma_x3_rs", 22, 4096, "tf32x3", 1.0, 2.4), gemm_row("auto=wgmma_x3_rs", -1, 4096, "tf32x3", 1.05, 2.4)]
+    for scaling, x in (("tensor", 1.05), ("block128", 0.95)):
+        for s in (2048, 4096):
+            base = 2.0 * s ** 3 / 1.2e15 * 1e3 * (1.1 if scaling == "block128" else 1.0)
+            rows += [gemm_row("cublas", 11, s, "fp8", base, base, scaling, "nt"),
+                     gemm_row("wgmma_fp8", 28, s, "fp8", base / x, base, scaling, "nt"),
+                     gemm_row("auto=cublas", -1, s, "fp8", base, base, scaling, "nt")]
+    inputs = [write_json(tmp, "main.json", main), SAMPLES[1], write_json(tmp, "decode.json", decode_run(sample_context, commit="fd866b0")),
+              write_json(tmp, "decode_fp8.json", decode_run(sample_context, fp8=True, commit="fd866b0"))]
+    for w in (2, 4):
+        d = dist_run(sample_context, world=w)
+        d["context"]["git_commit"] = f"d15d{w}00"
+        inputs.append(write_json(tmp, f"dist{w}.json", d))
+    run_report(root, inputs)
+    bench = read(root, "docs/BENCHMARKS.md")
+    tables_parse(bench, "BENCHMARKS.md with every kind of row")
+    check(headline_row(bench, "gemm bf16 4096^3") == ["cuBLAS (cublasGemmEx)", "1.01x (wgmma_tma_store), best 1.11x (wgmma_streamk)"],
+          f"a rung faster than auto beyond the noise is named: {headline_row(bench, 'gemm bf16 4096^3')}")
+    check(headline_row(bench, "gemm bf16 8192^3") == ["cuBLAS (cublasGemmEx)", "1.01x (wgmma_tma_store)"],
+          f"a rung within the noise is not: {headline_row(bench, 'gemm bf16 8192^3')}")
+    check(headline_row(bench, "gemm tf32x3 4096^3") == ["cuBLAS (cublasSgemm, fp32)", "2.29x (wgmma_x3_rs)"],
+          f"auto's own rung is not another rung: {headline_row(bench, 'gemm tf32x3 4096^3')}")
+    check(headline_row(bench, "gemm fp8 4096^3 nt, per-tensor scales") ==
+          ["cuBLASLt (fp8, per-tensor scales)", "1.00x (cublas), best 1.05x (wgmma_fp8)"], "an fp8 per-tensor headline row")
+    check(headline_row(bench, "gemm fp8 4096^3 nt, 128-block scales") ==
+          ["cuBLASLt (fp8, 128-block scales)", "1.00x (cublas)"], "an fp8 block128 headline row")
+    dram = sample_context["dram_read_gbs"]
+    pct = f"{100 * 2900 / dram:.0f}"
+    check(headline_row(bench, "decode bf16 nt, W 7168 x 8192, m = 1-128") ==
+          ["cuBLAS (cublasGemmEx)", f"{2.9 / 2.6:.2f}x, {pct} % of DRAM"], f"a decode headline row per weight: {headline_row(bench, 'decode bf16 nt, W 7168 x 8192, m = 1-128')}")
+    check(headline_row(bench, "decode fp8 nt, per-row / per-column scales, W 28672 x 8192, m = 1-128") is not None,
+          "an fp8 decode headline row")
+    check(headline_row(bench, "gemm_reducescatter bf16, 4 GPUs, 16384x8192x4096 (m x n x k_local)") ==
+          ["rung 1: the gemm, then ncclReduceScatter", "1.25x (chunked_overlap), best 2.00x (narrow_own_last)"],
+          "an NCCL headline row: auto against rung 1, the faster rung beyond the noise")
+    head = bench.split("## Headline")[1].split("## NVIDIA")[0]
+    check("- 2 x H100: NVIDIA H100 80GB HBM3, commit d15d200" in head and "- 4 x H100: NVIDIA H100 80GB HBM3, commit d15d400" in head,
+          "each machine's commit under the headline")
+    # Decode tables: one per weight matrix, rungs x m, each cell time, GB/s, % DRAM, x cuBLAS.
+    check("### gemm decode shapes (bf16, nt)" in bench, "BENCHMARKS.md has the decode section")
+    check(bench.index("### gemm on tensor cores") < bench.index("### gemm decode") < bench.index("### gemv"), "decode after the tensor-core ladder")
+    for n, k in DECODE_WEIGHTS:
+        check(f"W {n} x {k} (bf16, nt):" in bench, f"a decode table for W {n} x {k}")
+    check("| rung | m = 1 | m = 16 | m = 64 | m = 128 |" in bench, "decode tables: one column per m")
+    m, n, k = 1, 7168, 8192
+    us = 2.0 * (m * k + k * n + m * n) / 2.9e12 * 1e6
+    cell = f"{us:.1f} us, 2900 GB/s, {100 * 2900 / dram:.0f}%, {2.9 / 2.6:.2f}x"
+    check(f"| 24 decode_rows | {cell} |" in bench, f"decode_rows at m = 1: {cell}")
+    check(re.search(r"\| 11 cublas \| [0-9.]+ us, 2600 GB/s, [0-9]+% \|", bench) is not None, "the baseline's cells carry no x")
+    check("19 wgmma_streamk: skip, made-up reason for the test" in bench, "SKIP rows are noted")
+    for n, k in DECODE_FP8_WEIGHTS:
+        check(f"W {n} x {k} (fp8, nt, per-row / per-column scales):" in bench, f"an fp8 decode table for W {n} x {k}")
+    all_blocks = read(root, "docs/all_blocks.md")
+    check(tables_parse(block(all_blocks, "decode"), "block decode") == 3, "block decode holds three tables")
+    check(tables_parse(block(all_blocks, "decode_fp8"), "block decode_fp8") == 2, "block decode_fp8 holds two tables")
+    check("decode_rows" not in block(all_blocks, "gemm_tc"), "decode rows stay out of the tensor-core tables")
+    check("fp8 (e4m3 x e4m3 -> bf16, nt, 128-block scales; x = over cuBLASLt):" in bench, "an fp8 block128 table")
+    # Pictures: decode (% of DRAM per m, auto and the vendor as timed beside it), fp8 per scales' layout.
+    dec = report.svg_data(read(root, "docs/img/decode-h100.svg"))
+    p0 = dec["panels"][0]
+    check(p0["title"] == "W 7168 x 8192, bf16" and p0["ms"] == [1, 16, 64, 128], f"decode picture panels: {p0['title']}")
+    check(abs(p0["auto_pct"][0] - 100 * 2900 / dram) < 0.01 and abs(p0["vendor_pct"][0] - 100 * 2600 / dram) < 0.01,
+          "the decode picture draws % of DRAM for auto and the vendor")
+    check(len(dec["panels"]) == 5, "a decode panel per weight, bf16 and fp8")
+    f8 = report.svg_data(read(root, "docs/img/fp8-h100.svg"))
+    check([p["scaling"] for p in f8["panels"]] == ["tensor", "block128"], "an fp8 panel per scales' layout")
+    check(len(f8["panels"][1]["per_tensor"]) == 2, "block128's panel marks cuBLASLt's per-tensor TFLOP/s")
+    check(any("128-block scales at 4096^3: 28 wgmma_fp8" in n and "0.95x cuBLASLt's 128-block scales" in n for n in f8["notes"]),
+          f"fp8 notes computed from the data: {f8['notes']}")
+    # The NCCL ladders: a table per GPU count, auto naming its rung, x rung 1; a picture per operation.
+    check("allgather_gemm on 2 GPUs (m_local x n_local x k per rank's call):" in bench and "allgather_gemm on 4 GPUs (" in bench,
+          "a dist table per GPU count")
+    check("| 2 chunked_overlap | 16384x8192x4096 | 1.600 | 500 | 1.25x | 0.500 | 1.250 | 1.28 |" in bench,
+          "a dist row: time, TFLOP/s, x rung 1, comm, gemm, time / max")
+    check("| auto (chunked_overlap) |" in bench and "| 5 narrow_partials | 16384x8192x4096 | error |" in bench, "dist auto and error rows")
+    for op in ("allgather_gemm", "gemm_reducescatter"):
+        d = report.svg_data(read(root, f"docs/img/{op}-h100.svg"))
+        check([r["title"] for r in d["rows"]] == ["2 GPUs, commit d15d200", "4 GPUs, commit d15d400"], f"{op}: a row per GPU count")
+        check(d["rows"][0]["panels"][0]["ceiling"] == 2.0 / 1.25, f"{op}: the overlap ceiling rung 1 / max(comm, gemm)")
+    rs = report.svg_data(read(root, "docs/img/gemm_reducescatter-h100.svg"))
+    check(any("9 narrow_own_last at 2.00x passes the dashed line (1.60x): its partials are bf16" in n for n in rs["notes"]),
+          f"a rung past the ceiling is explained: {rs['notes']}")
+    check_pictures(root)
+
+
+def test_python(tmp, root):
+    """scripts/bench_python.py's JSON: a Python section in BENCHMARKS.md and the python block, the newest run
+    per GPU (made-up numbers)."""
+    run_report(root, SAMPLES)
+    check("## Python" not in read(root, "docs/BENCHMARKS.md"), "no Python section without a bench_python.py run")
+
+    def py_run(commit, date, us):
+        return {"meta": {"device": "NVIDIA H100 80GB HBM3", "commit": commit, "date": date, "rungs": "0.1.0",
+                         "torch": "2.11.0", "calls": 10000, "reps": 50},
+                "rows": [{"what": "host time per call, 64^3 float32: rungs.gemm", "us": us},
+                         {"what": "rungs.gemm / raw, 4096^3", "ratio": 1.0012}]}
+
+    run_report(root, [write_json(tmp, "py-old.json", py_run("0ldpy00", "2000-01-01", 99.5)),
+                      write_json(tmp, "py-new.json", py_run("py0c0de", "2026-11-27", 12.34))] + SAMPLES)
+    bench = read(root, "docs/BENCHMARKS.md")
+    check("## Python: the cost of a call from PyTorch" in bench, "BENCHMARKS.md has the Python section")
+    check("| host time per call, 64^3 float32: rungs.gemm | 12.34 us |" in bench, "the Python run's rows")
+    check("| rungs.gemm / raw, 4096^3 | 1.0012 |" in bench, "ratios as ratios")
+    check("py0c0de" in bench and "0ldpy00" not in bench, "the newest Python run per GPU, with its commit")
+    if os.path.exists(os.path.join(root, "docs", "python.md")):
+        body = block(read(root, "docs/python.md"), "python")
+        check(body is None or "12.34 us" in body, "docs/python.md's python block holds the run")
+
+
+def test_repository():
+    """The doc check CI runs: the committed pages and pictures match docs/runs."""
+    runs = sorted(glob.glob(os.path.join(REPO, "docs", "runs", "*.json")))
+    r = subprocess.run([sys.executable, os.path.join(HERE, "report.py"), *runs, "--check"], capture_output=True, text=True)
+    check(r.returncode == 0, "the committed docs match docs/runs (scripts/report.py --check docs/runs/*.json):\n" + r.stdout[-3000:] + r.stderr[-2000:])
+
+
 def main():
     try:
         import matplotlib  # noqa: F401
@@ -146,204 +450,11 @@ def main():
         print("skipped: matplotlib is not installed (pip install matplotlib)")
         return 77
     with tempfile.TemporaryDirectory() as tmp:
-        root = make_root(tmp)
-        run_report(root, SAMPLES)
-        bench = open(os.path.join(root, "docs", "BENCHMARKS.md")).read()
-        check(tables_parse(bench, "BENCHMARKS.md") >= 6, "BENCHMARKS.md holds the headline and every ladder's table")
-        check("NVIDIA H100 80GB HBM3" in bench and "commit fd866b0" in bench, "BENCHMARKS.md names the device and the commit")
-        check("`rungs bench --format json --output bench.json`" in bench, "BENCHMARKS.md names the command")
-        for b in ["gemm", "gemm_tc", "gemv", "reduce", "gemm_host"]:
-            check(os.path.exists(os.path.join(root, "docs", "img", f"{b}-h100.svg")), f"picture {b}-h100.svg")
-        for f in sorted(os.listdir(os.path.join(root, "docs", "img"))):
-            try:
-                tree = ET.parse(os.path.join(root, "docs", "img", f))
-                check(tree.getroot().tag.endswith("svg"), f"{f} is an SVG")
-                check(len(list(tree.iter())) > 50, f"{f} draws something")
-            except ET.ParseError as e:
-                check(False, f"{f} does not parse: {e}")
-        all_blocks = open(os.path.join(root, "docs", "all_blocks.md")).read()
-        for b in BLOCKS:
-            m = re.search(rf"<!-- report:{b} -->\n(.*?)<!-- /report:{b} -->", all_blocks, re.S)
-            check(m is not None and len(m.group(1).strip()) > 40, f"block {b} is filled")
-            if m and b not in NO_SAMPLE_ROWS:
-                check(tables_parse(m.group(1), f"block {b}") >= 1, f"block {b} holds a table")
-        check("decode" not in bench, "no decode section without decode rows")
-        # Every block the repository's own pages hold is filled too.
-        for page in ["README.md"] + [os.path.join("docs", f) for f in os.listdir(os.path.join(root, "docs")) if f.endswith(".md")]:
-            text = open(os.path.join(root, page)).read()
-            for m in re.finditer(r"<!-- report:([a-z0-9_]+) -->\n(.*?)<!-- /report:\1 -->", text, re.S):
-                check(len(m.group(2).strip()) > 0, f"{page}: block {m.group(1)} is filled")
-        # The same JSON gives the same files.
-        first = snapshot(root)
-        run_report(root, SAMPLES)
-        second = snapshot(root)
-        check(first == second, "a second run on the same JSON changes nothing: " + ", ".join(k for k in first if first.get(k) != second.get(k)))
-        # The newest run per GPU and ladder wins; an older one is left out.
-        with open(SAMPLES[0]) as f:
-            old = json.load(f)
-        older = copy.deepcopy(old)
-        older["context"]["date"] = "2000-01-01T00:00:00+00:00"
-        older["context"]["git_commit"] = "0ldc0de"
-        p = os.path.join(tmp, "older.json")
-        with open(p, "w") as f:
-            json.dump(older, f)
-        run_report(root, [p] + SAMPLES)
-        bench2 = open(os.path.join(root, "docs", "BENCHMARKS.md")).read()
-        check("0ldc0de" not in bench2, "an older run of the same GPU is not reported")
-        newer = copy.deepcopy(old)
-        newer["context"]["date"] = "2999-01-01T00:00:00+00:00"
-        newer["context"]["git_commit"] = "n3wc0de"
-        with open(p, "w") as f:
-            json.dump(newer, f)
-        run_report(root, [p] + SAMPLES)
-        bench3 = open(os.path.join(root, "docs", "BENCHMARKS.md")).read()
-        check("n3wc0de" in bench3, "a newer run of the same GPU replaces the older one")
-        # A second GPU gets its own section and headline columns.
-        other = copy.deepcopy(old)
-        other["context"]["device"] = "NVIDIA H200"
-        with open(p, "w") as f:
-            json.dump(other, f)
-        run_report(root, [p] + SAMPLES)
-        bench4 = open(os.path.join(root, "docs", "BENCHMARKS.md")).read()
-        check("## NVIDIA H100 80GB HBM3" in bench4 and "H100 auto" in bench4 and "H200 auto" in bench4, "two GPUs side by side")
-        check(bench4.index("## NVIDIA H100") < bench4.index("## NVIDIA H200"), "GPUs in a fixed order")
-        # The decode workload: one table per weight matrix, rungs x m, each cell time, GB/s, % DRAM, x cuBLAS.
-        with open(SAMPLES[0]) as f:
-            sample_context = json.load(f)["context"]
-        with open(p, "w") as f:
-            json.dump(decode_run(sample_context), f)
-        run_report(root, [p] + SAMPLES)
-        bench5 = open(os.path.join(root, "docs", "BENCHMARKS.md")).read()
-        check("### gemm decode shapes (bf16, nt)" in bench5, "BENCHMARKS.md has the decode section")
-        check(bench5.index("### gemm on tensor cores") < bench5.index("### gemm decode") < bench5.index("### gemv"), "decode after the tensor-core ladder")
-        check("commit fd866b0" in bench5 and "commit dec0de1" in bench5, "the decode run beside the main job's run")
-        tables_parse(bench5, "BENCHMARKS.md with decode rows")
-        for n, k in DECODE_WEIGHTS:
-            check(f"W {n} x {k} (bf16, nt):" in bench5, f"a decode table for W {n} x {k}")
-        check("| rung | m = 1 | m = 16 | m = 64 | m = 128 |" in bench5, "decode tables: one column per m")
-        dram = sample_context["dram_read_gbs"]
-        m, n, k = 1, 7168, 8192
-        us = 2.0 * (m * k + k * n + m * n) / 2.9e12 * 1e6
-        cell = f"{us:.1f} us, 2900 GB/s, {100 * 2900 / dram:.0f}%, {2.9 / 2.6:.2f}x"
-        check(f"| 24 decode_rows | {cell} |" in bench5, f"decode_rows at m = 1: {cell}")
-        check(re.search(r"\| 11 cublas \| [0-9.]+ us, 2600 GB/s, [0-9]+% \|", bench5) is not None, "the baseline's cells carry no x")
-        check("| auto (decode_rows) |" in bench5, "auto names the rung it chose")
-        check("19 wgmma_streamk: skip, made-up reason for the test" in bench5, "SKIP rows are noted")
-        check(f"{dram:.0f} GB/s a streaming read reaches" in bench5, "the % of DRAM denominator is named")
-        all_blocks = open(os.path.join(root, "docs", "all_blocks.md")).read()
-        mb = re.search(r"<!-- report:decode -->\n(.*?)<!-- /report:decode -->", all_blocks, re.S)
-        check(mb is not None and tables_parse(mb.group(1), "block decode") == 3, "block decode holds three tables")
-        gemm_tc = re.search(r"<!-- report:gemm_tc -->\n(.*?)<!-- /report:gemm_tc -->", all_blocks, re.S)
-        check(gemm_tc is not None and "decode_rows" not in gemm_tc.group(1), "decode rows stay out of the tensor-core tables")
-        # The fp8 decode workload: its own section and block, one table per weight, the scales named.
-        fp8_json = os.path.join(tmp, "decode_fp8.json")
-        with open(fp8_json, "w") as f:
-            json.dump(decode_run(sample_context, fp8=True), f)
-        run_report(root, [p, fp8_json] + SAMPLES)
-        bench6 = open(os.path.join(root, "docs", "BENCHMARKS.md")).read()
-        title = "### gemm decode shapes (fp8 e4m3 -> bf16, nt)"
-        check(title in bench6 and bench6.index("### gemm decode shapes (bf16") < bench6.index(title) < bench6.index("### gemv"),
-              "the fp8 decode section after the bf16 one")
-        tables_parse(bench6, "BENCHMARKS.md with fp8 decode rows")
-        for n, k in DECODE_FP8_WEIGHTS:
-            check(f"W {n} x {k} (fp8, nt, per-row / per-column scales):" in bench6, f"an fp8 decode table for W {n} x {k}")
-        check("(A + W + C bytes + the scales) / median" in bench6, "the fp8 decode note counts the scales")
-        all6 = open(os.path.join(root, "docs", "all_blocks.md")).read()
-        m8 = re.search(r"<!-- report:decode_fp8 -->\n(.*?)<!-- /report:decode_fp8 -->", all6, re.S)
-        check(m8 is not None and tables_parse(m8.group(1), "block decode_fp8") == 2, "block decode_fp8 holds two tables")
-        mb6 = re.search(r"<!-- report:decode -->\n(.*?)<!-- /report:decode -->", all6, re.S)
-        check(mb6 is not None and "fp8" not in mb6.group(1), "fp8 decode rows stay out of the bf16 decode block")
-        tc6 = re.search(r"<!-- report:gemm_tc -->\n(.*?)<!-- /report:gemm_tc -->", all6, re.S)
-        check(tc6 is not None and "decode_rows" not in tc6.group(1), "fp8 decode rows stay out of the tensor-core tables")
-        # dist rows (made-up numbers): one table per operation, auto naming its rung, x rung 1.
-        check("### allgather_gemm" not in bench5, "no dist section without dist rows")
-        dist_json = os.path.join(tmp, "dist.json")
-        with open(dist_json, "w") as f:
-            json.dump(dist_run(sample_context), f)
-        run_report(root, SAMPLES + [dist_json])
-        with open(os.path.join(root, "docs", "BENCHMARKS.md")) as f:
-            bench_d = f.read()
-        check("### allgather_gemm: tensor-parallel gemm over NCCL" in bench_d and
-              "### gemm_reducescatter: tensor-parallel gemm over NCCL" in bench_d, "BENCHMARKS.md has the dist sections")
-        tables_parse(bench_d, "BENCHMARKS.md with dist rows")
-        check("allgather_gemm on 2 GPUs (m_local x n_local x k per rank's call):" in bench_d, "an allgather_gemm table")
-        check("| 2 chunked_overlap | 16384x8192x4096 | 1.600 | 500 | 1.25x | 0.500 | 1.250 | 1.28 |" in bench_d,
-              "a dist row: time, TFLOP/s, x rung 1, comm, gemm, time / max")
-        check("| auto (chunked_overlap) |" in bench_d, "dist auto names the rung it ran")
-        check("| 5 narrow_partials | 16384x8192x4096 | error |" in bench_d, "a dist error row")
-        # A run on 4 GPUs beside the one on 2: both tables, each under its own run's command.
-        dist4_json = os.path.join(tmp, "dist4.json")
-        with open(dist4_json, "w") as f:
-            json.dump(dist_run(sample_context, world=4), f)
-        run_report(root, SAMPLES + [dist_json, dist4_json])
-        with open(os.path.join(root, "docs", "BENCHMARKS.md")) as f:
-            bench_d4 = f.read()
-        tables_parse(bench_d4, "BENCHMARKS.md with dist rows on 2 and 4 GPUs")
-        check("allgather_gemm on 2 GPUs (" in bench_d4 and "allgather_gemm on 4 GPUs (" in bench_d4,
-              "a dist table per world size")
-        check("`rungs bench gemm_reducescatter --world 4 --format json --output dist.json`" in bench_d4 and
-              "`rungs bench gemm_reducescatter --world 2 --format json --output dist.json`" in bench_d4,
-              "each world's table under its run's command")
-        # A picture per dist operation: per rung, max(comm, gemm) / time for each world and shape.
-        for op in ("allgather_gemm", "gemm_reducescatter"):
-            svg = os.path.join(root, "docs", "img", f"{op}-h100.svg")
-            check(os.path.exists(svg), f"picture {op}-h100.svg")
-            if os.path.exists(svg):
-                text = open(svg).read()
-                check("2 GPUs, " in text and "4 GPUs, " in text and "(auto: rung 2)" in text,
-                      f"{op}-h100.svg has a series per world, naming auto's rung")
-                check("2 chunked_overlap" in text and "commit d15d15d" in text, f"{op}-h100.svg names the rungs and the commit")
-            check(f"img/{op}-h100.svg" in bench_d4, f"BENCHMARKS.md shows {op}-h100.svg")
-        # fp8 rows in the main job (made-up numbers): a table per scales' layout in the tensor-core
-        # block, and per-tensor headline rows; none of them without fp8 rows.
-        check("gemm fp8" not in bench5 and "fp8 (e4m3" not in bench5, "no fp8 table or headline without fp8 rows")
-        with open(SAMPLES[0]) as f:
-            with_f8 = json.load(f)
-        for s3 in (2048, 4096):
-            for variant, rung, x in (("cublas", 11, 1.0), ("wgmma_fp8", 28, 1.05), ("auto=cublas", -1, 1.0)):
-                for scaling in ("tensor", "block128"):
-                    ms = 2.0 * s3 ** 3 / (1.2e15 * x) * 1e3
-                    with_f8["benchmarks"].append({
-                        "name": f"gemm/{variant}/{s3}x{s3}x{s3}/nt/fp8", "op": "gemm", "rung": rung, "variant": variant,
-                        "m": s3, "n": s3, "k": s3, "trans": "nt", "dtype": "fp8", "scaling": scaling, "alpha": 1, "beta": 0,
-                        "baseline_rung": variant == "cublas", "repetitions": 20, "real_time": ms, "time_unit": "ms",
-                        "tflops": 2.0 * s3 ** 3 / (ms * 1e-3) / 1e12, "pct_peak": 60.0, "baseline": "cublas",
-                        "baseline_real_time": ms * x, "speedup_vs_baseline": x, "error_normwise": 1.0e-4,
-                        "pass": True, "status": "ok"})
-        with open(p, "w") as f:
-            json.dump(with_f8, f)
-        run_report(root, [p] + SAMPLES[1:])
-        bench_f8 = open(os.path.join(root, "docs", "BENCHMARKS.md")).read()
-        tables_parse(bench_f8, "BENCHMARKS.md with fp8 rows")
-        check("fp8 (e4m3 x e4m3 -> bf16, nt, per-tensor scales; x = over cuBLASLt):" in bench_f8, "an fp8 per-tensor table")
-        check("fp8 (e4m3 x e4m3 -> bf16, nt, 128-block scales; x = over cuBLASLt):" in bench_f8, "an fp8 block128 table")
-        check("| gemm fp8 4096^3 nt, per-tensor | cuBLASLt | 1.00x (cublas) | 1.05x (wgmma_fp8) |" in bench_f8,
-              "fp8 headline rows: auto and the best own rung")
-        check("bf16:" in bench_f8, "the bf16 table stays beside the fp8 ones")
-        # scripts/bench_python.py's JSON: a Python section in BENCHMARKS.md and the python block, the
-        # newest run per GPU (made-up numbers for the test).
-        check("## Python" not in bench5, "no Python section without a bench_python.py run")
-
-        def py_run(commit, date, us):
-            return {"meta": {"device": "NVIDIA H100 80GB HBM3", "commit": commit, "date": date, "rungs": "0.1.0",
-                             "torch": "2.11.0", "calls": 10000, "reps": 50},
-                    "rows": [{"what": "host time per call, 64^3 float32: rungs.gemm", "us": us},
-                             {"what": "rungs.gemm / raw, 4096^3", "ratio": 1.0012}]}
-        py_old, py_new = os.path.join(tmp, "py-old.json"), os.path.join(tmp, "py-new.json")
-        with open(py_old, "w") as f:
-            json.dump(py_run("0ldpy00", "2000-01-01", 99.5), f)
-        with open(py_new, "w") as f:
-            json.dump(py_run("py0c0de", "2026-11-27", 12.34), f)
-        run_report(root, [py_old, py_new] + SAMPLES)
-        bench6 = open(os.path.join(root, "docs", "BENCHMARKS.md")).read()
-        check("## Python: the cost of a call from PyTorch" in bench6, "BENCHMARKS.md has the Python section")
-        check("| host time per call, 64^3 float32: rungs.gemm | 12.34 us |" in bench6, "the Python run's rows")
-        check("| rungs.gemm / raw, 4096^3 | 1.0012 |" in bench6, "ratios as ratios")
-        check("py0c0de" in bench6 and "0ldpy00" not in bench6, "the newest Python run per GPU, with its commit")
-        if os.path.exists(os.path.join(root, "docs", "python.md")):
-            pm = re.search(r"<!-- report:python -->\n(.*?)<!-- /report:python -->",
-                           open(os.path.join(root, "docs", "python.md")).read(), re.S)
-            check(pm is not None and "12.34 us" in pm.group(1), "docs/python.md's python block holds the run")
+        test_samples(tmp)
+        test_selection(tmp, make_root(tmp, "selection"))
+        test_headline(tmp, make_root(tmp, "headline"))
+        test_python(tmp, make_root(tmp, "python"))
+    test_repository()
     if failures:
         print(f"{len(failures)} check(s) failed")
         return 1

@@ -57,6 +57,10 @@ struct VariantInfo {
   // gemm: the element types and math modes the rung does, of "f32 tf32 tf32x3 f16 bf16 fp8"
   // (f32 = float with Math::fp32); other ladders: empty.
   std::string types{};
+  // The rung this one builds on (it adds one idea to it): the one before it where the ladder is a
+  // line; gemm's and the dist ladders' branches name theirs. Empty for a ladder's first rung and
+  // for the vendor baseline.
+  std::string parent{};
 };
 
 // The rungs of one ladder, in ladder order, vendor baseline included ("cublas").

@@ -232,7 +232,7 @@ std::string bench_help() {
         "others; the same rungs timed (those that take fp8).\n"
         "\n"
         "fp8 (--dtype fp8): e4m3 x e4m3 operands with float scales laid out as --scaling says (tensor,\n"
-        "outer or block128; docs/gemm_tc.md, FP8), a bf16 C. The cublas rung's cuBLASLt is the baseline\n"
+        "outer or block128; docs/fp8.md), a bf16 C. The cublas rung's cuBLASLt is the baseline\n"
         "(nt only: --trans nt); ours are wgmma_fp8 (tensor and outer scales), wgmma_fp8_promote and\n"
         "wgmma_fp8_overlap (all three) and, for m <= 128, decode_fp8 (all three); a rung without an fp8\n"
         "entry, or one that does not take the shape, reports unsupported. Memory-bound rows count A and B\n"

@@ -28,12 +28,22 @@ std::string types_of(const sgemm::Rung& r) {
   return t;
 }
 
+// A line's parent: the rung before (the baseline is nobody's parent and has none).
+template <typename Rung>
+std::string parent_of(const std::vector<Rung>& ladder, size_t i) {
+  if (ladder[i].baseline) return "";
+  while (i-- > 0)
+    if (!ladder[i].baseline) return ladder[i].name;
+  return "";
+}
+std::string parent_of(const std::vector<sgemm::Rung>& ladder, size_t i) { return ladder[i].parent; }
+
 template <typename Rung>
 std::vector<VariantInfo> list(const std::vector<Rung>& ladder, int first) {
   std::vector<VariantInfo> out;
   for (size_t i = 0; i < ladder.size(); ++i)
     out.push_back({ladder[i].name, ladder[i].summary, static_cast<int>(i) + first, ladder[i].min_sm,
-                   ladder[i].baseline, types_of(ladder[i])});
+                   ladder[i].baseline, types_of(ladder[i]), parent_of(ladder, i)});
   return out;
 }
 }  // namespace

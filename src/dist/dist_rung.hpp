@@ -177,6 +177,7 @@ void rank_product(const ArgsT<T>& a, int64_t rows, const T* A, int64_t lda, T* C
 
 struct Rung {
   const char* name;
+  const char* parent;  // the rung this one builds on ("" for the baseline)
   const char* summary;
   int min_sm;     // major*10+minor
   bool baseline;  // what users write today (ncclAllGather / ncclReduceScatter beside the best gemm)

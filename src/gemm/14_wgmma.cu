@@ -7,8 +7,9 @@
 // mbarriers ("full": TMA bytes landed; "empty": both warpgroups' MMAs on the slot retired, then
 // thread 0 refills it). Out-of-range rows and columns of a box are zero-filled by TMA; the
 // epilogue stores straight from the accumulators, masked, two elements at a time where aligned.
-// Fallback inside the rung (slower, same answer; `variants` says so): TMA needs 16-byte aligned
-// bases and ld * sizeof(T) % 16 == 0, so other f16/bf16 cases run rung 13. tf32 wgmma has no
+// Slower paths inside the rung (same answer; `variants` says so): TMA needs 16-byte aligned bases
+// and ld * sizeof(T) % 16 == 0, so other f16/bf16 operands are first copied with an aligned stride
+// (gemm/pack.hpp). tf32 wgmma has no
 // transpose and reads fp32 bits truncated to tf32: float operands stored m/n-contiguous are first
 // copied k-contiguous (gemm/pack.hpp: one read and write of that operand per call), and the TMA
 // loads round every element to tf32 (detail::tma_operand_type).
@@ -20,7 +21,7 @@
 #include "core/errors.hpp"
 #include "detail/gemm_pipeline.cuh"
 #include "detail/gemm_tc.cuh"
-#include "detail/hopper.cuh"
+#include "detail/sm90/mma_stage.cuh"
 #include "gemm/gemm_rung.hpp"
 #include "gemm/pack.hpp"
 
@@ -122,10 +123,12 @@ void launch_tma(const ArgsT<T>& a) {
   detail::check_launch("wgmma");
 }
 
+// Rows TMA cannot address (base or stride not a multiple of 16 bytes) are copied aligned first.
 template <typename T>
-void run16(const ArgsT<T>& a, void (*fallback)(const ArgsT<T>&)) {
+void run16(const ArgsT<T>& user) {
   detail::require_sm90a("wgmma");
-  if (!pack::tma_ok(a.A, a.lda, 2) || !pack::tma_ok(a.B, a.ldb, 2)) return fallback(a);
+  std::unique_ptr<detail::Scratch> keep_a, keep_b;  // freed on the stream after the kernel
+  const ArgsT<T> a = pack::operands(user, keep_a, keep_b);
   detail::dispatch_trans(a.ta, a.tb, [&](auto ta, auto tb) {
     launch_tma<T, decltype(ta)::value, !decltype(tb)::value>(a);
   });
@@ -133,8 +136,8 @@ void run16(const ArgsT<T>& a, void (*fallback)(const ArgsT<T>&)) {
 
 }  // namespace
 
-void run_f16(const ArgsH& a) { run16(a, mma_sync::run_f16); }
-void run_bf16(const ArgsBF& a) { run16(a, mma_sync::run_bf16); }
+void run_f16(const ArgsH& a) { run16(a); }
+void run_bf16(const ArgsBF& a) { run16(a); }
 void run_tf32(const Args& user) {
   detail::require_sm90a("wgmma");
   std::unique_ptr<detail::Scratch> keep_a, keep_b;  // freed on the stream after the kernel

@@ -24,7 +24,7 @@
 // Prediction: 0.95-1.05x cuBLAS at 4096-8192. Measured on the H100 (docs/gemm_tc.md): 0.77-0.78x
 // at 2048, 0.88-0.89x at 4096, 0.96x at 8192 (f16, bf16): level with rung 14, not above it. A
 // .release.cluster remote mbarrier arrive per k tile ran it at 0.43x (it stalled each consumer;
-// the cta-scope release is 2.0x faster, 13c207f: see detail/hopper.cuh). tf32 with TMA rounding
+// the cta-scope release is 2.0x faster, 13c207f: see detail/sm90/sync.cuh). tf32 with TMA rounding
 // the operands (d7eea71) 0.92 / 0.95 / 0.94x nn at 2048 / 4096 / 8192; rounding copies of A and B
 // ran 0.77-0.87x. Unaligned 4095x4097x4093: 2.6x cuBLAS, 1.65x slower than 4096^3 (the copies,
 // and 17 tile columns for n = 4097: 544 tiles, 5 rounds of 132 blocks instead of 4).

@@ -3,8 +3,8 @@
 // Adds over 15 wgmma_ws: each operand split once per call into a tf32 big part and a tf32 small
 // part (x = hi + lo + O(2^-22 |x|); gemm/pack.cu split_operands, k-contiguous, both parts in
 // scratch), and three products per k step, hi*lo + lo*hi + hi*hi (lo*lo, ~2^-22 relative, left
-// out). The tensor core's fp32 accumulation truncates (round toward zero: docs/gemm_tc.md, "What
-// 3xTF32 taught"), so a sum over all of k on the tensor core is biased: each stage (32 of k) is
+// out). The tensor core's fp32 accumulation truncates (round toward zero: docs/gemm_tc.md,
+// "3xTF32"), so a sum over all of k on the tensor core is biased: each stage (32 of k) is
 // summed apart on the tensor core (the first wgmma of the stage starts a fresh accumulator), the
 // small products first, and reaches the fp32 accumulator through an ordinary round-to-nearest add.
 // Tiles 128 x 128 (each consumer 64 x 128: 64 accumulator registers and 64 for the stage sum),
@@ -25,7 +25,8 @@
 // 41 %, DRAM 84 % busy): the hi and lo copies double the bytes of every panel, and the tiles in
 // flight, drifting apart in k, do not share them in L2. Rung 22 (wgmma_x3_rs) reads A's fp32 once
 // and splits it in registers: 122 / 126 TFLOP/s at 4096 / 8192^3.
-// The frame and this rung's A part (SplitCopies) are in wgmma_x3.cuh; rung 22 replaces the A part.
+// Its parts (the X3 mainloop with the A part SplitCopies, SumPerStage) are in wgmma_x3.cuh, on the
+// warp-specialized frame (wgmma_ws.cuh); rung 22 replaces the A part.
 #include "gemm/wgmma_x3.cuh"
 
 namespace rungs::sgemm::wgmma_x3 {

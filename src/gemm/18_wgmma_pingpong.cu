@@ -31,7 +31,7 @@
 #include "core/errors.hpp"
 #include "detail/gemm_pipeline.cuh"
 #include "detail/gemm_tc.cuh"
-#include "detail/hopper.cuh"
+#include "detail/sm90/mma_stage.cuh"
 #include "core/scratch.hpp"
 #include "gemm/gemm_rung.hpp"
 #include "gemm/pack.hpp"
@@ -62,8 +62,7 @@ constexpr int bk() {  // k per stage: one 128-byte row
 
 template <typename T, int TA, int TB>
 __device__ __forceinline__ void wgmma_128(float (&d)[64], uint64_t da, uint64_t db) {
-  if constexpr (std::is_same_v<T, __half>) detail::wgmma_128_f16<TA, TB>(d, da, db);
-  else detail::wgmma_128_bf16<TA, TB>(d, da, db);
+  detail::wgmma<128, T, T, TA == 1, TB == 1>(d, da, db);
 }
 
 // One stage for a consumer's 128 x 128 tile: per k16, rows 0-63 and 64-127 of A (d0, d1) against

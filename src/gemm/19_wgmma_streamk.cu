@@ -46,7 +46,7 @@ namespace rungs::sgemm::ws {
 // tile. With G < tiles < 2 G in the split, a range is longer than a tile: a tile is cut at most
 // once, and its rest belongs to the next cluster.
 struct StreamK {
-  static constexpr bool pairs = false, whole_tiles = false, wide_producer = false;
+  static constexpr bool whole_tiles = false, wide_producer = false;
   // tf32 register path: no wgmma group in flight across stages (with one, the partial-sum code spills).
   static constexpr int rs_in_flight = 0;
   struct Params {
@@ -77,12 +77,16 @@ struct StreamK {
   // This cluster's pieces of work: piece p < count is cluster tile t, k tiles kb .. ke - 1. A
   // counted loop with the piece computed from p (a loop driven by a next() that keeps state made
   // the compiler leave the epilogue's loop rolled and the accumulators in local memory).
-  struct Walk : BandedTiles {
+  template <int TBN>
+  struct Walk : BandedTiles<TBN> {
+    static_assert(TBN == BN, "partial sums of 64 x BN");
+    using BandedTiles<TBN>::walk;
+    using BandedTiles<TBN>::rank;
     Params sk;
     int count, dp;    // dp of the count pieces are whole tiles first, first + stride, ...
     int t0, k0, end;  // then the stream-K range: tile t0 from k tile k0 on, to k tile `end` counted from t0
     __device__ __forceinline__ Walk(const Params& p, int tiles_m, int tiles_n_, uint32_t rank_)
-        : BandedTiles(tiles_m, tiles_n_, rank_), sk(p) {
+        : BandedTiles<TBN>(tiles_m, tiles_n_, rank_), sk(p) {
       const int first = walk.first, clusters = walk.stride;
       dp = first < sk.dp_tiles ? (sk.dp_tiles - first + clusters - 1) / clusters : 0;
       count = dp;
@@ -103,7 +107,7 @@ struct StreamK {
     __device__ __forceinline__ void locate(int p, int& m0, int& n0, bool& solo, int& kb, int& ke) const {
       int t;
       piece(p, t, kb, ke);
-      tile(p, t, m0, n0, solo);
+      this->tile(p, t, m0, n0, solo);
     }
     // A consumer's 64 x 256 partial sum to / from its workspace slot: float4 i of thread t at
     // i * 128 + t (each warp moves 512 contiguous bytes per instruction), through L2 only.

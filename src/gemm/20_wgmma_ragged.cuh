@@ -1,6 +1,6 @@
 // Rung 20's parts, the ragged edges (used by rungs 20 and 23; what they add and why:
-// 20_wgmma_ragged.cu): Ragged, the width of B a tile multiplies (the narrowest wgmma width that
-// holds its columns), and Staged, an epilogue that hands C that TMA cannot store to the producer
+// 20_wgmma_ragged.cu): Ragged, a mainloop whose tiles multiply only the width of B they need (the
+// narrowest wgmma width that holds its columns), and Staged, an epilogue that hands C that TMA cannot store to the producer
 // warpgroup's idle warps through the consumer's shared buffer.
 #pragma once
 
@@ -8,11 +8,12 @@
 
 namespace rungs::sgemm::ws {
 
-// Width: a tile with at most 64 (128) columns left multiplies m64n64 (m64n128) and loads only those
+// Mainloop: a tile with at most 64 (128) columns left multiplies m64n64 (m64n128) and loads only those
 // columns of B.
-struct Ragged {
-  static constexpr bool ragged = true;
+struct Ragged : TmaStages {
+  static constexpr bool ragged = true, pairs = false;
   __device__ __forceinline__ static int width(int cols_left) { return cols_left > 128 ? 256 : cols_left > 64 ? 128 : 64; }
+  __device__ __forceinline__ static bool two(int, bool) { return false; }
   template <class Walk, class Mainloop, class Paired>
   __device__ __forceinline__ static void multiply(const Walk& walk, int p, int t, int64_t m, int64_t n, int cw,
                                                   Paired&& paired, Mainloop&& mainloop) {

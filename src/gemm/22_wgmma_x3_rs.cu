@@ -25,7 +25,7 @@
 // run; 8192^3 steady (8.63-8.76 ms where rung 16 spreads over 10.3-13.1); 4096^3 nt 123.6;
 // 4095 x 4097 x 4093 115.2 (0.94 of 4096^3's speed). tn / tt read A as stored (d2be6cf): 119.5 /
 // 121.2 at 4096^3, 122.5 / 124.5 at 8192^3, where copying A k-contiguous ran 113.7 / 116.7 at 4096^3.
-// The frame is rung 16's (wgmma_x3.cuh); the A part below is what this rung adds.
+// Its mainloop and accumulation are rung 16's (wgmma_x3.cuh); the A part below is what this rung adds.
 #include "gemm/wgmma_x3.cuh"
 
 namespace rungs::sgemm::x3_kernel {
@@ -44,7 +44,7 @@ struct SplitInRegisters {
     }
   }
   // A's fragments of the stage, split in registers. No wgmma group of this consumer is in flight
-  // here (the frame waits for each stage's products), so writing them does not serialize the MMAs
+  // here (SumPerStage waits for each stage's products), so writing them does not serialize the MMAs
   // (C7513).
   template <bool A_MN, class L>
   static __device__ __forceinline__ void multiply(float (&t)[64], const unsigned char* st, int cw) {
@@ -64,9 +64,9 @@ struct SplitInRegisters {
       const uint32_t(&al)[4] = *reinterpret_cast<const uint32_t(*)[4]>(&lo[4 * kk]);
       const uint64_t bh = detail::smem_desc(st + L::B_HI + kk * 32, 16, 1024);
       const uint64_t bl = detail::smem_desc(st + L::B_LO + kk * 32, 16, 1024);
-      detail::wgmma_128_tf32_rs(t, ah, bl, kk > 0);  // the small products first, into a fresh sum
-      detail::wgmma_128_tf32_rs(t, al, bh);
-      detail::wgmma_128_tf32_rs(t, ah, bh);
+      detail::wgmma_rs_tf32<128>(t, ah, bl, kk > 0);  // the small products first, into a fresh sum
+      detail::wgmma_rs_tf32<128>(t, al, bh, true);
+      detail::wgmma_rs_tf32<128>(t, ah, bh, true);
     }
   }
 };

@@ -60,13 +60,19 @@
 
 namespace rungs::sgemm::ws {
 
+// Mainloop: Ragged, with a narrow tile's (64 columns, not solo) stages holding two k tiles each (A,
+// A', B, B', 16 + 16 + 8 + 8 KB; tf32's register path too), so twice the bytes are in flight for a
+// tile whose time is the latency of its loads. A k-contiguous B comes in boxes of 64 rows of n for
+// them (map_b64). The frame's load_piece and multiply_piece read `pairs` and two().
+struct Paired : Ragged {
+  static constexpr bool pairs = true;
+  __device__ __forceinline__ static bool two(int nb, bool solo) { return nb == 64 && !solo; }
+};
+
 // Schedule: a narrow last tile column (<= 64 columns) and a short last tile row (the tile rows odd
-// in number: its tiles paired side by side, solo) dealt by detail::NarrowDeal; a narrow tile's
-// stages hold two k tiles each (the frame's pairs: A, A', B, B', 16 + 16 + 8 + 8 KB; tf32's register
-// path too), so twice the bytes are in flight for a tile whose time is the latency of its loads. A
-// k-contiguous B comes in boxes of 64 rows of n for them (map_b64).
+// in number: its tiles paired side by side, solo) dealt by detail::NarrowDeal.
 struct Balanced {
-  static constexpr bool pairs = true, whole_tiles = true;
+  static constexpr bool whole_tiles = true;
   // 16-bit: the storer warps' walk (NarrowDeal::Share, with the short last row's walk) spills at
   // 40 and at 48 registers; 56 for the producer warpgroup leaves the consumers 216 (the block's
   // 384 x 168 registers), enough for the shared-memory form (tf32 through registers needs its
@@ -84,7 +90,9 @@ struct Balanced {
     return Params{g.kt, detail::NarrowDeal(static_cast<int>(ceil_div(g.tiles_m, CLUSTER)), static_cast<int>(g.tiles_n),
                                            narrow_last, g.clusters, g.tiles_m % CLUSTER != 0)};
   }
+  template <int TBN>
   struct Walk {
+    static_assert(TBN == BN, "the deal of 256-column tiles");
     Params sp;
     detail::NarrowDeal::Share share;
     int count, tiles_m, tiles_n;
@@ -126,7 +134,7 @@ struct Balanced {
 
 namespace rungs::sgemm::wgmma_balanced {
 
-using Parts = ws::Parts<ws::Balanced, ws::Ragged, ws::Staged<ws::TmaStore>>;
+using Parts = ws::Parts<ws::Balanced, ws::Paired, ws::Staged<ws::TmaStore>>;
 
 void run_f16(const ArgsH& a) { ws::run<Parts>(a, "wgmma_balanced"); }
 void run_bf16(const ArgsBF& a) { ws::run<Parts>(a, "wgmma_balanced"); }

@@ -27,9 +27,9 @@
 // A's tensor maps promote L2 fills from DRAM to 64 bytes instead of 256: 2-4 % faster on the H200
 // at 7168 x 8192 (m = 1-128) and 28672 x 8192 (m = 1, 16); 256-row boxes read 1-3 % slower with it
 // and keep 256 (scripts/experiments/l2_promotion.patch, decode_grid.cu).
-// Fallback inside the rung (slower, same answer): ta == T, or rows TMA cannot address (16-byte
-// aligned base and ld * 2 % 16 == 0) run rung 14 (which itself falls back to rung 13 for
-// unaligned rows).
+// Slower paths inside the rung (same answer): A stored k x m (ta == T) is first copied m x k (a copy
+// of A's few rows), rows TMA cannot address (16-byte aligned base and ld * 2 % 16 == 0) with an
+// aligned stride (pack::operands_a_k).
 // Bound now: reading W once from DRAM is the floor; the grid is whole tiles times
 // whole splits, so SMs can idle (n = 7168 at m <= 128: 112 blocks on 132 SMs; n = 28672 at N >= 64:
 // 112 256-row tiles); with splits, the sums' exchange through distributed shared memory after the
@@ -73,10 +73,13 @@ void launch(const ArgsT<T>& a) {
   launch_grid<T, N, H, W_MN, 1>(a, maps, tiles_n, groups, split_count(tiles, KT, sms), "decode_wgmma");
 }
 
+// A stored k x m (a transposed copy: A is the product's few rows) and rows TMA cannot address
+// (an aligned copy) are made readable first (pack::operands_a_k).
 template <typename T>
-void run16(const ArgsT<T>& a, void (*fallback)(const ArgsT<T>&)) {
+void run16(const ArgsT<T>& user) {
   detail::require_sm90a("decode_wgmma");
-  if (!tma_path(a)) return fallback(a);
+  std::unique_ptr<detail::Scratch> keep_a, keep_b;  // freed on the stream after the kernel
+  const ArgsT<T> a = pack::operands_a_k(user, keep_a, keep_b);
   // 256-row tiles (N >= 64) where they alone give half the SMs a whole tile: no split then, or one
   // that keeps the partial sums small; shorter n keeps 128 rows (twice the tiles, half the splits).
   const int64_t sms = detail::sm_count();
@@ -87,7 +90,7 @@ void run16(const ArgsT<T>& a, void (*fallback)(const ArgsT<T>&)) {
 
 }  // namespace
 
-void run_f16(const ArgsH& a) { run16(a, wgmma::run_f16); }
-void run_bf16(const ArgsBF& a) { run16(a, wgmma::run_bf16); }
+void run_f16(const ArgsH& a) { run16(a); }
+void run_bf16(const ArgsBF& a) { run16(a); }
 
 }  // namespace rungs::sgemm::decode_wgmma

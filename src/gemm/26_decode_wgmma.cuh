@@ -8,7 +8,7 @@
 
 #include "detail/gemm_pipeline.cuh"
 #include "detail/gemm_tc.cuh"
-#include "detail/hopper.cuh"
+#include "detail/sm90/mma_stage.cuh"
 #include "gemm/gemm_rung.hpp"
 #include "gemm/pack.hpp"
 #include "core/errors.hpp"
@@ -102,7 +102,7 @@ __device__ __forceinline__ void consume_k_tile(unsigned char* smem, uint64_t* fu
       const unsigned char* Wb = Ws + (wg * H + h) * 64 * ROW;
       const uint64_t dw = W_MN ? detail::smem_desc(Wb + kk * 16 * ROW, 64 * ROW, 1024)
                                : detail::smem_desc(Wb + kk * 32, 16, 1024);
-      detail::wgmma_narrow<T, W_MN ? 1 : 0, 0, N>(d[h], dw, da);
+      detail::wgmma<N, T, T, W_MN, false>(d[h], dw, da);
     }
   }
   detail::wgmma_commit();
@@ -313,24 +313,6 @@ void launch_grid(const ArgsT<T>& a, const Maps& maps, int64_t tiles_n, int64_t g
   }
 }
 
-// Every thread of a kernel whose results a programmatically launched kernel reads (the second
-// pass): that kernel may be scheduled now; it waits (griddep_wait) until this grid has finished
-// and its writes are visible.
-__device__ __forceinline__ void griddep_launch_dependents() {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-#else
-  __trap();
-#endif
-}
-__device__ __forceinline__ void griddep_wait() {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  asm volatile("griddepcontrol.wait;\n" ::: "memory");
-#else
-  __trap();
-#endif
-}
-
 // Launches kernel<<<grid, block, 0, stream>>>(args...) as a programmatic dependent of the kernel
 // launched before it on the stream: scheduled while that one runs (where SMs have room), its
 // griddep_wait returns once that one has finished.
@@ -346,13 +328,6 @@ void launch_dependent(void (*kernel)(P...), dim3 grid, unsigned block, cudaStrea
   cfg.attrs = attr;
   cfg.numAttrs = 1;
   RUNGS_CUDA(cudaLaunchKernelEx(&cfg, kernel, static_cast<P>(args)...));
-}
-
-// A must be m x k (ta == N, k-contiguous); W either n x k (tb == T) or k x n (tb == N, read
-// through wgmma's transpose bit); both with rows TMA can address.
-template <typename T>
-bool tma_path(const ArgsT<T>& a) {
-  return a.ta == Trans::N && pack::tma_ok(a.A, a.lda, 2) && pack::tma_ok(a.B, a.ldb, 2);
 }
 
 // f(std::integral_constant<int, N>{}) with wgmma's N: m rounded up to 8, 16, 32, 64, else 128.

@@ -21,7 +21,7 @@
 // griddepcontrol.wait for the sums). Workspace: 2 P slots
 // of BM x N floats (17 MB at BM x N = 128 x 128 on 132 SMs, 1 MB at N = 8), none when no tile is
 // cut.
-// Fallbacks as rung 26: ta == T, or rows TMA cannot address run rung 14.
+// Slower paths as rung 26's: A stored k x m and rows TMA cannot address are copied first.
 // Bound now: reading W once from DRAM, with every SM given an equal share (equal
 // bytes need not mean equal time: an SM that streams slower than the others ends last, where rung
 // 26's extra blocks go to whichever SM is free); the cut tiles' partial sums (at most P - 1 tiles,
@@ -80,7 +80,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   static_assert(smem_bytes<N, H>() <= 227 * 1024, "fits the 227 KB a Hopper block may have");
   static_assert(STAGES >= 2, "a pipeline");
   extern __shared__ unsigned char smem_raw[];
-  if (part != nullptr) griddep_launch_dependents();
+  if (part != nullptr) detail::griddep_launch_dependents();
   unsigned char* smem = detail::smem_align_1024(smem_raw);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + STAGES * STAGE_BYTES);
   uint64_t* empty = full + STAGES;
@@ -141,7 +141,7 @@ template <typename T, int N, int H>
 __global__ void __launch_bounds__(256)
     add_segments(const float* __restrict__ part, ArgsT<T> a, int64_t units, int64_t P, int tiles_n, int64_t KT) {
   constexpr int BM = bm<H>();
-  griddep_wait();
+  detail::griddep_wait();
   const int64_t j = blockIdx.x, cut = range_start(j + 1, units, P), tile = cut / KT;
   if (cut % KT == 0 || owner(tile * KT, units, P) != j) return;
   const int64_t b1 = owner((tile + 1) * KT - 1, units, P);
@@ -195,10 +195,13 @@ void launch(const ArgsT<T>& a) {
   }
 }
 
+// A stored k x m (a transposed copy: A is the product's few rows) and rows TMA cannot address
+// (an aligned copy) are made readable first (pack::operands_a_k).
 template <typename T>
-void run16(const ArgsT<T>& a, void (*fallback)(const ArgsT<T>&)) {
+void run16(const ArgsT<T>& user) {
   detail::require_sm90a("decode_streamk");
-  if (!tma_path(a)) return fallback(a);
+  std::unique_ptr<detail::Scratch> keep_a, keep_b;  // freed on the stream after the kernel
+  const ArgsT<T> a = pack::operands_a_k(user, keep_a, keep_b);
   // 256-row tiles (N >= 64) where they give half the SMs a whole tile: each range then holds
   // about a tile or more, and the cut tiles' partial sums (BM x N floats each) stay a few per cent
   // of W's bytes; shorter n keeps 128 rows.
@@ -210,7 +213,7 @@ void run16(const ArgsT<T>& a, void (*fallback)(const ArgsT<T>&)) {
 
 }  // namespace
 
-void run_f16(const ArgsH& a) { run16(a, wgmma::run_f16); }
-void run_bf16(const ArgsBF& a) { run16(a, wgmma::run_bf16); }
+void run_f16(const ArgsH& a) { run16(a); }
+void run_bf16(const ArgsBF& a) { run16(a); }
 
 }  // namespace rungs::sgemm::decode_streamk

@@ -33,74 +33,12 @@
 // (718 / 1017 / 1112 TFLOP/s). Normwise error 1.05e-4 at k = 8192 and 1.04e-4 at 32768, equal to
 // cuBLASLt's to three digits. Bound as written above: the two waits per k tile leave the tensor
 // core idle while a consumer adds; overlapping the promotion with the other consumer's MMAs (as
-// DeepGEMM does) is the next rung's. Nsight Compute (H200, 4096^3, docs/gemm_tc.md "Where rung 29's
-// cycles go"): both consumers wait for their MMAs and add at once, 181 thousand cycles against rung
+// DeepGEMM does) is the next rung's. Nsight Compute (H200, 4096^3, docs/fp8.md "What holds the
+// promotion"): both consumers wait for their MMAs and add at once, 181 thousand cycles against rung
 // 28's 158 per-tensor, 198 with block128, after the k loop's shared-memory descriptors were formed
 // once per tile and block128's next scales issued under the first half's MMAs (10-11 % fewer
 // cycles; H200 block128 0.1191 / 0.8922 ms at 4096^3 / 8192^3, 0.99 / 0.94x cuBLASLt's block128).
-#include "gemm/17_wgmma_tma_store.cuh"
-
-namespace rungs::sgemm::ws {
-
-// Accumulation: the tensor core's partial sums promoted into the frame's fp32 sums d every
-// PROMOTE_EVERY k tiles, with the block128 scales (fp8 only).
-struct Promote {
-  static constexpr bool promote = true;
-  // k tiles (of 128) per promotion: block128 scales change every 128 k, so 1 (see the top).
-  static constexpr int PROMOTE_EVERY = 1;
-  // The consumer's k loop over k tiles kb .. ke - 1 of the tile whose rows row0 .. row0 + 63 (this
-  // consumer's) and columns n0 .. n0 + 255 it sums into d; `it`: the consumer's stage counter,
-  // release(slot): both blocks' producers may refill the slot.
-  template <typename T, class Args, class Release>
-  static __device__ __forceinline__ void k_loop(float (&d)[128], const Args& a, const unsigned char* smem,
-                                                uint64_t* full, int& it, int kb, int ke, int row0, int n0, int cw,
-                                                Release&& release) {
-    static_assert(PROMOTE_EVERY == 1, "one k tile per promotion (block128)");
-    using TA8 = typename Problem<T>::A;
-    using TB8 = typename Problem<T>::B;
-    float part[64];  // one half's partial sum (the MMAs start it from zero)
-#pragma unroll
-    for (int i = 0; i < 64; ++i) part[i] = 0.0f;
-    Block128Scales scales(a, row0, n0, kb, ke);  // block128: k tile kt + 1's loaded during kt
-    // Shared-space addresses converted once, not per k tile (ncu: the conversions of generic
-    // pointers and the scales' address arithmetic ran between two k tiles' MMAs, where both
-    // consumers are at once and the tensor core idles): slot 0's descriptors of this consumer's A
-    // rows and of B, and its full barrier. A slot, a k step (32 bytes) or a half of B moves the
-    // descriptors' start address (16-byte units).
-    const uint64_t da0 = detail::smem_desc(smem + cw * 64 * ROW, 16, 1024);
-    const uint64_t db0 = detail::smem_desc(smem + A_BYTES, 16, 1024);
-    const uint32_t full0 = detail::smem_u32(full);
-    for (int kt = kb; kt < ke; ++kt, ++it) {
-      float s[2][2];  // s[half][h]: row h's scale in column block `half` for k block kt
-      scales.product(s);
-      const int slot = it % STAGES;
-      detail::mbar_wait(full0 + 8u * slot, (it / STAGES) & 1);
-      const uint64_t at = uint64_t(slot) * (STAGE_BYTES / 16);
-#pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        detail::wgmma_fence();
-        detail::wgmma_stage_64x128_fp8<TA8, TB8>(part, da0 + at, db0 + at + half * (128 * ROW / 16), false);
-        detail::wgmma_commit();
-        if (half == 0) scales.prefetch(kt + 1);  // under this half's MMAs
-        detail::wgmma_wait<0>();
-        if (half == 1) release(slot);  // both halves have read the stage
-        // part[4j + e]: row 16w + g + 8 (e / 2), column 128 half + 8j + 2q + e % 2, which is
-        // d[64 half + 4j + e] of the 64 x 256 sums.
-#pragma unroll
-        for (int j = 0; j < 16; ++j)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            float& x = d[64 * half + 4 * j + e];
-            x = fmaf(s[half][e / 2], part[4 * j + e], x);
-          }
-      }
-    }
-  }
-  // After the consumer's last tile: nothing (the consumers do not wait for each other).
-  static __device__ __forceinline__ void after_tiles(int, int) {}
-};
-
-}  // namespace rungs::sgemm::ws
+#include "gemm/29_wgmma_fp8_promote.cuh"
 
 namespace rungs::sgemm::wgmma_fp8_promote {
 

@@ -54,71 +54,30 @@
 // Its k loop is rung 29's but for the turns (the descriptors formed once per tile, block128's next
 // scales issued under the first half's MMAs): H200 block128 0.1213 / 0.9086 ms at 4096^3 / 8192^3
 // against rung 29's 0.1191 / 0.8922, per-tensor 0.1123 / 0.8485 against 0.1088 / 0.8304 (26f8e50).
-#include "gemm/17_wgmma_tma_store.cuh"
+#include "gemm/29_wgmma_fp8_promote.cuh"
 
 namespace rungs::sgemm::ws {
 
-// Accumulation: Promote's partial sums (29_wgmma_fp8_promote.cu), with the two consumers' MMAs
-// issued in turns, half a k tile at a time (fp8 only).
-struct OrderedPromote {
-  static constexpr bool promote = true;
-  static constexpr int PROMOTE_EVERY = 1;  // k tiles per promotion, as Promote's
+// Accumulation: Promote's partial sums (29_wgmma_fp8_promote.cuh), with the two consumers' MMAs
+// issued in turns, half a k tile at a time (fp8 only): Turns, PromoteWith's order of issue.
+struct Turns {
   // Named barriers 3 and 4: consumer cw's turn to issue is barrier TURN + cw (1 and 2 are the
   // TMA-store epilogue's, one per consumer).
   static constexpr int TURN = 3, PAIR = 2 * 128;
-  // The consumer's k loop, as Promote::k_loop (the same arguments), with the turns.
-  template <typename T, class Args, class Release>
-  static __device__ __forceinline__ void k_loop(float (&d)[128], const Args& a, const unsigned char* smem,
-                                                uint64_t* full, int& it, int kb, int ke, int row0, int n0, int cw,
-                                                Release&& release) {
-    static_assert(PROMOTE_EVERY == 1, "one k tile per promotion (block128)");
-    using TA8 = typename Problem<T>::A;
-    using TB8 = typename Problem<T>::B;
-    const int mine = TURN + cw, theirs = TURN + (1 - cw);
-    float part[64];  // one half's partial sum (the MMAs start it from zero)
-#pragma unroll
-    for (int i = 0; i < 64; ++i) part[i] = 0.0f;
-    Block128Scales scales(a, row0, n0, kb, ke);  // block128: k tile kt + 1's loaded during kt
-    // Shared-space addresses converted once, as rung 29's loop does.
-    const uint64_t da0 = detail::smem_desc(smem + cw * 64 * ROW, 16, 1024);
-    const uint64_t db0 = detail::smem_desc(smem + A_BYTES, 16, 1024);
-    const uint32_t full0 = detail::smem_u32(full);
-    for (int kt = kb; kt < ke; ++kt, ++it) {
-      float s[2][2];  // s[half][h]: row h's scale in column block `half` for k block kt
-      scales.product(s);
-      const int slot = it % STAGES;
-      detail::mbar_wait(full0 + 8u * slot, (it / STAGES) & 1);
-      const uint64_t at = uint64_t(slot) * (STAGE_BYTES / 16);
-#pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        // This consumer's turn: the other has issued its half-step before this one (consumer 0's
-        // very first half-step goes first).
-        if (cw != 0 || it != 0 || half != 0) detail::named_barrier(mine, PAIR);
-        detail::wgmma_fence();
-        detail::wgmma_stage_64x128_fp8<TA8, TB8>(part, da0 + at, db0 + at + half * (128 * ROW / 16), false);
-        detail::wgmma_commit();
-        detail::named_barrier_arrive(theirs, PAIR);  // queued: the other's half-step may follow
-        if (half == 0) scales.prefetch(kt + 1);      // under this half's MMAs
-        detail::wgmma_wait<0>();
-        if (half == 1) release(slot);  // both halves have read the stage
-        // part[4j + e]: row 16w + g + 8 (e / 2), column 128 half + 8j + 2q + e % 2, which is
-        // d[64 half + 4j + e] of the 64 x 256 sums.
-#pragma unroll
-        for (int j = 0; j < 16; ++j)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            float& x = d[64 * half + 4 * j + e];
-            x = fmaf(s[half][e / 2], part[4 * j + e], x);
-          }
-      }
-    }
+  // This consumer's turn: the other has issued its half-step before this one (consumer 0's very
+  // first half-step goes first).
+  static __device__ __forceinline__ void wait(int cw, int it, int half) {
+    if (cw != 0 || it != 0 || half != 0) detail::named_barrier(TURN + cw, PAIR);
   }
+  // Queued: the other's half-step may follow.
+  static __device__ __forceinline__ void pass(int cw) { detail::named_barrier_arrive(TURN + (1 - cw), PAIR); }
   // After the consumer's last tile: consumer 0 takes consumer 1's last hand-over (it: this
   // consumer's k tiles over all its tiles; none, no hand-over either).
   static __device__ __forceinline__ void after_tiles(int cw, int it) {
     if (cw == 0 && it > 0) detail::named_barrier(TURN, PAIR);
   }
 };
+using OrderedPromote = PromoteWith<Turns>;
 
 }  // namespace rungs::sgemm::ws
 

@@ -216,7 +216,7 @@ __global__ void __launch_bounds__(THREADS, 1)
       // Both operands K-major: W's 64 rows of this warpgroup, A's N rows; k32 steps of 32 bytes.
       const uint64_t dw = detail::smem_desc(Ws + wg * 64 * ROW + kk * 32, 16, 1024);
       const uint64_t da = detail::smem_desc(As + kk * 32, 16, 1024);
-      detail::wgmma_narrow_fp8<TW, TA, N>(p, dw, da, kk > 0);
+      detail::wgmma<N, TW, TA>(p, dw, da, kk > 0);
     }
     detail::wgmma_commit();
     detail::wgmma_wait<0>();  // the partial sum is complete and the stage read

@@ -10,7 +10,7 @@
 // rate and finish together, whatever their count per SM. Always 128-row tiles (rung 26's 256-row
 // tiles' sums do not fit where two blocks' stages were). The kernel is rung 26's
 // (26_decode_wgmma.cuh, at OCC = 2): `diff 26_decode_wgmma.cu 32_decode_resident.cu` shows the grid.
-// Fallback inside the rung (slower, same answer): as rung 26 (rung 14).
+// Slower paths inside the rung (same answer): as rung 26's (A stored k x m, unaligned rows copied).
 // Bound now: reading W once from DRAM; the 1.7 waves and idle SMs are gone, the sums' exchange
 // of split tiles stays (four splits where rung 26 had two at n = 7168), and A's boxes are read by
 // twice as many blocks from L2 at N = 64 / 128 (128-row tiles where rung 26 took 256).
@@ -57,10 +57,13 @@ void launch(const ArgsT<T>& a) {
   launch_grid<T, N, H, W_MN, OCC>(a, maps, tiles_n, groups, split_count(tiles, KT, slots), "decode_resident");
 }
 
+// A stored k x m (a transposed copy: A is the product's few rows) and rows TMA cannot address
+// (an aligned copy) are made readable first (pack::operands_a_k).
 template <typename T>
-void run16(const ArgsT<T>& a, void (*fallback)(const ArgsT<T>&)) {
+void run16(const ArgsT<T>& user) {
   detail::require_sm90a("decode_resident");
-  if (!tma_path(a)) return fallback(a);
+  std::unique_ptr<detail::Scratch> keep_a, keep_b;  // freed on the stream after the kernel
+  const ArgsT<T> a = pack::operands_a_k(user, keep_a, keep_b);
   // 128-row tiles at every N.
   with_n(a.m, [&](auto n) {
     if (a.tb == Trans::N) launch<T, decltype(n)::value, 1, true>(a);
@@ -70,7 +73,7 @@ void run16(const ArgsT<T>& a, void (*fallback)(const ArgsT<T>&)) {
 
 }  // namespace
 
-void run_f16(const ArgsH& a) { run16(a, wgmma::run_f16); }
-void run_bf16(const ArgsBF& a) { run16(a, wgmma::run_bf16); }
+void run_f16(const ArgsH& a) { run16(a); }
+void run_bf16(const ArgsBF& a) { run16(a); }
 
 }  // namespace rungs::sgemm::decode_resident

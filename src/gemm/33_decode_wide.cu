@@ -12,8 +12,8 @@
 // straight into C's rows (C = alpha d + beta C, masked; C unread when beta == 0). A producer warp
 // streams W's N x 64 boxes and A's 64 NC x 64 boxes (128-byte swizzle, 64-byte L2 promotion as
 // rung 26's 128-row boxes) through up to 12 stages (5-12: 140-200 KB in flight).
-// Fallback inside the rung (slower, same answer): W stored k x n (tb == N), ta == T or rows TMA
-// cannot address run rung 26 (which reads k x n W in place, and falls back to rung 14).
+// W stored k x n (tb == N): rungs::Unsupported (rung 26 reads it in place). Slower paths inside the
+// rung (same answer): A stored k x m and rows TMA cannot address are copied first, as rung 26's.
 // Bound now: reading W once from DRAM, and A from L2: every block reads all of A's 64 NC rows per
 // k tile, as many bytes as its N rows of W at N = 64 NC, so at m = 128 and n = 8192 (N = 64) A's
 // L2 traffic is twice W's (940 MB against 470 at k = 28672) and the rung is 16 % slower than
@@ -113,7 +113,7 @@ __global__ void __launch_bounds__(threads<NC>(), 1)
     detail::wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < BK / 16; ++kk)  // k16 steps inside the 128-byte rows, both operands K-major
-      detail::wgmma_fitted<T, N>(d, detail::smem_desc(As + kk * 32, 16, 1024), detail::smem_desc(Ws + kk * 32, 16, 1024));
+      detail::wgmma<N, T, T>(d, detail::smem_desc(As + kk * 32, 16, 1024), detail::smem_desc(Ws + kk * 32, 16, 1024));
     detail::wgmma_commit();
     detail::wgmma_wait<1>();  // the MMAs of stage i - 1 have retired: its slot may be refilled
     if (i > 0 && tid % 128 == 0) detail::mbar_arrive(&empty[(i - 1) % STAGES]);
@@ -158,10 +158,14 @@ void with_width(int64_t n, int64_t groups, int64_t sms, F&& f) {
   else f(std::integral_constant<int, 256>{});
 }
 
+// W stored n x k only (tb == T); A stored k x m and rows TMA cannot address are copied first
+// (pack::operands_a_k).
 template <typename T>
-void run16(const ArgsT<T>& a, void (*fallback)(const ArgsT<T>&)) {
+void run16(const ArgsT<T>& user) {
+  if (user.tb != Trans::T) detail::unsupported("decode_wide", "W (B) stored n x k, tb = T");
   detail::require_sm90a("decode_wide");
-  if (!decode_wgmma::tma_path(a) || a.tb != Trans::T) return fallback(a);
+  std::unique_ptr<detail::Scratch> keep_a, keep_b;  // freed on the stream after the kernel
+  const ArgsT<T> a = pack::operands_a_k(user, keep_a, keep_b);
   const int64_t sms = detail::sm_count();
   auto go = [&](auto nc) {
     constexpr int NC = decltype(nc)::value;
@@ -173,7 +177,7 @@ void run16(const ArgsT<T>& a, void (*fallback)(const ArgsT<T>&)) {
 
 }  // namespace
 
-void run_f16(const ArgsH& a) { run16(a, decode_wgmma::run_f16); }
-void run_bf16(const ArgsBF& a) { run16(a, decode_wgmma::run_bf16); }
+void run_f16(const ArgsH& a) { run16(a); }
+void run_bf16(const ArgsBF& a) { run16(a); }
 
 }  // namespace rungs::sgemm::decode_wide

@@ -13,9 +13,9 @@
 // straight from the accumulators, alpha / beta, C unread when beta == 0). A's box is m rounded up to
 // 8 rows tall (the rest of the 64 rows zeroed once), where decode_wide_fp8.cu loaded 64 rows and
 // read 31 % slower at m = 1 than at m = 64 (7168 x 8192).
-// Fallback inside the rung: 64 < m <= 128, W stored k x n, A stored k x m or rows TMA cannot address
-// run rung 31 (which copies the operands k-major first where it must); m > 128: rungs::Unsupported
-// ("decode_fp8_wide: m <= 128").
+// m > 64: rungs::Unsupported ("decode_fp8_wide: m <= 64"; rung 31 runs them). Slower paths inside
+// the rung (same answer): W stored k x n, A stored k x m or rows TMA cannot address are copied
+// K-major and aligned first (pack::operands_fp8), as rung 31's.
 // Bound now: reading W once from DRAM; each warpgroup's wait for its own MMAs every k tile (the
 // other warpgroup's MMAs fill it where there are two); at N = 56 (n = 7168) one warpgroup, so the
 // tensor core idles while it adds.
@@ -158,8 +158,8 @@ __global__ void __launch_bounds__(threads<NW>(), 1)
     detail::wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < BK / 32; ++kk)  // k32 steps of 32 bytes inside the 128-byte rows, both K-major
-      detail::wgmma_fitted_fp8<TA, TW, NB>(p, detail::smem_desc(As + kk * 32, 16, 1024),
-                                           detail::smem_desc(Ws + kk * 32, 16, 1024), kk > 0);
+      detail::wgmma<NB, TA, TW>(p, detail::smem_desc(As + kk * 32, 16, 1024),
+                                detail::smem_desc(Ws + kk * 32, 16, 1024), kk > 0);
     detail::wgmma_commit();
     detail::wgmma_wait<0>();  // the partial sum is complete and the stage read
     if (t == 0) detail::mbar_arrive(&empty[s]);
@@ -231,11 +231,13 @@ void with_width(int64_t n, int64_t sms, F&& f) {
 
 }  // namespace
 
-void run_fp8(const ArgsF8& a) {
-  if (a.m > 128) detail::unsupported("decode_fp8_wide", "m <= 128");  // rung 31's limit, whose kernel runs m > 64
+// Operands TMA cannot read in place, or not K-major, are copied K-major and aligned first
+// (pack::operands_fp8).
+void run_fp8(const ArgsF8& user) {
+  if (user.m > 64) detail::unsupported("decode_fp8_wide", "m <= 64 (one consumer warpgroup of 64 rows)");
   detail::require_sm90a("decode_fp8_wide");
-  if (a.m > 64 || a.ta != Trans::N || a.tb != Trans::T || !pack::tma_ok(a.A, a.lda, 1) || !pack::tma_ok(a.B, a.ldb, 1))
-    return decode_fp8::run_fp8(a);
+  std::unique_ptr<detail::Scratch> keep_a, keep_b;  // freed on the stream after the kernel
+  const ArgsF8 a = pack::operands_fp8(user, keep_a, keep_b);
   const int64_t sms = detail::sm_count();
   with_fp8_types(a, [&](auto a8, auto w8, auto c) {  // W is the product's B
     with_width(a.n, sms, [&](auto nb, auto nw) {

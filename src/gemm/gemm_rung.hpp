@@ -89,6 +89,7 @@ void with_fp8_types(const ArgsF8& a, F&& f) {
 // asked. The CUDA-core rungs fill only `run`; the tensor-core rungs fill the others.
 struct Rung {
   const char* name;
+  const char* parent;  // the rung this one builds on ("" for the first rung and the vendor's)
   const char* summary;
   int min_sm;     // major*10+minor; 0 = runs on the host
   bool baseline;  // the vendor library

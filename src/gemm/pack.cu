@@ -190,6 +190,16 @@ Split3 split_operands(const Args& a, std::unique_ptr<detail::Scratch>& keep_a,
   return out;
 }
 
+template <typename T>
+ArgsT<T> operands_a_k(ArgsT<T> a, std::unique_ptr<detail::Scratch>& keep_a, std::unique_ptr<detail::Scratch>& keep_b) {
+  constexpr int E = int(sizeof(T));
+  const bool at = a.ta == Trans::T, bt = a.tb == Trans::T;
+  prepare(a.A, a.lda, at ? a.k : a.m, at ? a.m : a.k, at, !tma_ok(a.A, a.lda, E), keep_a, a.stream);
+  prepare(a.B, a.ldb, bt ? a.n : a.k, bt ? a.k : a.n, false, !tma_ok(a.B, a.ldb, E), keep_b, a.stream);
+  a.ta = Trans::N;
+  return a;
+}
+
 #define RUNGS_PACK(T)                                                                                     \
   template void copy_rows<T>(const T*, int64_t, int64_t, int64_t, T*, int64_t, cudaStream_t, T*);           \
   template void copy_transposed<T>(const T*, int64_t, int64_t, int64_t, T*, int64_t, cudaStream_t, T*);       \
@@ -198,6 +208,10 @@ RUNGS_PACK(float)
 RUNGS_PACK(__half)
 RUNGS_PACK(__nv_bfloat16)
 #undef RUNGS_PACK
+template ArgsT<__half> operands_a_k<__half>(ArgsT<__half>, std::unique_ptr<detail::Scratch>&,
+                                            std::unique_ptr<detail::Scratch>&);
+template ArgsT<__nv_bfloat16> operands_a_k<__nv_bfloat16>(ArgsT<__nv_bfloat16>, std::unique_ptr<detail::Scratch>&,
+                                                          std::unique_ptr<detail::Scratch>&);
 template void copy_rows<uint8_t>(const uint8_t*, int64_t, int64_t, int64_t, uint8_t*, int64_t, cudaStream_t, uint8_t*);
 template void copy_transposed<uint8_t>(const uint8_t*, int64_t, int64_t, int64_t, uint8_t*, int64_t, cudaStream_t,
                                        uint8_t*);

@@ -47,6 +47,12 @@ template <typename T>
 ArgsT<T> operands(ArgsT<T> a, std::unique_ptr<detail::Scratch>& keep_a, std::unique_ptr<detail::Scratch>& keep_b,
                   bool one_mn = false);
 
+// The operands of a 16-bit rung that reads A k-contiguous (the decode rungs: A is the product's
+// few rows): as operands(), and A stored k x m (ta == T) copied transposed to m x k, a copy of
+// m x k elements. The result has ta == N; B keeps its layout.
+template <typename T>
+ArgsT<T> operands_a_k(ArgsT<T> a, std::unique_ptr<detail::Scratch>& keep_a, std::unique_ptr<detail::Scratch>& keep_b);
+
 // The fp8 operands as a TMA rung reads them (rung 28): wgmma reads 8-bit operands K-major only, so
 // A stored k x m (ta == T) and B stored k x n (tb == N) are copied transposed (A to m x k, B to
 // n x k); an operand TMA cannot read in place (base or ld * 1 byte not a multiple of 16) is copied

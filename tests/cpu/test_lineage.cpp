@@ -1,0 +1,98 @@
+// The lineage of every ladder (VariantInfo::parent): each rung names the rung it adds one idea to,
+// that rung exists in the same ladder and comes before it (so the lineage is a tree, read in ladder
+// order), the vendor baseline stands apart, and a ladder has only the roots it is meant to have.
+#include <rungs/rungs.hpp>
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace rungs::test {
+namespace {
+
+// A ladder's roots besides its baseline: its first rung, and where a branch starts from another
+// ladder's design, that branch's first rung (gemm's decode_rows: gemv's packed-row design carrying
+// several rows of A). The dist ladders start from their baseline, the flow users write today.
+std::set<std::string> roots_of(Op op) {
+  switch (op) {
+    case Op::gemm: return {"cpu_naive", "decode_rows"};
+    case Op::gemv: return {"naive"};
+    case Op::reduce: return {variants(op).front().name};
+    default: return {};
+  }
+}
+
+void check_ladder(Op op, const char* label) {
+  SCOPED_TRACE(label);
+  const std::vector<VariantInfo> v = variants(op);
+  std::map<std::string, int> number;
+  std::set<std::string> roots;
+  for (const VariantInfo& r : v) {
+    SCOPED_TRACE(r.name);
+    if (r.baseline) {
+      // The baseline builds on nothing of ours, except where it is the ladder's first rung, and
+      // is nobody's parent unless it is (the dist ladders start from the flow users write today).
+      if (r.parent.empty()) roots.insert(r.name);
+    } else if (r.parent.empty()) {
+      roots.insert(r.name);
+    } else {
+      const auto p = number.find(r.parent);
+      ASSERT_NE(p, number.end()) << "parent " << r.parent << " is not an earlier rung of the ladder";
+      EXPECT_LT(p->second, r.rung);
+    }
+    number[r.name] = r.rung;
+  }
+  std::set<std::string> expected = roots_of(op);
+  for (const VariantInfo& r : v)
+    if (r.baseline && r.parent.empty()) expected.insert(r.name);
+  EXPECT_EQ(roots, expected);
+  // Every parent that is a baseline is the ladder's first entry (the dist ladders' nccl_then_gemm).
+  for (const VariantInfo& r : v)
+    for (const VariantInfo& q : v)
+      if (q.name == r.parent && q.baseline) {
+        EXPECT_EQ(q.rung, v.front().rung) << r.name;
+      }
+}
+
+TEST(Lineage, EveryParentIsAnEarlierRungOfTheLadder) {
+  check_ladder(Op::gemm, "gemm");
+  check_ladder(Op::gemv, "gemv");
+  check_ladder(Op::reduce, "reduce");
+  check_ladder(Op::allgather_gemm, "allgather_gemm");
+  check_ladder(Op::gemm_reducescatter, "gemm_reducescatter");
+}
+
+// Where a ladder is a line (gemv, reduce), each rung's parent is the rung before it.
+TEST(Lineage, LinesBuildOnTheRungBefore) {
+  for (Op op : {Op::gemv, Op::reduce}) {
+    std::string before;
+    for (const VariantInfo& r : variants(op)) {
+      if (r.baseline) {
+        EXPECT_TRUE(r.parent.empty()) << r.name;
+        continue;
+      }
+      EXPECT_EQ(r.parent, before) << r.name;
+      before = r.name;
+    }
+  }
+}
+
+// The tensor-core wing's branches, as the docs tell them: the 3xTF32 pair, the warp-specialized
+// family on rung 17, the decode branch on the first wgmma rung, the fp8 branch on rung 17.
+TEST(Lineage, TensorCoreBranches) {
+  std::map<std::string, std::string> parent;
+  for (const VariantInfo& r : variants(Op::gemm)) parent[r.name] = r.parent;
+  EXPECT_EQ(parent["wgmma"], "mma_sync");
+  EXPECT_EQ(parent["wgmma_x3_rs"], "wgmma_x3");
+  EXPECT_EQ(parent["wgmma_balanced"], "wgmma_ragged");
+  EXPECT_EQ(parent["decode_wgmma"], "wgmma");
+  EXPECT_EQ(parent["wgmma_fp8"], "wgmma_tma_store");
+  EXPECT_EQ(parent["decode_fp8_wide"], "decode_fp8");
+  EXPECT_TRUE(parent["cublas"].empty());
+}
+
+}  // namespace
+}  // namespace rungs::test
