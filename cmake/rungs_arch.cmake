@@ -1,8 +1,8 @@
 # Which device code each source of the library gets (included by CMakeLists.txt after the rungs target
 # and its settings). The one rule: the Hopper-only sources are compiled for sm_90a only.
 #
-# A Hopper-only source is one whose kernels are sm_90a code: it includes src/detail/hopper.cuh, directly
-# or through another header of src/. Every other source is compiled for each entry of
+# A Hopper-only source is one whose kernels are sm_90a code: it includes a header of src/detail/sm90/
+# (the sm_90a instructions), directly or through another header of src/. Every other source is compiled for each entry of
 # CMAKE_CUDA_ARCHITECTURES; the Hopper-only ones for its sm_90a entries alone (an object library, whose
 # objects go into librungs.a), so a list such as "80-real;86-real;89-real;90a-real;90-virtual" costs them
 # one compilation, not five: on other GPUs their rungs throw rungs::Unsupported (require_sm90a) and
@@ -39,9 +39,15 @@ endif()
 if(RUNGS_SM90A_ARCHITECTURES)
   target_compile_definitions(rungs PRIVATE RUNGS_HAVE_SM90A=1)
 
-  # The headers of src/ that include detail/hopper.cuh, directly or through each other.
+  # The headers of src/detail/sm90/, and those of src/ that include one, directly or through each other.
   file(GLOB_RECURSE rungs_headers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/*.cuh ${PROJECT_SOURCE_DIR}/src/*.hpp)
-  set(rungs_hopper_headers "detail/hopper.cuh")
+  set(rungs_hopper_headers "")
+  foreach(h IN LISTS rungs_headers)
+    file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR}/src ${h})
+    if(rel MATCHES "^detail/sm90/")
+      list(APPEND rungs_hopper_headers "${rel}")
+    endif()
+  endforeach()
   set(rungs_grew TRUE)
   while(rungs_grew)
     set(rungs_grew FALSE)
