@@ -626,18 +626,20 @@ NB_MODULE(_rungs, m) {
 
   nb::class_<rungs::VariantInfo>(m, "VariantInfo",
                                  "One rung of a ladder: name, summary, rung number, min_sm (0: runs on the "
-                                 "host), baseline (the vendor's), types (gemm: the element types and math "
-                                 "modes it does)")
+                                 "host), baseline (the vendor's), types (the element types and math modes it "
+                                 "does), parent (the rung it builds on; empty for the first and the baseline)")
       .def_ro("name", &rungs::VariantInfo::name)
       .def_ro("summary", &rungs::VariantInfo::summary)
       .def_ro("rung", &rungs::VariantInfo::rung)
       .def_ro("min_sm", &rungs::VariantInfo::min_sm)
       .def_ro("baseline", &rungs::VariantInfo::baseline)
       .def_ro("types", &rungs::VariantInfo::types)
+      .def_ro("parent", &rungs::VariantInfo::parent)
       .def("__repr__", [](const rungs::VariantInfo& v) {
         return "VariantInfo(name='" + v.name + "', rung=" + std::to_string(v.rung) +
                ", min_sm=" + std::to_string(v.min_sm) + ", baseline=" + (v.baseline ? "True" : "False") +
-               (v.types.empty() ? std::string() : ", types='" + v.types + "'") + ")";
+               (v.types.empty() ? std::string() : ", types='" + v.types + "'") +
+               (v.parent.empty() ? std::string() : ", parent='" + v.parent + "'") + ")";
       });
 
   const auto no_gil = nb::call_guard<nb::gil_scoped_release>();
