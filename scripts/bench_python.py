@@ -7,7 +7,10 @@
    beforehand) that the Python layer wraps, interleaved in turns of 100 calls. Each call is timed
    on its own (time.perf_counter_ns); the median of --calls calls is reported. Every 100 calls the stream is synchronized (untimed), so
    the launch queue never fills and blocks a call.
-2. Device time at --large^3 float32: rungs.gemm against the raw call (the same kernel; the Python
+2. Host time per call of a linear layer at 16 x 4096 x 4096 bfloat16 (weight 4096 x 4096, with and
+   without bias): rungs.linear(x, w, b) against torch.nn.functional.linear(x, w, b), interleaved the
+   same way.
+3. Device time at --large^3 float32: rungs.gemm against the raw call (the same kernel; the Python
    layer's work is host-side only), medians of CUDA-event times.
 
 Prints one line per measurement and, with --json FILE, writes them with the device and versions.
@@ -111,6 +114,25 @@ def main():
         host_times(fn, 1000)
         rows.append({"what": f"host time per call: {name}", "us": statistics.median(host_times(fn, args.calls)) / 1e3})
 
+    # rungs.linear against F.linear: a decode-sized linear layer, bfloat16.
+    x = torch.randn(16, 4096, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16)
+    bias = torch.randn(4096, device="cuda", dtype=torch.bfloat16)
+    F = torch.nn.functional
+    for label, bb in (("", None), (" with bias", bias)):
+        lin = {"rungs.linear": lambda: rungs.linear(x, w, bb), "F.linear": lambda: F.linear(x, w, bb)}
+        for fn in lin.values():
+            host_times(fn, 200)
+        lt = {name: [] for name in lin}
+        for _ in range(max(1, args.calls // 100)):
+            for name, fn in lin.items():
+                lt[name] += host_times(fn, 100)
+        lm = {name: statistics.median(t) / 1e3 for name, t in lt.items()}
+        for name in lin:
+            rows.append({"what": f"host time per call, linear 16 x 4096 x 4096 bfloat16{label}: {name}", "us": lm[name]})
+        rows.append({"what": f"rungs.linear - F.linear, host time per call{label}",
+                     "us": lm["rungs.linear"] - lm["F.linear"]})
+
     n = args.large
     A, B = torch.randn(n, n, device="cuda"), torch.randn(n, n, device="cuda")
     C = torch.empty(n, n, device="cuda")
@@ -129,7 +151,7 @@ def main():
 
     path = ("rungs._rungs_torch (libtorch's C++ API)" if getattr(rungs._core, "_rungs_torch", None)
             else "rungs._rungs.gemm_torch (torch's Python API)")
-    print(f"rungs.gemm's eager torch path: {path}")
+    print(f"rungs.gemm's and rungs.linear's eager torch path: {path}")
     for r in rows:
         value = f"{r['us']:.2f} us" if "us" in r else f"{r['ratio']:.4f}"
         print(f"{r['what']}: {value}")

@@ -2,8 +2,10 @@
 """PyTorch's tensor-parallel products on the same shapes as `rungs bench allgather_gemm|gemm_reducescatter`,
 for the comparison in docs/dist.md: torch.ops.symm_mem.fused_all_gather_matmul and
 fused_matmul_reduce_scatter (symmetric memory, NVLink multicast off), and the two steps one after the
-other (NCCL collective, then torch.mm). One process per visible GPU; bf16; each time is the median
-over --reps of the slowest rank's time (CUDA events, ranks aligned by a barrier before each rep).
+other (NCCL collective, then torch.mm), and rungs' own ladder called from Python on the process
+group's communicator (rungs.dist, variant auto; where the installed rungs has the NCCL ladder). One
+process per visible GPU; bf16; each time is the median over --reps of the slowest rank's time (CUDA
+events, ranks aligned by a barrier before each rep).
 
     python scripts/bench_torch_dist.py [--world N] [--reps 20]
 Shapes (the issue's): allgather_gemm M = 16384 rows in all, k = 8192, n_local = 8192 / world;
@@ -45,6 +47,13 @@ def worker(rank, world, reps, port):
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     torch.cuda.set_device(rank)
     dist.init_process_group("nccl", rank=rank, world_size=world, device_id=torch.device("cuda", rank))
+    try:
+        import rungs.dist as rungs_dist
+
+        if not rungs_dist.available():
+            rungs_dist = None
+    except ImportError:
+        rungs_dist = None
     import torch.distributed._symmetric_memory as symm
 
     group = dist.group.WORLD
@@ -62,7 +71,8 @@ def worker(rank, world, reps, port):
     comm = timed(lambda: dist.all_gather_into_tensor(gathered, a), reps)
     gemm = timed(lambda: torch.mm(gathered, b), reps)
     fused = timed(lambda: torch.ops.symm_mem.fused_all_gather_matmul(a, [b], 0, group.group_name), reps)
-    rows.append(("allgather_gemm", f"m_local={M // world} n_local={n_local} k={k}", comm, gemm, seq, fused))
+    ours = timed(lambda: rungs_dist.allgather_gemm(a, b), reps) if rungs_dist else float("nan")
+    rows.append(("allgather_gemm", f"m_local={M // world} n_local={n_local} k={k}", comm, gemm, seq, fused, ours))
 
     # gemm_reducescatter: A m x k_local, B k_local x n; rank r gets rows [r m / world, (r+1) m / world).
     m, k_local, n = 16384, 8192 // world, 8192
@@ -74,16 +84,20 @@ def worker(rank, world, reps, port):
     comm = timed(lambda: dist.reduce_scatter_tensor(out, part), reps)
     gemm = timed(lambda: torch.mm(a, b, out=part), reps)
     fused = timed(lambda: torch.ops.symm_mem.fused_matmul_reduce_scatter(a, b, "sum", 0, group.group_name), reps)
-    rows.append(("gemm_reducescatter", f"m={m} n={n} k_local={k_local}", comm, gemm, seq, fused))
+    ours = timed(lambda: rungs_dist.gemm_reducescatter(a, b, out=out), reps) if rungs_dist else float("nan")
+    rows.append(("gemm_reducescatter", f"m={m} n={n} k_local={k_local}", comm, gemm, seq, fused, ours))
 
     if rank == 0:
         print(f"torch {torch.__version__}, {world} x {torch.cuda.get_device_name(0)}, bf16, median of {reps} reps "
               "(the slowest rank's time), ms:")
-        print(f"  {'op':<20} {'shape':<32} {'comm':>7} {'gemm':>7} {'comm+gemm':>9} {'fused':>7}  fused / max(comm, gemm)")
-        for op, shape, c, g, s, f in rows:
-            print(f"  {op:<20} {shape:<32} {c:7.3f} {g:7.3f} {s:9.3f} {f:7.3f}  {f / max(c, g):.2f}")
+        print(f"  {'op':<20} {'shape':<32} {'comm':>7} {'gemm':>7} {'comm+gemm':>9} {'fused':>7} {'rungs':>7}  "
+              "fused / max(comm, gemm)  rungs / max(comm, gemm)")
+        for op, shape, c, g, s, f, r in rows:
+            print(f"  {op:<20} {shape:<32} {c:7.3f} {g:7.3f} {s:9.3f} {f:7.3f} {r:7.3f}  {f / max(c, g):.2f}"
+                  f"{r / max(c, g):25.2f}")
         print("  comm: NCCL all_gather_into_tensor / reduce_scatter_tensor (bf16) alone; gemm: torch.mm alone;")
-        print("  fused: torch.ops.symm_mem.fused_all_gather_matmul / fused_matmul_reduce_scatter.")
+        print("  fused: torch.ops.symm_mem.fused_all_gather_matmul / fused_matmul_reduce_scatter;")
+        print("  rungs: rungs.dist.allgather_gemm / gemm_reducescatter (auto) on the group's NCCL communicator.")
     dist.destroy_process_group()
 
 

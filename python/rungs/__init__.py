@@ -5,11 +5,13 @@ that speaks DLPack or __cuda_array_interface__), without copies.
     import rungs, torch
     a = torch.randn(4096, 4096, device="cuda")
     c = rungs.gemm(a, a.T)                  # a torch tensor, on torch's current stream
+    y = rungs.linear(x, weight, bias)       # F.linear's semantics
+    c = rungs.scaled_mm(a8, b8, sa, sb)     # fp8, the scaling read off the scales' shapes
 
 The reference: docs/python.md in the repository.
 """
 
-from . import _arrays, _core, _rungs
+from . import _arrays, _core, _rungs, dist
 from ._rungs import Error, Unsupported, VariantInfo
 
 __version__ = _rungs.__version__
@@ -18,17 +20,17 @@ for _cls in (Error, Unsupported, VariantInfo):
     _cls.__module__ = "rungs"
 
 if _arrays._torch is not None:
-    from . import _torch_ops
+    from . import _linear, _torch_ops
 
     _route = _torch_ops.route if _torch_ops.AVAILABLE else None
     _Tensor, _Parameter = _arrays._torch.Tensor, _arrays._torch.nn.Parameter
 else:  # pragma: no cover - depends on the environment
-    _torch_ops = None
+    _torch_ops = _linear = None
     _route = None
     _Tensor = _Parameter = None
 
-__all__ = ["gemm", "gemv", "reduce_sum", "gemm_host", "variants", "resolve_variant", "Error", "Unsupported",
-           "VariantInfo", "__version__"]
+__all__ = ["gemm", "gemv", "reduce_sum", "gemm_host", "scaled_mm", "linear", "variants", "resolve_variant", "dist",
+           "Error", "Unsupported", "VariantInfo", "__version__"]
 
 
 def gemm(a, b, out=None, *, alpha=1.0, beta=0.0, variant="auto", math="fp32", stream=None):
@@ -49,6 +51,66 @@ def gemm(a, b, out=None, *, alpha=1.0, beta=0.0, variant="auto", math="fp32", st
     if _route is not None and _route(a, b, out):
         return _torch_ops.gemm(a, b, out, alpha, beta, variant, math, stream)
     return _core._gemm_impl(a, b, out, alpha, beta, variant, math, stream)
+
+
+def scaled_mm(a, b, scale_a, scale_b, *, out=None, out_dtype=None, alpha=1.0, beta=0.0, variant="auto", stream=None):
+    """C = alpha * (scale_a * a) @ (scale_b * b) + beta * C on fp8 inputs, on a CUDA device.
+
+    a (m x k), b (k x n): float8_e4m3fn or float8_e5m2 (either, each), row-major or transposed
+    views. scale_a, scale_b: float32 on the same device; their shapes pick the scaling:
+    tensor (one value each), outer (scale_a (m,) or (m, 1): one per row of a; scale_b (n,) or
+    (1, n): one per column of b), block128 (scale_a (m, ceil(k/128)): 1 x 128 blocks along k;
+    scale_b (ceil(n/128), ceil(k/128)): 128 x 128 blocks of b, n by k). out_dtype: bfloat16
+    (default) or float32; out: an m x n array of that dtype (beta scales what it holds).
+    Returns out, or the new array.
+    """
+    if _route is not None and _route(a, b, scale_a, scale_b, out):
+        return _torch_ops.scaled_mm(a, b, scale_a, scale_b, out, out_dtype, alpha, beta, variant, stream)
+    return _core._scaled_impl(a, b, scale_a, scale_b, out, out_dtype, alpha, beta, variant, stream)
+
+
+def linear(x, weight, bias=None, *, weight_scale=None, x_scale=None, out_dtype=None, variant="auto", math="fp32",
+           stream=None):
+    """y = x @ weight.T + bias, torch.nn.functional.linear's semantics, on torch CUDA tensors.
+
+    x (..., k), weight (n, k), bias (n) or None; y (..., n). float32 (math "fp32", "tf32",
+    "tf32x3"), float16 or bfloat16, one dtype; gradients flow to x, weight and bias. An fp8
+    weight (float8_e4m3fn / float8_e5m2) takes its scales as weight_scale= (one value; (n,): one
+    per output feature; (ceil(n/128), ceil(k/128)): 128 x 128 blocks), and x either fp8 with
+    x_scale= in the matching layout, or float (quantized to float8_e4m3fn here, per tensor, per
+    row, or per row and 128 columns); out_dtype bfloat16 or float32 (default: x's dtype where it is
+    one of those, else bfloat16); no gradients.
+    """
+    if _linear is None or not isinstance(x, _Tensor):
+        raise _arrays.ArgumentTypeError(f"x: {type(x).__qualname__} is not a torch tensor; rungs.linear takes torch "
+                                        "tensors (rungs.gemm takes any array)")
+    if not isinstance(weight, _Tensor):
+        raise _arrays.ArgumentTypeError(f"weight: {type(weight).__qualname__} is not a torch tensor; rungs.linear "
+                                        "takes torch tensors")
+    if weight_scale is None:
+        if x_scale is not None:
+            raise ValueError("x_scale: given without weight_scale; scales go with an fp8 weight")
+        if out_dtype is not None and _core.dtype_name(out_dtype) != _arrays._torch_dtype_name(x.dtype):
+            raise ValueError(f"out_dtype: {_core.dtype_name(out_dtype)}; rungs.linear on "
+                             f"{_arrays._torch_dtype_name(x.dtype)} writes {_arrays._torch_dtype_name(x.dtype)} "
+                             "(out_dtype is for fp8 weights)")
+        if stream is None:
+            y = _core.linear_torch(x, weight, bias, variant, math)
+            if y is not None:
+                return y
+        if _route is not None and _route(x, weight, bias):
+            return _arrays._torch.ops.rungs.linear(x, weight, bias, variant, math, _torch_ops._stream(stream))
+        return _linear.linear_impl(x, weight, bias, variant, math, stream)
+    if math != "fp32":
+        raise ValueError(f"math: {math!r} with an fp8 weight; math modes apply to float32 inputs only")
+    dt = None if out_dtype is None else _arrays.TORCH_DTYPE_OF.get(_core.dtype_name(out_dtype))
+    if out_dtype is not None and dt is None:
+        raise ValueError(f"out_dtype: {_core.dtype_name(out_dtype)}; rungs.linear with an fp8 weight writes bfloat16 "
+                         "or float32")
+    if _route is not None and _route(x, weight, weight_scale, x_scale, bias):
+        return _arrays._torch.ops.rungs.linear_fp8(x, weight, weight_scale, x_scale, bias, dt, variant,
+                                                   _torch_ops._stream(stream))
+    return _linear.linear_fp8_impl(x, weight, weight_scale, x_scale, bias, dt, variant, stream)
 
 
 def gemv(a, x, out=None, *, trans=False, alpha=1.0, beta=0.0, variant="auto", stream=None):
@@ -80,21 +142,29 @@ def gemm_host(a, b, out=None, *, alpha=1.0, beta=0.0, variant="auto", math="fp32
 
 
 def variants(op):
-    """The rungs of a ladder (op: "gemm", "gemv" or "reduce"), in ladder order, the vendor's
-    baseline included: objects with name, summary, rung, min_sm, baseline and types."""
+    """The rungs of a ladder (op: "gemm", "gemv", "reduce", or the NCCL ladder's "allgather_gemm"
+    and "gemm_reducescatter" where the build has it), in ladder order, the vendor's baseline
+    included: objects with name, summary, rung, min_sm, baseline and types. scaled_mm and linear
+    run the gemm ladder's rungs."""
     if not isinstance(op, str):
         raise _arrays.ArgumentTypeError(f"op: {op!r} is not a str ('gemm', 'gemv' or 'reduce')")
     return _rungs.variants(op)
 
 
 def resolve_variant(op, *args, **kwargs):
-    """The rung variant="auto" runs for these arguments on their device: op is "gemm", "gemv" or
-    "reduce" and the other arguments are the call's own (rungs.resolve_variant("gemm", a, b)).
-    With variant= a rung's name, that name (after checking that it exists)."""
+    """The rung variant="auto" runs for these arguments on their device: op is "gemm", "scaled_mm",
+    "gemv" or "reduce" and the other arguments are the call's own (rungs.resolve_variant("gemm", a,
+    b)). With variant= a rung's name, that name (after checking that it exists)."""
     if op == "gemm":
         return _core._resolve_gemm(*args, **kwargs)
+    if op == "scaled_mm":
+        return _core._resolve_scaled_mm(*args, **kwargs)
     if op == "gemv":
         return _core._resolve_gemv(*args, **kwargs)
     if op == "reduce":
         return _core._resolve_reduce(*args, **kwargs)
-    raise ValueError(f"op: {op!r} (must be 'gemm', 'gemv' or 'reduce')")
+    raise ValueError(f"op: {op!r} (must be 'gemm', 'scaled_mm', 'gemv' or 'reduce')")
+
+
+if _linear is not None:
+    from . import torch  # noqa: E402  (rungs.torch: swap_linears, quantize_fp8)

@@ -20,7 +20,15 @@ DLPack (__dlpack_device__ / __dlpack__), then __cuda_array_interface__, then __a
 
 import sys
 
-from . import _rungs
+# torch, where installed, is imported before the extension module: the CUDA libraries and NCCL it
+# loads (its nvidia-* wheels') are then the ones rungs._rungs binds to, by their sonames, whatever
+# the import order of the program: one copy of each in the process.
+try:  # torch is optional: its tensors get a fast path when it is installed
+    import torch as _torch
+except Exception:  # pragma: no cover - not installed, or an installation that does not load
+    _torch = None
+
+from . import _rungs  # noqa: E402
 
 # DLPack device types (dlpack.h).
 _DL_CPU, _DL_CUDA, _DL_CUDA_HOST, _DL_CUDA_MANAGED = 1, 2, 3, 13
@@ -30,20 +38,20 @@ _DL_DEVICE_NAMES = {1: "in host memory", 2: "on a CUDA device", 3: "in CUDA pinn
 _FRAMEWORK_NAMES = {"torch": "a torch tensor", "cupy": "a CuPy array", "jax": "a JAX array", "numpy": "a NumPy array"}
 
 # DLPack (type code, bits, lanes) and __cuda_array_interface__ / __array_interface__ type strings.
+# DLPack 1.1's fp8 codes: kDLFloat8_e4m3fn 10, kDLFloat8_e5m2 12.
 _DL_DTYPES = {(2, 32, 1): "float32", (2, 16, 1): "float16", (4, 16, 1): "bfloat16", (0, 32, 1): "int32",
-              (0, 64, 1): "int64", (2, 64, 1): "float64"}
+              (0, 64, 1): "int64", (2, 64, 1): "float64", (10, 8, 1): "float8_e4m3fn", (12, 8, 1): "float8_e5m2"}
 _TYPESTRS = {"<f4": "float32", "<f2": "float16", "<i4": "int32", "<i8": "int64", "<f8": "float64"}
-ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2, "int32": 4, "int64": 8, "float64": 8}
-
-try:  # torch is optional: its tensors get a fast path when it is installed
-    import torch as _torch
-except Exception:  # pragma: no cover - not installed, or an installation that does not load
-    _torch = None
+ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2, "int32": 4, "int64": 8, "float64": 8, "float8_e4m3fn": 1,
+            "float8_e5m2": 1}
 
 if _torch is not None:
     _TORCH_TYPES = (_torch.Tensor, _torch.nn.Parameter)
     _TORCH_DTYPES = {_torch.float32: "float32", _torch.float16: "float16", _torch.bfloat16: "bfloat16",
                      _torch.int32: "int32", _torch.int64: "int64", _torch.float64: "float64"}
+    for _name in ("float8_e4m3fn", "float8_e5m2"):
+        if hasattr(_torch, _name):
+            _TORCH_DTYPES[getattr(_torch, _name)] = _name
     TORCH_DTYPE_OF = {v: k for k, v in _TORCH_DTYPES.items()}
     _raw_stream = getattr(_torch._C, "_cuda_getCurrentRawStream", None)
 else:
@@ -108,6 +116,10 @@ def device_array(obj, name, op, dl_stream):
         return ("torch", obj.data_ptr(), tuple(obj.shape), obj.stride(), _torch_dtype_name(obj.dtype), device, None,
                 False)
     framework = framework_of(obj)
+    if framework == "jax" and _is_jax_tracer(obj):
+        raise ValueError(f"{name}: a JAX tracer ({type(obj).__name__}: the call is inside jax.jit, vmap, grad or "
+                         f"another transformation); rungs.{op} runs on concrete device arrays and cannot be called "
+                         "under a JAX transformation: call it outside jit, on concrete arrays")
     if hasattr(obj, "__dlpack_device__") and hasattr(obj, "__dlpack__"):
         device_type, device_id = obj.__dlpack_device__()
         device_type, device_id = int(device_type), int(device_id)
@@ -125,6 +137,15 @@ def device_array(obj, name, op, dl_stream):
                          + (" (rungs.gemm_host takes host memory)" if op == "gemm" else ""))
     raise ArgumentTypeError(f"{name}: {t.__module__}.{t.__qualname__} is not an array (rungs.{op} takes arrays that "
                             "speak DLPack or __cuda_array_interface__: torch, CuPy, JAX, ...)")
+
+
+def _is_jax_tracer(obj):
+    jax = sys.modules.get("jax")
+    for owner in (getattr(jax, "core", None), getattr(getattr(jax, "_src", None), "core", None)):
+        tracer = getattr(owner, "Tracer", None)
+        if isinstance(tracer, type) and isinstance(obj, tracer):
+            return True
+    return False
 
 
 def _from_dlpack(obj, framework, device, dl_stream):
@@ -234,16 +255,19 @@ def empty(framework, like, shape, dtype, device, name):
     """A new array of `shape` and `dtype` on `device`, allocated by `framework` (the inputs' own),
     or ValueError naming `name` (the argument that would have given the memory)."""
     if framework == "torch":
-        if dtype == "int64":
-            return like.new_empty(shape, dtype=_torch.int64)
+        if _torch_dtype_name(like.dtype) != dtype:
+            return like.new_empty(shape, dtype=TORCH_DTYPE_OF[dtype])
         return like.new_empty(shape)
     if framework == "cupy":
         cp = sys.modules["cupy"]
+        if dtype == "bfloat16" and str(like.dtype) != dtype:
+            raise ValueError(f"{name}: CuPy has no bfloat16 arrays; pass the result's array as out=")
         with cp.cuda.Device(device):
-            return cp.empty(shape, dtype=like.dtype if dtype != "int64" else "int64")
+            return cp.empty(shape, dtype=like.dtype if str(like.dtype) == dtype else dtype)
     if framework == "jax":
         jnp = sys.modules["jax"].numpy
-        out = jnp.empty(shape, dtype=like.dtype if dtype != "int64" else "int64", device=next(iter(like.devices())))
+        out = jnp.empty(shape, dtype=like.dtype if str(like.dtype) == dtype else dtype,
+                        device=next(iter(like.devices())))
         if str(out.dtype) != dtype:
             raise ValueError(f"{name}: JAX gives {out.dtype} for the {dtype} result; enable 64-bit types "
                              "(jax.config.update('jax_enable_x64', True))")

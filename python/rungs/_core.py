@@ -12,6 +12,9 @@ from ._arrays import current_stream, device_array, dlpack_stream, host_array, st
 
 # The extension module's codes for element types and math modes.
 _GEMM_DTYPES = {"float32": 0, "float16": 1, "bfloat16": 2}
+_FP8_DTYPES = {"float8_e4m3fn": 0, "float8_e5m2": 1}
+_FP8_OUT_DTYPES = {"bfloat16": 2, "float32": 0}
+_SCALINGS = ("tensor", "outer", "block128")
 _REDUCE_DTYPES = {"int32": 0, "int64": 1, "float32": 2, "float64": 3}
 _MATH = {"fp32": 0, "tf32": 1, "tf32x3": 2}
 
@@ -104,6 +107,88 @@ def check_gemm(op, a_shape, a_dtype, b_shape, b_dtype, c_shape, c_dtype, beta):
     return code, m, n, k
 
 
+def _blocks(x):
+    return (x + 127) // 128
+
+
+def scale_kind(sa_shape, sb_shape, m, n, k):
+    """The scaling of an fp8 product, from its scales' shapes (include/rungs/rungs.hpp's layouts):
+    0 tensor (one value each), 1 outer (a: (m,) or (m, 1); b: (n,) or (1, n)), 2 block128 (a: (m,
+    ceil(k/128)), b: (ceil(n/128), ceil(k/128))); ValueError naming the shapes each kind needs.
+    Where the shapes fit two kinds (m, n or k small), both mean the same product."""
+    sa, sb = tuple(sa_shape), tuple(sb_shape)
+
+    def numel(shape):
+        count = 1
+        for extent in shape:
+            count *= extent
+        return count
+
+    if len(sa) <= 2 and len(sb) <= 2 and numel(sa) == 1 and numel(sb) == 1:
+        return 0
+    if sa in ((m,), (m, 1)) and sb in ((n,), (1, n)):
+        return 1
+    kb = _blocks(k)
+    if sa == (m, kb) and sb == (_blocks(n), kb):
+        return 2
+    raise ValueError(f"scale_a, scale_b: shapes {sa} and {sb} fit no scaling for a {m} x {k} by {k} x {n} product; "
+                     f"tensor: one value each (shape (), (1,) or (1, 1)); outer: scale_a ({m},) or ({m}, 1) and "
+                     f"scale_b ({n},) or (1, {n}); block128: scale_a ({m}, {kb}) and scale_b ({_blocks(n)}, {kb}) "
+                     "(1 x 128 blocks along k of a's rows, 128 x 128 blocks of b)")
+
+
+def _scale_layout(name, shape, strides):
+    """The scales are read as contiguous row-major floats."""
+    step = 1
+    for extent, stride in zip(reversed(tuple(shape)), reversed(tuple(strides))):
+        if extent > 1 and stride != step:
+            raise ValueError(f"{name}: shape {tuple(shape)} with strides {tuple(strides)} (in elements); rungs reads "
+                             "scales as contiguous row-major float32 (make a copy with .contiguous())")
+        step *= extent
+
+
+def check_scaled_mm(a_shape, a_dtype, b_shape, b_dtype, sa_shape, sa_dtype, sb_shape, sb_dtype, c_shape, c_dtype,
+                    out_dtype, beta):
+    """scaled_mm's checks on shapes and dtypes (c_shape None: no out=; out_dtype: a dtype name or
+    None): (a code, b code, out code, scaling code, m, n, k, the output's dtype name)."""
+    op = "scaled_mm"
+    _ndim("a", a_shape, 2, op)
+    _ndim("b", b_shape, 2, op)
+    a_code = _dtype_code("a", a_dtype, _FP8_DTYPES, op)
+    b_code = _dtype_code("b", b_dtype, _FP8_DTYPES, op)
+    (m, k), (k2, n) = a_shape, b_shape
+    if k2 != k:
+        raise ValueError(f"b: shape {tuple(b_shape)} does not match a's {tuple(a_shape)} (b needs {k} rows)")
+    _dtype_code("scale_a", sa_dtype, {"float32": 0}, op)
+    _dtype_code("scale_b", sb_dtype, {"float32": 0}, op)
+    kind = scale_kind(sa_shape, sb_shape, m, n, k)
+    if c_shape is not None:
+        if out_dtype is not None and out_dtype != c_dtype:
+            raise ValueError(f"out: dtype {c_dtype}, out_dtype is {out_dtype}")
+        c_code = _dtype_code("out", c_dtype, _FP8_OUT_DTYPES, op)
+        if tuple(c_shape) != (m, n):
+            raise ValueError(f"out: shape {tuple(c_shape)}, the product is {m} x {n}")
+        out_dtype = c_dtype
+    else:
+        if beta != 0:
+            raise ValueError(f"beta: {beta} needs out= (beta scales the C that out= holds)")
+        out_dtype = out_dtype or "bfloat16"
+        c_code = _dtype_code("out_dtype", out_dtype, _FP8_OUT_DTYPES, op)
+    return a_code, b_code, c_code, kind, m, n, k, out_dtype
+
+
+def dtype_name(dtype):
+    """A dtype argument (a torch, NumPy or JAX dtype, or its name) as rungs names dtypes; None stays None."""
+    if dtype is None or isinstance(dtype, str):
+        return dtype
+    if _arrays._torch is not None and isinstance(dtype, _arrays._torch.dtype):
+        return _arrays._torch_dtype_name(dtype)
+    name = getattr(dtype, "name", None) or getattr(getattr(dtype, "dtype", None), "name", None)
+    if isinstance(name, str):
+        return name
+    raise _arrays.ArgumentTypeError(f"out_dtype: {dtype!r} is not a dtype (torch.bfloat16, torch.float32, or its name)")
+
+
 def check_gemv(a_shape, a_dtype, x_shape, x_dtype, y_shape, y_dtype, trans, beta):
     """gemv's checks on shapes and dtypes (y_shape None: no out=): (x's length, y's length)."""
     _ndim("a", a_shape, 2, "gemv")
@@ -176,20 +261,20 @@ def _order(s, current, device, arrays):
             _rungs.stream_wait(s, ps, device)
 
 
-def _operands(op, a, second, second_name, out, stream):
+def _operands(op, a, second, second_name, out, stream, first_name="a"):
     """a, the second operand and out, read and checked against a's framework, with the stream the
     call runs on (DLPack producers are read with it, so they order their pending work before it)."""
-    A = device_array(a, "a", op, None)
+    A = device_array(a, first_name, op, None)
     s, current = _choose_stream(stream, A[0], A[5])
     dls = dlpack_stream(s)
     if A[1] is None:  # DLPack: read now, so that the producer orders its work before the stream
-        A = device_array(a, "a", op, dls)
+        A = device_array(a, first_name, op, dls)
     B = device_array(second, second_name, op, dls)
-    _same_framework(second_name, B, "a", A)
+    _same_framework(second_name, B, first_name, A)
     C = None
     if out is not None:
         C = device_array(out, "out", op, dls)
-        _same_framework("out", C, "a", A)
+        _same_framework("out", C, first_name, A)
         _writable("out", C)
     return A, B, C, s, current
 
@@ -204,6 +289,8 @@ def _gemm_plan(a, b, out, alpha, beta, variant, math, stream):
     code, m, n, k = check_gemm("gemm", A[2], A[4], B[2], B[4], *_shape_dtype(C), beta)
     ta, lda = _matrix("a", A, "gemm")
     tb, ldb = _matrix("b", B, "gemm")
+    if variant != "auto" or mcode:  # the library's checks that need no device (auto with fp32 always passes)
+        _rungs.check_gemm(code, mcode, variant)
     return A, B, C, code, mcode, ta, tb, lda, ldb, m, n, k, s, current
 
 
@@ -232,6 +319,151 @@ def _gemm_impl(a, b, out, alpha, beta, variant, math, stream):
     if framework == "jax":  # JAX cannot be told about work on another stream: wait for it here
         _rungs.stream_synchronize(s, device)
     return result
+
+
+# ---------------------------------------------------------------------------------------------
+# scaled_mm (fp8)
+
+def _scaled_plan(a, b, scale_a, scale_b, out, out_dtype, alpha, beta, variant, stream):
+    _check_scalars("scaled_mm", variant)
+    A, B, C, s, current = _operands("scaled_mm", a, b, "b", out, stream)
+    dls = dlpack_stream(s)
+    SA = device_array(scale_a, "scale_a", "scaled_mm", dls)
+    _same_framework("scale_a", SA, "a", A)
+    SB = device_array(scale_b, "scale_b", "scaled_mm", dls)
+    _same_framework("scale_b", SB, "a", A)
+    a_code, b_code, c_code, kind, m, n, k, out_dtype = check_scaled_mm(
+        A[2], A[4], B[2], B[4], SA[2], SA[4], SB[2], SB[4], *_shape_dtype(C), dtype_name(out_dtype), beta)
+    _scale_layout("scale_a", SA[2], SA[3])
+    _scale_layout("scale_b", SB[2], SB[3])
+    ta, lda = _matrix("a", A, "scaled_mm")
+    tb, ldb = _matrix("b", B, "scaled_mm")
+    if C is not None:
+        _scaled_args(C, kind, ta, tb, A, lda, B, ldb, SA, SB, m, n, a_code, b_code)
+    _rungs.check_scaled_mm(a_code, b_code, c_code, kind, variant)
+    return A, B, C, SA, SB, a_code, b_code, c_code, kind, m, n, k, out_dtype, ta, tb, lda, ldb, s, current
+
+
+def _scaled_args(C, kind, ta, tb, A, lda, B, ldb, SA, SB, m, n, a_code, b_code):
+    """As _gemm_args, with the scales and the fp8 types: a transposed out is out.T = b.T @ a.T,
+    whose row scales are b's column scales (tensor and outer scaling; block128's layouts are not
+    symmetric, so its out is row-major)."""
+    tc, ldc = _matrix("out", C, "scaled_mm")
+    if not tc:
+        return ta, tb, m, n, A[1], lda, B[1], ldb, SA[1], SB[1], a_code, b_code, ldc
+    if kind == 2:
+        raise ValueError("out: a transposed view (unit row stride); with block128 scales rungs.scaled_mm writes a "
+                         "row-major out (unit column stride)")
+    return not tb, not ta, n, m, B[1], ldb, A[1], lda, SB[1], SA[1], b_code, a_code, ldc
+
+
+def _scaled_impl(a, b, scale_a, scale_b, out, out_dtype, alpha, beta, variant, stream):
+    (A, B, C, SA, SB, a_code, b_code, c_code, kind, m, n, k, out_dtype, ta, tb, lda, ldb, s,
+     current) = _scaled_plan(a, b, scale_a, scale_b, out, out_dtype, alpha, beta, variant, stream)
+    framework, device = A[0], A[5]
+    result = out
+    if C is None:
+        result = _arrays.empty(framework, a, (m, n), out_dtype, device, "out")
+        C = device_array(result, "out", "scaled_mm", dlpack_stream(s))
+    if stream is not None or any(x[6] is not None for x in (A, B, C, SA, SB)):
+        _order(s, current, device, (A, B, C, SA, SB))
+    ta_, tb_, m_, n_, pa, lda_, pb, ldb_, psa, psb, ac, bc, ldc = _scaled_args(C, kind, ta, tb, A, lda, B, ldb, SA,
+                                                                              SB, m, n, a_code, b_code)
+    _rungs.scaled_mm(ac, bc, c_code, ta_, tb_, m_, n_, k, float(alpha), pa, lda_, pb, ldb_, psa, psb, kind,
+                     float(beta), C[1], ldc, variant, s, device)
+    if framework == "jax":
+        _rungs.stream_synchronize(s, device)
+    return result
+
+
+def _resolve_scaled_mm(a, b, scale_a, scale_b, out=None, *, out_dtype=None, alpha=1.0, beta=0.0, variant="auto",
+                       stream=None):
+    (A, B, C, SA, SB, a_code, b_code, c_code, kind, m, n, k, out_dtype, ta, tb, lda, ldb, s,
+     current) = _scaled_plan(a, b, scale_a, scale_b, out, out_dtype, alpha, beta, variant, stream)
+    if C is not None:
+        ta, tb, m, n, _, lda, _, ldb, _, _, _, _, _ = _scaled_args(C, kind, ta, tb, A, lda, B, ldb, SA, SB, m, n,
+                                                                   a_code, b_code)
+    return _rungs.resolve_scaled_mm(ta, tb, m, n, k, kind, lda, ldb, variant, A[5])
+
+
+# ---------------------------------------------------------------------------------------------
+# The checks the fake implementations make (torch.compile, meta tensors): everything the real call
+# checks before the library runs a kernel, on shapes, strides and dtypes alone. The Python checks
+# are the real call's own; the library's (math for the dtype, the variant's name, the rung's entry
+# for the type) come from the library itself (_rungs.check_gemm: the call on an empty product).
+
+def validate_gemm(a, b, out, beta, variant, math):
+    """(a, b, out): (shape, strides, dtype name) each, out None. Returns (m, n)."""
+    mcode = _check_scalars("gemm", variant, math)
+    code, m, n, _ = check_gemm("gemm", a[0], a[2], b[0], b[2], *((None, None) if out is None else (out[0], out[2])),
+                               beta)
+    _layout_of("a", a, "gemm")
+    _layout_of("b", b, "gemm")
+    if out is not None:
+        _layout_of("out", out, "gemm")
+    if variant != "auto" or mcode:
+        _rungs.check_gemm(code, mcode, variant)
+    return m, n
+
+
+def validate_gemv(a, x, out, trans, beta, variant):
+    _check_scalars("gemv", variant)
+    x_len, y_len = check_gemv(a[0], a[2], x[0], x[2], *((None, None) if out is None else (out[0], out[2])),
+                              bool(trans), beta)
+    _layout_of("a", a, "gemv")
+    _vector("x", (None, None, x[0], x[1]), "gemv", x_len)
+    _check_variant("gemv", variant)
+    if out is not None:
+        _vector("out", (None, None, out[0], out[1]), "gemv", y_len)
+    return y_len
+
+
+def validate_reduce(x, variant):
+    _check_scalars("reduce_sum", variant)
+    code, n = check_reduce(x[0], x[2])
+    if n > 1 and x[1][0] != 1:
+        raise ValueError(f"x: element stride {x[1][0]}; rungs.reduce_sum takes contiguous elements (stride 1)")
+    _check_variant("reduce", variant)
+    return code
+
+
+def validate_scaled_mm(a, b, scale_a, scale_b, out, out_dtype, beta, variant):
+    """As validate_gemm, for scaled_mm. Returns (m, n, the output's dtype name)."""
+    _check_scalars("scaled_mm", variant)
+    a_code, b_code, c_code, kind, m, n, _, out_dtype = check_scaled_mm(
+        a[0], a[2], b[0], b[2], scale_a[0], scale_a[2], scale_b[0], scale_b[2],
+        *((None, None) if out is None else (out[0], out[2])), dtype_name(out_dtype), beta)
+    _scale_layout("scale_a", scale_a[0], scale_a[1])
+    _scale_layout("scale_b", scale_b[0], scale_b[1])
+    ta, lda = _layout_of("a", a, "scaled_mm")
+    tb, ldb = _layout_of("b", b, "scaled_mm")
+    if out is not None:
+        _scaled_args((None, None, out[0], out[1]), kind, ta, tb, (None, 0), lda, (None, 0), ldb, (None, 0),
+                     (None, 0), m, n, a_code, b_code)
+    _rungs.check_scaled_mm(a_code, b_code, c_code, kind, variant)
+    return m, n, out_dtype
+
+
+def _layout_of(name, meta, op):
+    return _matrix(name, (None, None, meta[0], meta[1]), op)
+
+
+_KNOWN = {}
+
+
+def _check_variant(op, variant):
+    """The library's own error for a variant name its ladder does not have (gemv and reduce: no
+    type or math to check), raised as the call would (rungs.Error, the library's message)."""
+    if variant == "auto":
+        return
+    names = _KNOWN.get(op)
+    if names is None:
+        names = _KNOWN[op] = {v.name for v in _rungs.variants(op)}
+    if variant not in names:
+        if op == "gemv":
+            _rungs.resolve_gemv(False, 1, 1, variant, -1)
+        else:
+            _rungs.resolve_reduce(2, 1, variant, -1)
 
 
 def _load_torch_module():
@@ -286,8 +518,30 @@ if _arrays._torch is not None:
         if _rungs_torch is not None:
             return _rungs_torch.gemm(a, b, out, alpha, beta, variant, math)
         return _rungs.gemm_torch(a, b, out, alpha, beta, variant, math)
+
+    def linear_torch(x, weight, bias, variant, math):
+        """rungs.linear's eager path on plain torch CUDA tensors (as gemm_torch): x (..., k) read as
+        one (M, k) matrix where its strides give one, weight as its transpose in place, bias
+        written into the result first. None (having done nothing) for anything else."""
+        if _is_compiling():
+            return None
+        if _rungs_torch is not None:
+            return _rungs_torch.linear(x, weight, bias, variant, math)
+        if bias is not None or type(weight) not in (_Tensor, _Parameter) or weight.dim() != 2 or x.dim() < 1:
+            return None
+        n, k = weight.shape
+        if x.shape[-1] != k:
+            return None
+        if x.dim() == 2:
+            return _rungs.gemm_torch(x, weight.T, None, 1.0, 0.0, variant, math)
+        try:
+            x2 = x.view(-1, k)
+        except RuntimeError:  # no 2-D view: the general path copies
+            return None
+        y = _rungs.gemm_torch(x2, weight.T, None, 1.0, 0.0, variant, math)
+        return None if y is None else y.view(x.shape[:-1] + (n,))
 else:  # pragma: no cover - depends on the environment
-    gemm_torch = None
+    gemm_torch = linear_torch = None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -301,6 +555,7 @@ def _gemv_plan(a, x, out, trans, alpha, beta, variant, stream):
     at, lda = _matrix("a", A, "gemv")
     r, c = A[2]
     incx = _vector("x", X, "gemv", x_len)
+    _check_variant("gemv", variant)
     # The library's A is the row-major storage: the view itself, or for a transposed view (a.T) its
     # transpose, with the transpose flag flipped.
     lib_trans, lm, ln = (not trans, c, r) if at else (trans, r, c)
@@ -337,6 +592,7 @@ def _reduce_plan(x, variant, stream):
     code, n = check_reduce(X[2], X[4])
     if n > 1 and X[3][0] != 1:
         raise ValueError(f"x: element stride {X[3][0]}; rungs.reduce_sum takes contiguous elements (stride 1)")
+    _check_variant("reduce", variant)
     return X, code, n, s, current
 
 

@@ -1,10 +1,13 @@
 """rungs' operations as PyTorch custom operators (torch.library), registered when torch is
-importable (torch 2.4 or newer): torch.ops.rungs.gemm, gemm_out, gemv, gemv_out and reduce_sum.
+importable (torch 2.4 or newer): torch.ops.rungs.gemm, gemm_out, gemv, gemv_out, reduce_sum,
+scaled_mm, scaled_mm_out, linear and linear_fp8.
 
-Each has a fake implementation (shapes and dtypes, the same checks as the real call), so
-torch.compile(fullgraph=True) traces a function that calls rungs.gemm with no graph break;
-the *_out operators declare that they write `out`. gemm, gemv and reduce_sum have backward
-formulas (gemm's and gemv's products run on rungs; gemv's weight gradient is torch.outer).
+Each has a fake implementation (shapes and dtypes) that makes every check the real call makes
+before a kernel runs (rungs._core.validate_*: the same Python checks, and the library's own on the
+variant, the math mode and the types), so torch.compile(fullgraph=True) traces a function that
+calls rungs with no graph break and rejects at trace time what the call would reject; the *_out
+operators declare that they write `out`. gemm, gemv, reduce_sum and linear have backward formulas
+(the products run on rungs; gemv's weight gradient is torch.outer); the fp8 ones have none.
 
 rungs.gemm and the others call these operators only where the direct path cannot serve: while
 torch.compile traces, for tensor subclasses (fake tensors, functional tensors), meta tensors, and
@@ -17,6 +20,7 @@ from typing import Optional
 import torch
 
 from . import _arrays, _core
+from . import _linear as _linear_mod
 
 _PLAIN = (torch.Tensor, torch.nn.Parameter)
 _is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None) or (lambda: False)
@@ -40,6 +44,11 @@ def route(*tensors):
     return False
 
 
+def _meta(t):
+    """What the checks read of a tensor: (shape, strides, dtype name)."""
+    return tuple(t.shape), t.stride(), _name(t.dtype)
+
+
 def _stream(stream):
     return stream if stream is None or isinstance(stream, int) else _arrays.stream_handle(stream)
 
@@ -55,8 +64,7 @@ if AVAILABLE:
 
     @_gemm.register_fake
     def _gemm_fake(a, b, alpha, variant, math, stream):
-        _core._check_scalars("gemm", variant, math)
-        _, m, n, _ = _core.check_gemm("gemm", a.shape, _name(a.dtype), b.shape, _name(b.dtype), None, None, 0.0)
+        m, n = _core.validate_gemm(_meta(a), _meta(b), None, 0.0, variant, math)
         return a.new_empty((m, n))
 
     def _gemm_setup(ctx, inputs, output):
@@ -81,8 +89,7 @@ if AVAILABLE:
 
     @_gemm_out.register_fake
     def _gemm_out_fake(a, b, out, alpha, beta, variant, math, stream):
-        _core._check_scalars("gemm", variant, math)
-        _core.check_gemm("gemm", a.shape, _name(a.dtype), b.shape, _name(b.dtype), out.shape, _name(out.dtype), beta)
+        _core.validate_gemm(_meta(a), _meta(b), _meta(out), beta, variant, math)
 
     # -- gemv -------------------------------------------------------------------------------
 
@@ -92,8 +99,7 @@ if AVAILABLE:
 
     @_gemv.register_fake
     def _gemv_fake(a, x, trans, alpha, variant, stream):
-        _core._check_scalars("gemv", variant)
-        _, y_len = _core.check_gemv(a.shape, _name(a.dtype), x.shape, _name(x.dtype), None, None, trans, 0.0)
+        y_len = _core.validate_gemv(_meta(a), _meta(x), None, trans, 0.0, variant)
         return a.new_empty((y_len,))
 
     def _gemv_setup(ctx, inputs, output):
@@ -122,8 +128,7 @@ if AVAILABLE:
 
     @_gemv_out.register_fake
     def _gemv_out_fake(a, x, out, trans, alpha, beta, variant, stream):
-        _core._check_scalars("gemv", variant)
-        _core.check_gemv(a.shape, _name(a.dtype), x.shape, _name(x.dtype), out.shape, _name(out.dtype), trans, beta)
+        _core.validate_gemv(_meta(a), _meta(x), _meta(out), trans, beta, variant)
 
     # -- reduce_sum ---------------------------------------------------------------------------
 
@@ -133,8 +138,7 @@ if AVAILABLE:
 
     @_reduce_sum.register_fake
     def _reduce_sum_fake(x, variant, stream):
-        _core._check_scalars("reduce_sum", variant)
-        code, _ = _core.check_reduce(x.shape, _name(x.dtype))
+        code = _core.validate_reduce(_meta(x), variant)
         return x.new_empty((), dtype=torch.int64 if code <= 1 else x.dtype)
 
     def _reduce_setup(ctx, inputs, output):
@@ -144,6 +148,73 @@ if AVAILABLE:
         return grad.expand(ctx.n), None, None
 
     torch.library.register_autograd("rungs::reduce_sum", _reduce_backward, setup_context=_reduce_setup)
+
+
+    # -- scaled_mm (fp8) ----------------------------------------------------------------------
+
+    @torch.library.custom_op("rungs::scaled_mm", mutates_args=())
+    def _scaled_mm(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, out_dtype: torch.dtype, alpha: float,
+                   variant: str, stream: Optional[int]) -> Tensor:
+        return _core._scaled_impl(a, b, scale_a, scale_b, None, out_dtype, alpha, 0.0, variant, stream)
+
+    @_scaled_mm.register_fake
+    def _scaled_mm_fake(a, b, scale_a, scale_b, out_dtype, alpha, variant, stream):
+        m, n, dt = _core.validate_scaled_mm(_meta(a), _meta(b), _meta(scale_a), _meta(scale_b), None, out_dtype, 0.0,
+                                            variant)
+        return a.new_empty((m, n), dtype=_arrays.TORCH_DTYPE_OF[dt])
+
+    @torch.library.custom_op("rungs::scaled_mm_out", mutates_args=("out",))
+    def _scaled_mm_out(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, out: Tensor, alpha: float,
+                       beta: float, variant: str, stream: Optional[int]) -> None:
+        _core._scaled_impl(a, b, scale_a, scale_b, out, None, alpha, beta, variant, stream)
+
+    @_scaled_mm_out.register_fake
+    def _scaled_mm_out_fake(a, b, scale_a, scale_b, out, alpha, beta, variant, stream):
+        _core.validate_scaled_mm(_meta(a), _meta(b), _meta(scale_a), _meta(scale_b), _meta(out), None, beta, variant)
+
+    # -- linear -------------------------------------------------------------------------------
+
+    @torch.library.custom_op("rungs::linear", mutates_args=())
+    def _linear(x: Tensor, weight: Tensor, bias: Optional[Tensor], variant: str, math: str,
+                stream: Optional[int]) -> Tensor:
+        return _linear_mod.linear_impl(x, weight, bias, variant, math, stream)
+
+    @_linear.register_fake
+    def _linear_fake(x, weight, bias, variant, math, stream):
+        shape = _linear_mod.validate_linear(x, weight, bias, variant, math)
+        return x.new_empty(shape)
+
+    def _linear_setup(ctx, inputs, output):
+        x, weight, bias, variant, math, stream = inputs
+        ctx.save_for_backward(x, weight)
+        ctx.args = (variant, math, stream)
+        ctx.has_bias = bias is not None
+
+    def _linear_backward(ctx, grad):
+        x, weight = ctx.saved_tensors
+        variant, math, stream = ctx.args
+        n, k = weight.shape
+        g = grad.reshape(-1, n).contiguous()
+        gx = gw = gb = None
+        if ctx.needs_input_grad[0]:  # dx = g W
+            gx = _gemm(g, weight, 1.0, variant, math, stream).reshape(x.shape)
+        if ctx.needs_input_grad[1]:  # dW = g^T x
+            gw = _gemm(g.mT, x.reshape(-1, k), 1.0, variant, math, stream)
+        if ctx.has_bias and ctx.needs_input_grad[2]:
+            gb = g.sum(0)
+        return gx, gw, gb, None, None, None
+
+    torch.library.register_autograd("rungs::linear", _linear_backward, setup_context=_linear_setup)
+
+    @torch.library.custom_op("rungs::linear_fp8", mutates_args=())
+    def _linear_fp8(x: Tensor, weight: Tensor, weight_scale: Tensor, x_scale: Optional[Tensor], bias: Optional[Tensor],
+                    out_dtype: Optional[torch.dtype], variant: str, stream: Optional[int]) -> Tensor:
+        return _linear_mod.linear_fp8_impl(x, weight, weight_scale, x_scale, bias, out_dtype, variant, stream)
+
+    @_linear_fp8.register_fake
+    def _linear_fp8_fake(x, weight, weight_scale, x_scale, bias, out_dtype, variant, stream):
+        shape, dt = _linear_mod.validate_linear_fp8(x, weight, weight_scale, x_scale, bias, out_dtype, variant)
+        return x.new_empty(shape, dtype=dt)
 
 
 # The entry points rungs.gemm and the others call when route() says so.
@@ -168,3 +239,17 @@ def gemv(a, x, out, trans, alpha, beta, variant, stream):
 
 def reduce_sum(x, variant, stream):
     return torch.ops.rungs.reduce_sum(x, variant, _stream(stream))
+
+
+def scaled_mm(a, b, scale_a, scale_b, out, out_dtype, alpha, beta, variant, stream):
+    if out is None:
+        if beta != 0:
+            raise ValueError(f"beta: {beta} needs out= (beta scales the C that out= holds)")
+        dt = _arrays.TORCH_DTYPE_OF.get(_core.dtype_name(out_dtype) or "bfloat16")
+        if dt is None:
+            raise ValueError(f"out_dtype: {out_dtype}; rungs.scaled_mm writes bfloat16, float32")
+        return torch.ops.rungs.scaled_mm(a, b, scale_a, scale_b, dt, float(alpha), variant, _stream(stream))
+    if out_dtype is not None and isinstance(out, torch.Tensor) and _core.dtype_name(out_dtype) != _name(out.dtype):
+        raise ValueError(f"out: dtype {_name(out.dtype)}, out_dtype is {_core.dtype_name(out_dtype)}")
+    torch.ops.rungs.scaled_mm_out(a, b, scale_a, scale_b, out, float(alpha), float(beta), variant, _stream(stream))
+    return out

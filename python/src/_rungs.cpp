@@ -11,6 +11,9 @@
 #include <nanobind/stl/vector.h>
 
 #include <rungs/rungs.hpp>
+#if defined(RUNGS_HAVE_DIST)
+#include <rungs/dist.hpp>
+#endif
 
 #include "view_layout.hpp"
 
@@ -18,6 +21,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -64,8 +68,9 @@ T* ptr_of(uintptr_t p) {
   return reinterpret_cast<T*>(p);
 }
 
-// Element types as the Python layer numbers them (rungs/_core.py keeps the same table).
+// Element types as the Python layer numbers them (rungs/_core.py keeps the same tables).
 enum GemmDtype : int { kF32 = 0, kF16 = 1, kBF16 = 2 };
+enum Fp8Dtype : int { kE4M3 = 0, kE5M2 = 1 };
 enum ReduceDtype : int { kI32 = 0, kI64 = 1, kRF32 = 2, kRF64 = 3 };
 
 rungs::Math math_of(int m) {
@@ -106,6 +111,113 @@ void gemm(int dtype, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float al
     rungs::gemm(trans_of(ta), trans_of(tb), m, n, k, alpha, ptr_of<const T>(a), lda, ptr_of<const T>(b), ldb, beta,
                 ptr_of<T>(c), ldc, o);
   });
+}
+
+// f(A{}, B{}) with A and B the fp8 element types of codes `a` and `b`.
+template <class F>
+void with_fp8_types(int a, int b, F&& f) {
+  const auto second = [&](auto ta) {
+    switch (b) {
+      case kE4M3: return f(ta, __nv_fp8_e4m3{});
+      case kE5M2: return f(ta, __nv_fp8_e5m2{});
+    }
+    throw rungs::Error("rungs: scaled_mm b dtype code " + std::to_string(b));
+  };
+  switch (a) {
+    case kE4M3: return second(__nv_fp8_e4m3{});
+    case kE5M2: return second(__nv_fp8_e5m2{});
+  }
+  throw rungs::Error("rungs: scaled_mm a dtype code " + std::to_string(a));
+}
+
+rungs::Scaling scaling_of(int kind) {
+  switch (kind) {
+    case 0: return rungs::Scaling::tensor;
+    case 1: return rungs::Scaling::outer;
+    case 2: return rungs::Scaling::block128;
+  }
+  throw rungs::Error("rungs: scaling code " + std::to_string(kind) + " (must be 0 tensor, 1 outer or 2 block128)");
+}
+
+// The fp8 gemm: a_dtype, b_dtype fp8 codes, c_dtype kF32 or kBF16, kind a scaling code.
+void scaled_mm(int a_dtype, int b_dtype, int c_dtype, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
+               uintptr_t a, int64_t lda, uintptr_t b, int64_t ldb, uintptr_t scale_a, uintptr_t scale_b, int kind,
+               float beta, uintptr_t c, int64_t ldc, std::string variant, uintptr_t stream, int device) {
+  const rungs::Options o = options(std::move(variant), 0, stream);
+  const rungs::Scales scales{ptr_of<const float>(scale_a), ptr_of<const float>(scale_b), scaling_of(kind)};
+  if (c_dtype != kF32 && c_dtype != kBF16)
+    throw rungs::Error("rungs: scaled_mm output dtype code " + std::to_string(c_dtype));
+  DeviceScope scope(device);
+  with_fp8_types(a_dtype, b_dtype, [&](auto ea, auto eb) {
+    using A = decltype(ea);
+    using B = decltype(eb);
+    if (c_dtype == kF32)
+      rungs::gemm(trans_of(ta), trans_of(tb), m, n, k, alpha, ptr_of<const A>(a), lda, ptr_of<const B>(b), ldb, scales,
+                  beta, ptr_of<float>(c), ldc, o);
+    else
+      rungs::gemm(trans_of(ta), trans_of(tb), m, n, k, alpha, ptr_of<const A>(a), lda, ptr_of<const B>(b), ldb, scales,
+                  beta, ptr_of<__nv_bfloat16>(c), ldc, o);
+  });
+}
+
+// The checks rungs::gemm makes before it touches memory or a device: the math mode for the element
+// type, the variant's name, and that the rung has an entry for the type (else Unsupported). They
+// are made by the library itself, on an empty product (m = 0), after which it returns; so the fake
+// implementations of the torch operators reject exactly what the call would, with its messages.
+// "auto" asks the device for its choice; here it is checked as the first rung that does the type.
+// (Called with the GIL held: the cache needs no lock of its own.)
+std::string first_rung_of(const std::string& type) {
+  static std::map<std::string, std::string> cache;
+  const auto hit = cache.find(type);
+  if (hit != cache.end()) return hit->second;
+  std::string name = "auto";
+  for (const rungs::VariantInfo& v : rungs::variants(rungs::Op::gemm)) {
+    if ((" " + v.types + " ").find(" " + type + " ") != std::string::npos) {
+      name = v.name;
+      break;
+    }
+  }
+  return cache[type] = name;
+}
+
+void check_gemm(int dtype, int math, std::string variant) {
+  static const char* const names[] = {"f32", "f16", "bf16"};
+  rungs::Options o = options(std::move(variant), math, 0);
+  if (dtype < kF32 || dtype > kBF16) throw rungs::Error("rungs: gemm dtype code " + std::to_string(dtype));
+  if (o.variant == "auto") o.variant = first_rung_of(dtype == kF32 && math == 1 ? "tf32"
+                                                       : dtype == kF32 && math == 2 ? "tf32x3"
+                                                                                    : names[dtype]);
+  with_gemm_type(dtype, "gemm", [&](auto t) {
+    using T = decltype(t);
+    rungs::gemm(rungs::Trans::N, rungs::Trans::N, 0, 1, 1, 1.0f, static_cast<const T*>(nullptr), 1,
+                static_cast<const T*>(nullptr), 1, 0.0f, static_cast<T*>(nullptr), 1, o);
+  });
+}
+
+void check_scaled_mm(int a_dtype, int b_dtype, int c_dtype, int kind, std::string variant) {
+  rungs::Options o = options(std::move(variant), 0, 0);
+  if (o.variant == "auto") o.variant = first_rung_of("fp8");
+  const rungs::Scales scales{nullptr, nullptr, scaling_of(kind)};
+  if (c_dtype != kF32 && c_dtype != kBF16)
+    throw rungs::Error("rungs: scaled_mm output dtype code " + std::to_string(c_dtype));
+  with_fp8_types(a_dtype, b_dtype, [&](auto ea, auto eb) {
+    using A = decltype(ea);
+    using B = decltype(eb);
+    if (c_dtype == kF32)
+      rungs::gemm(rungs::Trans::N, rungs::Trans::N, 0, 1, 1, 1.0f, static_cast<const A*>(nullptr), 1,
+                  static_cast<const B*>(nullptr), 1, scales, 0.0f, static_cast<float*>(nullptr), 1, o);
+    else
+      rungs::gemm(rungs::Trans::N, rungs::Trans::N, 0, 1, 1, 1.0f, static_cast<const A*>(nullptr), 1,
+                  static_cast<const B*>(nullptr), 1, scales, 0.0f, static_cast<__nv_bfloat16*>(nullptr), 1, o);
+  });
+}
+
+std::string resolve_scaled_mm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, int kind, int64_t lda, int64_t ldb,
+                              std::string variant, int device) {
+  const rungs::Options o = options(std::move(variant), 0, 0);
+  DeviceScope scope(device);
+  return rungs::resolve_gemm_variant(trans_of(ta), trans_of(tb), m, n, k, o, rungs::GemmType::fp8, lda, ldb,
+                                     scaling_of(kind));
 }
 
 void gemm_host(int dtype, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, uintptr_t a, int64_t lda,
@@ -166,11 +278,65 @@ std::string resolve_reduce(int dtype, int64_t n, std::string variant, int device
   return rungs::resolve_reduce_variant(t, n, o);
 }
 
+#if defined(RUNGS_HAVE_DIST)
+// rungs::dist on a communicator given as its address (torch's ProcessGroupNCCL._comm_ptr(), or any
+// ncclComm_t), 16-bit types only (dtype kF16 or kBF16).
+ncclComm_t comm_of(uintptr_t comm) { return reinterpret_cast<ncclComm_t>(comm); }
+
+template <class F>
+void with_dist_type(int dtype, const char* op, F&& f) {
+  switch (dtype) {
+    case kF16: return f(__half{});
+    case kBF16: return f(__nv_bfloat16{});
+  }
+  throw rungs::Error(std::string("rungs: ") + op + " dtype code " + std::to_string(dtype));
+}
+
+void allgather_gemm(int dtype, int64_t m_local, int64_t n_local, int64_t k, float alpha, uintptr_t a, int64_t lda,
+                    uintptr_t b, int64_t ldb, float beta, uintptr_t c, int64_t ldc, uintptr_t comm,
+                    std::string variant, uintptr_t stream, int device) {
+  const rungs::Options o = options(std::move(variant), 0, stream);
+  DeviceScope scope(device);
+  with_dist_type(dtype, "allgather_gemm", [&](auto t) {
+    using T = decltype(t);
+    rungs::dist::allgather_gemm(m_local, n_local, k, alpha, ptr_of<const T>(a), lda, ptr_of<const T>(b), ldb, beta,
+                                ptr_of<T>(c), ldc, comm_of(comm), o);
+  });
+}
+
+void gemm_reducescatter(int dtype, int64_t m, int64_t n, int64_t k_local, float alpha, uintptr_t a, int64_t lda,
+                        uintptr_t b, int64_t ldb, float beta, uintptr_t c, int64_t ldc, uintptr_t comm,
+                        std::string variant, uintptr_t stream, int device) {
+  const rungs::Options o = options(std::move(variant), 0, stream);
+  DeviceScope scope(device);
+  with_dist_type(dtype, "gemm_reducescatter", [&](auto t) {
+    using T = decltype(t);
+    rungs::dist::gemm_reducescatter(m, n, k_local, alpha, ptr_of<const T>(a), lda, ptr_of<const T>(b), ldb, beta,
+                                    ptr_of<T>(c), ldc, comm_of(comm), o);
+  });
+}
+
+void dist_release(uintptr_t comm, int device) {
+  DeviceScope scope(device);
+  rungs::dist::release(comm_of(comm));
+}
+#endif
+
 std::vector<rungs::VariantInfo> variants(const std::string& op) {
   if (op == "gemm") return rungs::variants(rungs::Op::gemm);
   if (op == "gemv") return rungs::variants(rungs::Op::gemv);
   if (op == "reduce") return rungs::variants(rungs::Op::reduce);
-  throw nb::value_error(("op: unknown operation '" + op + "' (must be 'gemm', 'gemv' or 'reduce')").c_str());
+  if (op == "allgather_gemm" || op == "gemm_reducescatter") {
+    std::vector<rungs::VariantInfo> v =
+        rungs::variants(op == "allgather_gemm" ? rungs::Op::allgather_gemm : rungs::Op::gemm_reducescatter);
+    if (v.empty())
+      throw nb::value_error(("op: '" + op + "': this build of rungs has no NCCL ladder (built without NCCL's "
+                             "headers: install nvidia-nccl-cu13 and build again)").c_str());
+    return v;
+  }
+  throw nb::value_error(("op: unknown operation '" + op +
+                         "' (must be 'gemm', 'gemv', 'reduce', 'allgather_gemm' or 'gemm_reducescatter')")
+                            .c_str());
 }
 
 // The number of CUDA devices the runtime can use; 0 where there is none (or no driver).
@@ -460,23 +626,37 @@ NB_MODULE(_rungs, m) {
 
   nb::class_<rungs::VariantInfo>(m, "VariantInfo",
                                  "One rung of a ladder: name, summary, rung number, min_sm (0: runs on the "
-                                 "host), baseline (the vendor's), types (gemm: the element types and math "
-                                 "modes it does)")
+                                 "host), baseline (the vendor's), types (the element types and math modes it "
+                                 "does), parent (the rung it builds on; empty for the first and the baseline)")
       .def_ro("name", &rungs::VariantInfo::name)
       .def_ro("summary", &rungs::VariantInfo::summary)
       .def_ro("rung", &rungs::VariantInfo::rung)
       .def_ro("min_sm", &rungs::VariantInfo::min_sm)
       .def_ro("baseline", &rungs::VariantInfo::baseline)
       .def_ro("types", &rungs::VariantInfo::types)
+      .def_ro("parent", &rungs::VariantInfo::parent)
       .def("__repr__", [](const rungs::VariantInfo& v) {
         return "VariantInfo(name='" + v.name + "', rung=" + std::to_string(v.rung) +
                ", min_sm=" + std::to_string(v.min_sm) + ", baseline=" + (v.baseline ? "True" : "False") +
-               (v.types.empty() ? std::string() : ", types='" + v.types + "'") + ")";
+               (v.types.empty() ? std::string() : ", types='" + v.types + "'") +
+               (v.parent.empty() ? std::string() : ", parent='" + v.parent + "'") + ")";
       });
 
   const auto no_gil = nb::call_guard<nb::gil_scoped_release>();
   m.def("gemm", &gemm, no_gil);
   m.def("gemm_host", &gemm_host, no_gil);
+  m.def("scaled_mm", &scaled_mm, no_gil);
+  m.def("check_gemm", &check_gemm);
+  m.def("check_scaled_mm", &check_scaled_mm);
+  m.def("resolve_scaled_mm", &resolve_scaled_mm, no_gil);
+#if defined(RUNGS_HAVE_DIST)
+  m.attr("HAVE_DIST") = true;
+  m.def("allgather_gemm", &allgather_gemm, no_gil);
+  m.def("gemm_reducescatter", &gemm_reducescatter, no_gil);
+  m.def("dist_release", &dist_release, no_gil);
+#else
+  m.attr("HAVE_DIST") = false;
+#endif
   m.def("gemv", &gemv, no_gil);
   m.def("reduce_sum", &reduce_sum, no_gil);
   m.def("resolve_gemm", &resolve_gemm, no_gil);

@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <exception>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -186,6 +187,118 @@ PyObject* gemm(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   return THPVariable_Wrap(std::move(g.result));
 }
 
+// linear(x, weight, bias, variant, math): rungs.linear on plain torch CUDA tensors of one float
+// dtype, no gradients: x (..., k) read as one (M, k) row-major matrix where its leading dimensions
+// collapse into one stride, the weight (n, k) as its transpose in place (Trans::T), the result
+// (..., n) from at::empty, the bias copied into it first and the product added (beta = 1). The
+// result, or None having done nothing (anything else: the general path).
+bool read_linear(PyObject* const* args, Call& g) {
+  PyObject *px = args[0], *pw = args[1], *pbias = args[2], *pvariant = args[3], *pmath = args[4];
+  if (!plain_tensor(px) || !plain_tensor(pw) || !PyUnicode_CheckExact(pvariant) || !PyUnicode_CheckExact(pmath))
+    return false;
+  if (pbias != Py_None && !plain_tensor(pbias)) return false;
+  const at::Tensor& x = THPVariable_Unpack(px);
+  const at::Tensor& w = THPVariable_Unpack(pw);
+  if (x.dim() < 1 || w.dim() != 2 || x.layout() != c10::kStrided || w.layout() != c10::kStrided) return false;
+  if (x.scalar_type() != w.scalar_type() || !x.is_cuda() || x.device() != w.device()) return false;
+  switch (x.scalar_type()) {
+    case c10::ScalarType::Float: g.dtype = 0; break;
+    case c10::ScalarType::Half: g.dtype = 1; break;
+    case c10::ScalarType::BFloat16: g.dtype = 2; break;
+    default: return false;
+  }
+  const bool grad = c10::GradMode::is_enabled();
+  if (grad && (x.requires_grad() || w.requires_grad())) return false;
+  const int64_t n = w.size(0), k = w.size(1);
+  if (x.size(-1) != k) return false;
+  // The (M, k) matrix of x: its leading dimensions (those of extent > 1) must collapse into one stride.
+  int64_t m = 1, row_stride = -1, inner = -1;
+  for (int64_t d = x.dim() - 2; d >= 0; --d) {
+    const int64_t e = x.size(d);
+    m *= e;
+    if (e == 1) continue;
+    if (row_stride < 0) row_stride = x.stride(d), inner = e;
+    else if (x.stride(d) != row_stride * inner) return false;
+    else inner *= e;
+  }
+  bool ta = false, tb = false;
+  int64_t lda = 0, ldb = 0;
+  if (!view_layout(m, k, row_stride < 0 ? k : row_stride, x.stride(-1), ta, lda) ||
+      !view_layout(k, n, w.stride(1), w.stride(0), tb, ldb))
+    return false;
+  if (pbias != Py_None) {
+    const at::Tensor& bias = THPVariable_Unpack(pbias);
+    if (bias.dim() != 1 || bias.size(0) != n || bias.scalar_type() != x.scalar_type() || bias.device() != x.device() ||
+        (grad && bias.requires_grad()))
+      return false;
+  }
+  if (PyUnicode_CompareWithASCIIString(pmath, "fp32") == 0) g.math = 0;
+  else if (PyUnicode_CompareWithASCIIString(pmath, "tf32") == 0) g.math = 1;
+  else if (PyUnicode_CompareWithASCIIString(pmath, "tf32x3") == 0) g.math = 2;
+  else return false;
+  Py_ssize_t len = 0;
+  const char* v = PyUnicode_AsUTF8AndSize(pvariant, &len);
+  if (!v) {
+    PyErr_Clear();
+    return false;
+  }
+  g.variant.assign(v, static_cast<size_t>(len));
+  g.device = x.get_device();
+  std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
+  shape.back() = n;
+  try {
+    g.result = at::empty(shape, x.options());
+    if (pbias != Py_None) g.result.copy_(THPVariable_Unpack(pbias));
+  } catch (...) {  // out of memory and the like: the general path tries again and raises torch's error
+    return false;
+  }
+  g.ta = ta, g.tb = tb, g.m = m, g.n = n, g.k = k, g.lda = lda, g.ldb = ldb, g.ldc = n > 1 ? n : 1;
+  g.a = x.const_data_ptr(), g.b = w.const_data_ptr(), g.c = g.result.data_ptr();
+  g.alpha = 1.0f, g.beta = pbias != Py_None ? 1.0f : 0.0f;
+  return true;
+}
+
+// Runs a read call with the GIL released; the error as rungs' exception types, or nullptr.
+PyObject* run_call(Call& g) {
+  rungs::Options o;
+  o.variant = g.variant;
+  o.math = g.math == 0 ? rungs::Math::fp32 : g.math == 1 ? rungs::Math::tf32 : rungs::Math::tf32x3;
+  PyObject* error_type = nullptr;
+  std::string message;
+  Py_BEGIN_ALLOW_THREADS
+  try {
+    const c10::cuda::CUDAGuard guard(static_cast<c10::DeviceIndex>(g.device));
+    o.stream = c10::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(g.device)).stream();
+    if (g.dtype == 0) run<float>(g, o);
+    else if (g.dtype == 1) run<__half>(g, o);
+    else run<__nv_bfloat16>(g, o);
+  } catch (const rungs::Unsupported& e) {
+    error_type = g_unsupported ? g_unsupported : PyExc_RuntimeError, message = e.what();
+  } catch (const rungs::Error& e) {
+    error_type = g_error ? g_error : PyExc_RuntimeError, message = e.what();
+  } catch (const std::exception& e) {
+    error_type = PyExc_RuntimeError, message = e.what();
+  } catch (...) {
+    error_type = PyExc_RuntimeError, message = "rungs: an unknown C++ exception";
+  }
+  Py_END_ALLOW_THREADS
+  if (error_type) {
+    PyErr_SetString(error_type, message.c_str());
+    return nullptr;
+  }
+  return THPVariable_Wrap(std::move(g.result));
+}
+
+PyObject* linear(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 5) {
+    PyErr_SetString(PyExc_TypeError, "_rungs_torch.linear takes 5 arguments");
+    return nullptr;
+  }
+  Call g;
+  if (!read_linear(args, g)) Py_RETURN_NONE;
+  return run_call(g);
+}
+
 // plan(a, b, out, alpha, beta, variant, math, stream): gemm's reading stopped before the library,
 // CPU tensors standing in for CUDA tensors on device 0: (result, the arguments of
 // rungs._rungs.gemm with this stream), or None. The tests compare it with the general path.
@@ -233,6 +346,8 @@ PyObject* setup(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 PyMethodDef methods[] = {
     {"gemm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(gemm)), METH_FASTCALL,
      "gemm(a, b, out, alpha, beta, variant, math): rungs.gemm on plain torch CUDA tensors, or None"},
+    {"linear", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(linear)), METH_FASTCALL,
+     "linear(x, weight, bias, variant, math): rungs.linear on plain torch CUDA tensors, or None"},
     {"plan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(plan)), METH_FASTCALL,
      "plan(a, b, out, alpha, beta, variant, math, stream): gemm's reading without the call (tests)"},
     {"setup", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(setup)), METH_FASTCALL,

@@ -68,7 +68,7 @@ def operand(rows, cols, transposed, dtype):
     return rand(cols, rows, dtype=dtype).T if transposed else rand(rows, cols, dtype=dtype)
 
 
-# fp8 (the C++ API's Scales overloads) is not in the Python layer: its rungs are left to the C++ tests.
+# fp8 goes through rungs.scaled_mm (test_gpu_fp8_linear.py).
 GEMM_CASES = [(v.name, t) for v in rungs.variants("gemm") for t in v.types.split() if t != "fp8"]
 SHAPES = [(37, 29, 43), (1, 65, 3), (130, 67, 1)]
 
