@@ -17,10 +17,11 @@ docs/BENCHMARKS.md is the index: the method, the headline, every run's device, c
 and links to the pages that hold the tables: docs/bench/<gpu>.md per GPU (its single-GPU ladders),
 docs/bench/dist.md (the NCCL ladders of every GPU), docs/bench/python.md (bench_python.py's runs); each
 page stays under 25 KB (--check fails past that: split it further in page_of). The headline never mixes
-commits on one machine: it takes the commit of the machine's newest run and only the runs at that
-commit; parts measured only at older commits are named under it, with the page that holds their tables. --newest-commit drops every run that is not at its machine's newest commit
-(everywhere, not only in the headline). A new run dropped into docs/runs/ replaces the parts it
-measured. The same JSON gives the same files.
+commits on one machine: it takes the commit of the machine's newest run and only the runs at that commit;
+parts measured only at older commits are named under it, with the page that holds their tables.
+--newest-commit drops every run that is not at its machine's newest commit (everywhere, not only in the
+headline). A new run dropped into docs/runs/ replaces the parts it measured. The same JSON gives the same
+files.
 
 Generated blocks: in README.md and docs/*.md, the text between `<!-- report:NAME -->` and
 `<!-- /report:NAME -->` is replaced by block NAME: headline, gemm, gemm_tc, decode, decode_fp8, gemv,
@@ -28,10 +29,9 @@ reduce, gemm_host, allgather_gemm, gemm_reducescatter, python (bench_python.py's
 (examples/gemm.cpp, in a code block).
 
 --check regenerates everything into a temporary copy of the tree and fails (exit 1) where README.md,
-docs/BENCHMARKS.md, a page under docs/bench/, a generated block or a picture differs from the committed one
-(or a page is 25 KB or more). A picture is
-compared by the data it draws (each SVG carries it in a `rungs-report-data` comment), not by its bytes,
-which depend on the matplotlib version.
+docs/BENCHMARKS.md, a page under docs/bench/, a generated block or a picture differs from the committed
+one (or a page is 25 KB or more). A picture is compared by the data it draws (each SVG carries it in a
+`rungs-report-data` comment), not by its bytes, which depend on the matplotlib version.
 """
 import argparse
 import io
