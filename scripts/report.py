@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Turn the JSON of `rungs bench` runs into docs/BENCHMARKS.md, the pictures under docs/img/ and the
-generated blocks of README.md and docs/*.md; or check that the committed files match the runs.
+"""Turn the JSON of `rungs bench` runs into docs/BENCHMARKS.md and the pages under docs/bench/, the
+pictures under docs/img/ and the generated blocks of README.md and docs/*.md; or check that the committed
+files match the runs.
 
 usage: scripts/report.py RUN.json [RUN.json ...] [--root DIR] [--no-images] [--newest-commit] [--redraw] [--check]
 
@@ -10,13 +11,17 @@ of them; or scripts/bench_python.py's JSON ({"meta", "rows"}).
 
 Runs are grouped by machine: the GPU model and the number of GPUs a run used. A run's rows fall into
 parts (gemm fp32; each tensor-core type, fp8 per scales' layout; decode per type and scales; gemv;
-reduce; gemm_host; each NCCL operation per GPU count). BENCHMARKS.md and the pictures report, per GPU
-and part, the newest run that measured it, each table under its own run's device, commit, date and
-command. The headline never mixes commits on one machine: it takes the commit of the machine's newest
-run and only the runs at that commit; parts measured only at older commits are named under it and
-left to BENCHMARKS.md. --newest-commit drops every run that is not at its machine's newest commit
-(everywhere, not only in the headline). A new run dropped into docs/runs/ replaces the parts it
-measured. The same JSON gives the same files.
+reduce; gemm_host; each NCCL operation per GPU count). The pages and the pictures report, per GPU and
+part, the newest run that measured it, each table under its own run's device, commit, date and command.
+docs/BENCHMARKS.md is the index: the method, the headline, every run's device, commit, date and command,
+and links to the pages that hold the tables: docs/bench/<gpu>.md per GPU (its single-GPU ladders),
+docs/bench/dist.md (the NCCL ladders of every GPU), docs/bench/python.md (bench_python.py's runs); each
+page stays under 25 KB (--check fails past that: split it further in page_of). The headline never mixes
+commits on one machine: it takes the commit of the machine's newest run and only the runs at that commit;
+parts measured only at older commits are named under it, with the page that holds their tables.
+--newest-commit drops every run that is not at its machine's newest commit (everywhere, not only in the
+headline). A new run dropped into docs/runs/ replaces the parts it measured. The same JSON gives the same
+files.
 
 Generated blocks: in README.md and docs/*.md, the text between `<!-- report:NAME -->` and
 `<!-- /report:NAME -->` is replaced by block NAME: headline, gemm, gemm_tc, decode, decode_fp8, gemv,
@@ -24,9 +29,9 @@ reduce, gemm_host, allgather_gemm, gemm_reducescatter, python (bench_python.py's
 (examples/gemm.cpp, in a code block).
 
 --check regenerates everything into a temporary copy of the tree and fails (exit 1) where README.md,
-docs/BENCHMARKS.md, a generated block or a picture differs from the committed one. A picture is
-compared by the data it draws (each SVG carries it in a `rungs-report-data` comment), not by its bytes,
-which depend on the matplotlib version.
+docs/BENCHMARKS.md, a page under docs/bench/, a generated block or a picture differs from the committed
+one (or a page is 25 KB or more). A picture is compared by the data it draws (each SVG carries it in a
+`rungs-report-data` comment), not by its bytes, which depend on the matplotlib version.
 """
 import argparse
 import io
@@ -74,7 +79,7 @@ LADDER_TITLES = OrderedDict(
         ("gemm_reducescatter", "gemm_reducescatter: tensor-parallel gemm over NCCL (bf16), ms (x rung 1)"),
     ]
 )
-# The pictures of each ladder section in BENCHMARKS.md (file stem; the GPU's slug is appended).
+# The pictures of each ladder section of the pages under docs/bench/ (file stem; the GPU's slug is appended).
 LADDER_PICTURES = {
     "gemm": ["gemm"], "gemm_tc": ["gemm_tc", "fp8"], "decode": ["decode"], "gemv": ["gemv"], "reduce": ["reduce"],
     "gemm_host": ["gemm_host"], "allgather_gemm": ["allgather_gemm"], "gemm_reducescatter": ["gemm_reducescatter"],
@@ -774,7 +779,7 @@ def headline(hsel):
                 + ", ".join(f"`{run.command()}`" for run in runs.values()))
         if older:
             line += (f"; not measured at commit {commit}: " + ", ".join(OrderedDict((part_title(p), None) for p in older))
-                     + " (older runs' tables: BENCHMARKS.md)")
+                     + " (older runs' tables: " + ", ".join(OrderedDict((f"docs/{page_of(machine[0], p[0])}", None) for p in older)) + ")")
         lines.append(line)
     return "\n".join(lines)
 
@@ -1313,11 +1318,8 @@ def pictures(selected, hsel, img_dir):
 
 def python_block(py_runs):
     """The Python layer's cost: per GPU, the newest bench_python.py run (its meta's date)."""
-    newest = OrderedDict()
-    for path, data in sorted(py_runs, key=lambda pd: (pd[1]["meta"].get("date", ""), pd[0])):
-        newest[gpu_slug(data["meta"].get("device", "?"))] = data
     parts = []
-    for data in (newest[k] for k in sorted(newest)):
+    for data in newest_python(py_runs):
         m = data["meta"]
         head = (f"**{m.get('device', '?')}**: commit {short_commit(m.get('commit', '?'))}, {m.get('date', '?')}, "
                 f"`python scripts/bench_python.py` (rungs {m.get('rungs', '?')}, torch {m.get('torch', '?')}, "
@@ -1340,13 +1342,89 @@ def example_block():
         return "```cpp\n" + f.read().rstrip("\n") + "\n```"
 
 
-def benchmarks_md(selected, hsel, images, py_runs=()):
-    out = [
+PAGE_LIMIT = 25 * 1024  # bytes: a generated page past this is split further (a doc over 25 KB is a diary)
+GENERATED = "Generated by `scripts/report.py docs/runs/*.json`"
+INTRO = [
+    GENERATED + " from the JSON that `rungs bench` wrote (kept in",
+    "docs/runs/); do not edit by hand: CI fails where a page, the README's headline or a picture no longer",
+    "matches the runs (`scripts/report.py --check docs/runs/*.json`).",
+]
+
+
+def page_of(slug, ladder):
+    """The generated page (relative to docs/) that holds one ladder's tables on one GPU: one page per GPU
+    for its single-GPU ladders, one for the NCCL ladders of every GPU."""
+    return "bench/dist.md" if ladder in DIST_OPS else f"bench/{slug}.md"
+
+
+def ladder_link(slug, ladder, base=""):
+    return f"[{ladder}]({base}{page_of(slug, ladder)}#{ladder}-{slug})"
+
+
+def devices_of(per):
+    return " / ".join(OrderedDict((run.device, None) for run, _ in per.values()))
+
+
+def run_lines(slug, per, ladders, base=None):
+    """One line per run behind the given ladders on one GPU: the ladders it gives (links into their pages
+    when base is the path from the linking page to docs/), device, commit, date, command, and the machine."""
+    runs = OrderedDict()
+    for ladder in ladders:
+        for run, _ in ladder_runs(per, ladder):
+            runs.setdefault(run.path, (run, []))
+            if ladder not in runs[run.path][1]:
+                runs[run.path][1].append(ladder)
+    out = []
+    for run, lads in sorted(runs.values(), key=lambda rl: rl[0].key()):
+        c = run.context
+        extra = []
+        if run.world > 1:
+            extra.append(f"{run.world} GPUs")
+        if c.get("sm_clock_mhz"):
+            extra.append(f"{c.get('sms', '?')} SMs at up to {c['sm_clock_mhz']:.0f} MHz")
+        if c.get("dram_read_gbs"):
+            extra.append(f"DRAM read {c['dram_read_gbs']:.0f} GB/s measured")
+        if c.get("cuda_driver"):
+            extra.append(f"CUDA {c.get('cuda_runtime', '?')} (driver {c['cuda_driver']}), cuBLAS {c.get('cublas', '?')}")
+        names = ", ".join(lads if base is None else [ladder_link(slug, l, base) for l in lads])
+        out.append(f"- {names}: {run.header()}" + (f"; {'; '.join(extra)}" if extra else ""))
+    return out
+
+
+def ladder_sections(slug, per, ladders, images, level):
+    """Each ladder's anchor, heading, pictures and tables on one GPU (pictures linked from docs/bench/)."""
+    out = []
+    device = next(iter(OrderedDict((run.device, None) for run, _ in per.values())))
+    for ladder in ladders:
+        out += ["", f'<a id="{ladder}-{slug}"></a>', "", f"{'#' * level} {LADDER_TITLES[ladder]}", ""]
+        for stem in LADDER_PICTURES.get(ladder, []):
+            img = f"img/{stem}-{slug}.svg"
+            if img in images:
+                out += [f"![{PICTURE_ALT[stem]} on the {device}](../{img})", ""]
+        out.append(ladder_block(OrderedDict([(slug, per)]), ladder))
+    return out
+
+
+def newest_python(py_runs):
+    """Per GPU (sorted), the newest bench_python.py run (its meta's date)."""
+    newest = OrderedDict()
+    for path, data in sorted(py_runs, key=lambda pd: (pd[1]["meta"].get("date", ""), pd[0])):
+        newest[gpu_slug(data["meta"].get("device", "?"))] = data
+    return [newest[k] for k in sorted(newest)]
+
+
+def bench_pages(selected, hsel, images, py_runs=()):
+    """{path under docs/: text}: BENCHMARKS.md (the index: method, headline, every run's provenance, links)
+    and the pages under docs/bench/ that hold the tables and pictures: one per GPU (its single-GPU ladders),
+    dist.md (the NCCL ladders of every GPU), python.md (bench_python.py's runs)."""
+    single = [l for l in LADDER_TITLES if l not in DIST_OPS]
+    back = "The index, the method and the headline: [BENCHMARKS.md](../BENCHMARKS.md)."
+    written = OrderedDict()
+    index = [
         "# Benchmarks",
         "",
-        "Generated by `scripts/report.py docs/runs/*.json` from the JSON that `rungs bench` wrote (kept in",
-        "docs/runs/); do not edit by hand: CI fails where this file, the README's headline or a picture no longer",
-        "matches the runs (`scripts/report.py --check docs/runs/*.json`). To publish a run, put its JSON in",
+        *INTRO[:-1],
+        INTRO[-1] + " To publish a run, put its JSON in",
         "docs/runs/ and run the script: per GPU, each part of the seed workloads comes from the newest run that",
         "measured it, and the headline takes one commit per machine (its newest).",
         "",
@@ -1355,51 +1433,57 @@ def benchmarks_md(selected, hsel, images, py_runs=()):
         "baseline's median over the rung's (higher is faster). gemm_host is timed on the host clock; the NCCL",
         "ladders take the slowest rank's time.",
         "",
-        "## Headline",
+        "The tables and pictures, one page each:",
         "",
-        headline(hsel),
     ]
-    if "img/ladders.svg" in images:
-        out += ["", "![Every ladder at its largest seed case](img/ladders.svg)"]
     for slug, per in selected.items():
-        devices = OrderedDict((run.device, None) for run, _ in per.values())
-        out += ["", f"## {' / '.join(devices)}", ""]
-        runs = OrderedDict()
-        for ladder in LADDER_TITLES:
-            for run, _ in ladder_runs(per, ladder):
-                runs.setdefault(run.path, (run, []))
-                if ladder not in runs[run.path][1]:
-                    runs[run.path][1].append(ladder)
-        for run, ladders in sorted(runs.values(), key=lambda rl: rl[0].key()):
-            c = run.context
-            extra = []
-            if run.world > 1:
-                extra.append(f"{run.world} GPUs")
-            if c.get("sm_clock_mhz"):
-                extra.append(f"{c.get('sms', '?')} SMs at up to {c['sm_clock_mhz']:.0f} MHz")
-            if c.get("dram_read_gbs"):
-                extra.append(f"DRAM read {c['dram_read_gbs']:.0f} GB/s measured")
-            if c.get("cuda_driver"):
-                extra.append(f"CUDA {c.get('cuda_runtime', '?')} (driver {c['cuda_driver']}), cuBLAS {c.get('cublas', '?')}")
-            out.append(f"- {', '.join(ladders)}: {run.header()}" + (f"; {'; '.join(extra)}" if extra else ""))
-        for ladder in LADDER_TITLES:
-            if not ladder_runs(per, ladder):
-                continue
-            out += ["", f'<a id="{ladder}-{slug}"></a>', "", f"### {LADDER_TITLES[ladder]}", ""]
-            for stem in LADDER_PICTURES.get(ladder, []):
-                img = f"img/{stem}-{slug}.svg"
-                if img in images:
-                    out += [f"![{PICTURE_ALT[stem]} on the {next(iter(devices))}]({img})", ""]
-            out.append(ladder_block(OrderedDict([(slug, per)]), ladder))
+        lads = [l for l in single if ladder_runs(per, l)]
+        if lads:
+            index.append(f"- [{devices_of(per)}](bench/{slug}.md): " + ", ".join(ladder_link(slug, l, "") for l in lads))
+    dist = [(slug, per, [l for l in DIST_OPS if ladder_runs(per, l)]) for slug, per in selected.items()]
+    dist = [d for d in dist if d[2]]
+    if dist:
+        index.append("- [The NCCL ladders, tensor-parallel gemm on 2+ GPUs](bench/dist.md): "
+                     + "; ".join(f"{slug.upper()} " + ", ".join(ladder_link(slug, l, "") for l in lads) for slug, per, lads in dist))
     if py_runs:
-        out += ["", "## Python: the cost of a call from PyTorch", "",
-                "`scripts/bench_python.py` (`scripts/gpu.sh python` runs it): host time per call, each call timed on",
-                "its own with `time.perf_counter_ns`, the stream synchronized (untimed) every 100 calls; device",
-                "times from CUDA events, rungs.gemm and the raw extension call interleaved. The raw call is",
-                "`rungs._rungs.gemm` on the tensors' pointers with the result allocated beforehand (the C++ call",
-                "with nothing of the Python layer); the rows below it split a call into its pieces.", "",
-                python_block(py_runs)]
-    return "\n".join(out) + "\n"
+        index.append("- [Python: the cost of a call from PyTorch](bench/python.md)")
+    index += ["", "## Headline", "", headline(hsel)]
+    if "img/ladders.svg" in images:
+        index += ["", "![Every ladder at its largest seed case](img/ladders.svg)"]
+    for slug, per in selected.items():
+        index += ["", f"## {devices_of(per)}", "", *run_lines(slug, per, LADDER_TITLES, base="")]
+    if py_runs:
+        index += ["", "## Python", ""]
+        for data in newest_python(py_runs):
+            m = data["meta"]
+            index.append(f"- [python](bench/python.md): {m.get('device', '?')}, commit {short_commit(m.get('commit', '?'))}, "
+                         f"{m.get('date', '?')}, `python scripts/bench_python.py`")
+    written["BENCHMARKS.md"] = "\n".join(index) + "\n"
+    for slug, per in selected.items():
+        lads = [l for l in single if ladder_runs(per, l)]
+        if not lads:
+            continue
+        out = [f"# Benchmarks: {devices_of(per)}", "", *INTRO, back, "", *run_lines(slug, per, lads)]
+        out += ladder_sections(slug, per, lads, images, 2)
+        written[f"bench/{slug}.md"] = "\n".join(out) + "\n"
+    if dist:
+        out = ["# Benchmarks: the NCCL ladders", "", *INTRO, back, "",
+               "allgather_gemm and gemm_reducescatter ([dist.md](../dist.md)): tensor-parallel gemm over NCCL on 2+ GPUs",
+               "of one host; each time is the slowest rank's."]
+        for slug, per, lads in dist:
+            out += ["", f"## {devices_of(per)}", "", *run_lines(slug, per, lads)]
+            out += ladder_sections(slug, per, lads, images, 3)
+        written["bench/dist.md"] = "\n".join(out) + "\n"
+    if py_runs:
+        out = ["# Benchmarks: Python, the cost of a call from PyTorch", "", *INTRO, back, "",
+               "`scripts/bench_python.py` (`scripts/gpu.sh python` runs it): host time per call, each call timed on",
+               "its own with `time.perf_counter_ns`, the stream synchronized (untimed) every 100 calls; device",
+               "times from CUDA events, rungs.gemm and the raw extension call interleaved. The raw call is",
+               "`rungs._rungs.gemm` on the tensors' pointers with the result allocated beforehand (the C++ call",
+               "with nothing of the Python layer); the rows below it split a call into its pieces.", "",
+               python_block(py_runs)]
+        written["bench/python.md"] = "\n".join(out) + "\n"
+    return written
 
 
 MARKER = re.compile(r"(<!-- report:([a-z0-9_]+) -->\n)(.*?)(<!-- /report:\2 -->)", re.S)
@@ -1449,8 +1533,21 @@ def generated_svgs(img_dir):
     return out
 
 
+def generated_pages(root):
+    """docs/BENCHMARKS.md and the pages under docs/bench/ that this script wrote (they say so), relative to root."""
+    out = ["docs/BENCHMARKS.md"] if os.path.exists(os.path.join(root, "docs", "BENCHMARKS.md")) else []
+    bench = os.path.join(root, "docs", "bench")
+    for f in sorted(os.listdir(bench)) if os.path.isdir(bench) else []:
+        if f.endswith(".md"):
+            with open(os.path.join(bench, f)) as fh:
+                if GENERATED in fh.read():
+                    out.append(f"docs/bench/{f}")
+    return out
+
+
 def generate(bench_runs, py_runs, root, images=True):
-    """Write BENCHMARKS.md, the pictures and the blocks under root; returns (changed files, pictures)."""
+    """Write BENCHMARKS.md, the pages under docs/bench/, the pictures and the blocks under root; returns
+    (changed files, pictures)."""
     selected = select(bench_runs)
     hsel = headline_select(bench_runs)
     if not selected:
@@ -1467,8 +1564,15 @@ def generate(bench_runs, py_runs, root, images=True):
     for ladder in BLOCKS:
         blocks[ladder] = ladder_block(selected, ladder)
     changed = []
-    if write_if_changed(os.path.join(docs, "BENCHMARKS.md"), benchmarks_md(selected, hsel, pics, py_runs)):
-        changed.append("docs/BENCHMARKS.md")
+    written = bench_pages(selected, hsel, pics, py_runs)
+    for stale in sorted(set(generated_pages(root)) - {"docs/" + rel for rel in written}):
+        os.remove(os.path.join(root, stale))  # a page this script wrote once and the runs no longer give
+        changed.append(stale)
+    for rel, text in written.items():
+        path = os.path.join(docs, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if write_if_changed(path, text):
+            changed.append("docs/" + rel)
     for path in pages(root):
         with open(path) as f:
             text = f.read()
@@ -1482,10 +1586,10 @@ def check(bench_runs, py_runs, root):
     problems = []
     with tempfile.TemporaryDirectory() as tmp:
         os.makedirs(os.path.join(tmp, "docs", "img"))
-        rel_pages = [os.path.relpath(p, root) for p in pages(root)] + [os.path.join("docs", "BENCHMARKS.md")]
-        for rel in rel_pages:
-            if os.path.exists(os.path.join(root, rel)):
-                shutil.copyfile(os.path.join(root, rel), os.path.join(tmp, rel))
+        os.makedirs(os.path.join(tmp, "docs", "bench"))
+        committed_pages = generated_pages(root)
+        for rel in [os.path.relpath(p, root) for p in pages(root)] + committed_pages:
+            shutil.copyfile(os.path.join(root, rel), os.path.join(tmp, rel))
         img = os.path.join(root, "docs", "img")
         committed = {os.path.basename(p): p for p in generated_svgs(img)}
         for p in committed.values():
@@ -1493,10 +1597,18 @@ def check(bench_runs, py_runs, root):
         generate(bench_runs, py_runs, tmp)
         import difflib
 
-        for rel in rel_pages:
+        fresh_pages = generated_pages(tmp)
+        for rel in fresh_pages:
+            size = os.path.getsize(os.path.join(tmp, rel))
+            if size >= PAGE_LIMIT:
+                problems.append(f"{rel} would be {size} bytes, over {PAGE_LIMIT // 1024} KB: split it (page_of in scripts/report.py)")
+        for rel in [os.path.relpath(p, root) for p in pages(root)] + sorted(set(committed_pages) | set(fresh_pages)):
             new_path = os.path.join(tmp, rel)
             old_path = os.path.join(root, rel)
-            new = open(new_path).read() if os.path.exists(new_path) else ""
+            if not os.path.exists(new_path):
+                problems.append(f"{rel} is not generated from the runs (remove it)")
+                continue
+            new = open(new_path).read()
             old = open(old_path).read() if os.path.exists(old_path) else ""
             if new != old:
                 diff = list(difflib.unified_diff(old.splitlines(), new.splitlines(), f"committed {rel}", f"from the runs {rel}", n=0, lineterm=""))
@@ -1544,7 +1656,7 @@ def main(argv):
             flags = " --newest-commit" if args.newest_commit else ""
             print(f"report.py --check: the docs do not match the runs: run scripts/report.py{flags} {named} and commit the result")
             return 1
-        print(f"report.py --check: README.md, docs/BENCHMARKS.md, the generated blocks and the pictures match the {len(bench_runs) + len(py_runs)} run(s)")
+        print(f"report.py --check: README.md, docs/BENCHMARKS.md, docs/bench/, the generated blocks and the pictures match the {len(bench_runs) + len(py_runs)} run(s)")
         return 0
     changed, pics = generate(bench_runs, py_runs, root, images=not args.no_images)
     print(f"report.py: {len(pics)} picture(s) under docs/img; text changed: {', '.join(changed) or 'none'}")

@@ -2,12 +2,15 @@
 """Checks scripts/report.py. On the committed sample runs (tests/data/bench_sample.json, the main job's rows
 at the smallest seed sizes, and bench_host_sample.json, from an NVIDIA H100) and on synthetic rows made up
 here (not measurements): the tables parse, every generated block is filled, every picture is an SVG that
-carries the data it draws, the newest run of a part wins, the headline holds one commit per machine and
-names a faster rung only beyond the run's noise, decode, fp8 and the NCCL ladders get headline rows, and a
-second run on the same JSON gives the same bytes; --check passes on a tree it generated and fails where a
-page, a block or a picture's data differs. Last, --check on the repository itself: the committed README.md,
-docs/BENCHMARKS.md, generated blocks and pictures match docs/runs/. Run by ctest (exit 77 = skipped:
-matplotlib is not installed).
+carries the data it draws, BENCHMARKS.md is an index whose links (and the pages' links) reach a page and an
+anchor, each GPU's tables sit on its page and the NCCL ladders and Python on theirs, the newest run of a part
+wins, the headline holds one commit per machine and names a faster rung only beyond the run's noise,
+decode, fp8 and the NCCL ladders get headline rows, and a second run on the same JSON gives the same bytes;
+--check passes on a tree it generated and fails where a page, a block or a picture's data differs, or a
+page is missing or left over. Last, on the repository itself: the committed README.md, docs/BENCHMARKS.md,
+docs/bench/, generated blocks and pictures match docs/runs/, every generated page is under 25 KB, and every
+link into or out of them reaches its page and anchor. Run by ctest (exit 77 = skipped: matplotlib is not
+installed).
 """
 import copy
 import glob
@@ -71,6 +74,55 @@ def run_report(root, inputs, *flags, expect=0):
 def read(root, rel):
     with open(os.path.join(root, rel)) as f:
         return f.read()
+
+
+def bench_page(root, name):
+    """docs/bench/NAME.md ("" if the report wrote none)."""
+    path = os.path.join(root, "docs", "bench", name + ".md")
+    return read(root, os.path.relpath(path, root)) if os.path.exists(path) else ""
+
+
+def report_text(root):
+    """Everything the report wrote: docs/BENCHMARKS.md and the pages under docs/bench/."""
+    bench = os.path.join(root, "docs", "bench")
+    names = sorted(f for f in os.listdir(bench) if f.endswith(".md")) if os.path.isdir(bench) else []
+    return "\n".join([read(root, "docs/BENCHMARKS.md")] + [read(root, os.path.join("docs", "bench", f)) for f in names])
+
+
+def anchors(text):
+    """The anchors a markdown page has: explicit <a id>s and its headings (lowercased, punctuation but '-'
+    and '_' dropped, spaces to '-'), outside code blocks."""
+    out = set(re.findall(r'<a id="([^"]+)"', text))
+    for h in re.findall(r"^#{1,6} (.*)$", re.sub(r"```.*?```", "", text, flags=re.S), re.M):
+        out.add(re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-"))
+    return out
+
+
+def check_links(root, rel, only=None):
+    """Every relative markdown link of page rel reaches an existing file and, for a .md, its anchor. only:
+    check just the links whose target path passes it. Returns how many links were checked."""
+    n = 0
+    for m in re.finditer(r"\]\(([^)\s]+)\)", read(root, rel)):
+        link = m.group(1)
+        if re.match(r"[a-z]+:", link):
+            continue
+        path, _, anchor = link.partition("#")
+        target = os.path.normpath(os.path.join(os.path.dirname(rel), path)) if path else rel
+        if only is not None and not only(target.replace(os.sep, "/")):
+            continue
+        n += 1
+        if not os.path.exists(os.path.join(root, target)):
+            check(False, f"{rel}: link {link}: no file {target}")
+        elif anchor and target.endswith(".md"):
+            check(anchor in anchors(read(root, target)), f"{rel}: link {link}: {target} has no anchor {anchor}")
+    return n
+
+
+def check_report_links(root):
+    """The links of BENCHMARKS.md and the generated pages; returns how many."""
+    bench = os.path.join(root, "docs", "bench")
+    rels = ["docs/BENCHMARKS.md"] + [f"docs/bench/{f}" for f in sorted(os.listdir(bench)) if f.endswith(".md")]
+    return sum(check_links(root, rel) for rel in rels)
 
 
 def block(text, name):
@@ -208,12 +260,20 @@ def test_samples(tmp):
     root = make_root(tmp)
     run_report(root, SAMPLES)
     bench = read(root, "docs/BENCHMARKS.md")
-    check(tables_parse(bench, "BENCHMARKS.md") >= 6, "BENCHMARKS.md holds the headline and every ladder's table")
-    check("NVIDIA H100 80GB HBM3" in bench and "commit fd866b0" in bench, "BENCHMARKS.md names the device and the commit")
-    check("`rungs bench --format json --output bench.json`" in bench, "BENCHMARKS.md names the command")
+    h100 = bench_page(root, "h100")
+    check(tables_parse(bench, "BENCHMARKS.md") == 1, "BENCHMARKS.md holds the headline and no ladder's table")
+    check(tables_parse(h100, "bench/h100.md") >= 5, "bench/h100.md holds every ladder's table")
+    check(sorted(os.listdir(os.path.join(root, "docs", "bench"))) == ["h100.md"],
+          "one page per GPU; no NCCL or Python page without their runs")
+    for where, text in (("BENCHMARKS.md", bench), ("bench/h100.md", h100)):
+        check("NVIDIA H100 80GB HBM3" in text and "commit fd866b0" in text, f"{where} names the device and the commit")
+        check("`rungs bench --format json --output bench.json`" in text, f"{where} names the command")
+    check("](bench/h100.md#gemm-h100)" in bench, "BENCHMARKS.md links the ladders on their page")
+    check(check_report_links(root) >= 12, "BENCHMARKS.md and the pages link pages and anchors that exist")
     for b in ["gemm", "gemm_tc", "gemv", "reduce", "gemm_host"]:
         check(os.path.exists(os.path.join(root, "docs", "img", f"{b}-h100.svg")), f"picture {b}-h100.svg")
-        check(f'<a id="{b}-h100"></a>' in bench, f"BENCHMARKS.md has the anchor {b}-h100")
+        check(f'<a id="{b}-h100"></a>' in h100, f"bench/h100.md has the anchor {b}-h100")
+        check(f"](../img/{b}-h100.svg)" in h100, f"bench/h100.md shows {b}-h100.svg")
     check(os.path.exists(os.path.join(root, "docs", "img", "ladders.svg")), "the composite picture ladders.svg")
     check_pictures(root)
     comp = report.svg_data(read(root, "docs/img/ladders.svg"))
@@ -233,7 +293,7 @@ def test_samples(tmp):
         check(body is not None and len(body.strip()) > 40, f"block {b} is filled")
         if body and b not in NO_SAMPLE_ROWS:
             check(tables_parse(body, f"block {b}") >= 1, f"block {b} holds a table")
-    check("decode" not in bench, "no decode section without decode rows")
+    check("decode" not in bench + h100, "no decode section without decode rows")
     for page in ["README.md"] + [os.path.join("docs", f) for f in os.listdir(os.path.join(root, "docs")) if f.endswith(".md")]:
         for m in re.finditer(r"<!-- report:([a-z0-9_]+) -->\n(.*?)<!-- /report:\1 -->", read(root, page), re.S):
             check(len(m.group(2).strip()) > 0, f"{page}: block {m.group(1)} is filled")
@@ -271,6 +331,23 @@ def test_samples(tmp):
     run_report(root, SAMPLES)
     check(not os.path.exists(os.path.join(root, "docs", "img", "stray.svg")), "a stale generated picture is removed")
     run_report(root, SAMPLES, "--check")
+    # Pages: an edited one, a missing one and a left-over one fail --check; the next run removes the left-over.
+    h100_path = os.path.join(root, "docs", "bench", "h100.md")
+    with open(h100_path, "w") as f:
+        f.write(h100.replace("| 9 warptile |", "| 9 warptiles |", 1))
+    r = run_report(root, SAMPLES, "--check", expect=1)
+    check("docs/bench/h100.md differs" in r.stdout, f"--check names an edited page: {r.stdout[:300]}")
+    os.remove(h100_path)
+    r = run_report(root, SAMPLES, "--check", expect=1)
+    check("docs/bench/h100.md differs" in r.stdout, f"--check names a missing page: {r.stdout[:300]}")
+    stray = os.path.join(root, "docs", "bench", "h999.md")
+    with open(stray, "w") as f:
+        f.write(h100)
+    r = run_report(root, SAMPLES, "--check", expect=1)
+    check("docs/bench/h999.md is not generated from the runs" in r.stdout, f"--check names a left-over page: {r.stdout[:300]}")
+    run_report(root, SAMPLES)
+    check(not os.path.exists(stray) and read(root, "docs/bench/h100.md") == h100, "a left-over page is removed, a missing one written")
+    run_report(root, SAMPLES, "--check")
 
 
 def test_selection(tmp, root):
@@ -282,23 +359,25 @@ def test_selection(tmp, root):
     older["context"]["date"] = "2000-01-01T00:00:00+00:00"
     older["context"]["git_commit"] = "0ldc0de"
     run_report(root, [write_json(tmp, "other.json", older)] + SAMPLES)
-    check("0ldc0de" not in read(root, "docs/BENCHMARKS.md"), "an older run of the same parts is not reported")
+    check("0ldc0de" not in report_text(root), "an older run of the same parts is not reported")
     newer = copy.deepcopy(old)
     newer["context"]["date"] = "2999-01-01T00:00:00+00:00"
     newer["context"]["git_commit"] = "n3wc0de"
     run_report(root, [write_json(tmp, "other.json", newer)] + SAMPLES)
     bench = read(root, "docs/BENCHMARKS.md")
     head = block(read(root, "README.md"), "headline") or bench
-    check("n3wc0de" in bench, "a newer run of the same GPU replaces the older one")
+    check("n3wc0de" in bench and "n3wc0de" in bench_page(root, "h100"), "a newer run of the same GPU replaces the older one")
     # The newer run measured gemm, gemv and reduce but not gemm_host: the headline takes the newer commit
-    # only and names gemm_host as not measured there; BENCHMARKS.md keeps the older gemm_host table.
+    # only and names gemm_host as not measured there, and its page; the page keeps the older gemm_host table.
     check("commit n3wc0de" in head and "commit fd866b0" not in head.split("x = the baseline")[1],
           "the headline holds one commit per machine")
-    check(re.search(r"not measured at commit n3wc0de: gemm_host", head) is not None, "the headline names what the newest commit did not measure")
+    check(re.search(r"not measured at commit n3wc0de: gemm_host \(older runs' tables: docs/bench/h100\.md\)", head) is not None,
+          "the headline names what the newest commit did not measure, and where its tables are")
     check("gemm_host 1024x1024x1024, pinned" not in head, "no headline row from an older commit")
-    check("commit fd866b0" in bench and "### gemm_host" in bench, "BENCHMARKS.md keeps the older commit's gemm_host table")
+    check("commit fd866b0" in bench and "commit fd866b0" in bench_page(root, "h100") and "## gemm_host" in bench_page(root, "h100"),
+          "the index lists the older commit's run and its page keeps its gemm_host table")
     run_report(root, [p] + SAMPLES, "--newest-commit")
-    check("commit fd866b0" not in read(root, "docs/BENCHMARKS.md"), "--newest-commit drops the older commit's runs everywhere")
+    check("commit fd866b0" not in report_text(root), "--newest-commit drops the older commit's runs everywhere")
     # A second GPU gets its own section and headline column.
     other = copy.deepcopy(old)
     other["context"]["device"] = "NVIDIA H200"
@@ -306,6 +385,10 @@ def test_selection(tmp, root):
     bench = read(root, "docs/BENCHMARKS.md")
     check("## NVIDIA H100 80GB HBM3" in bench and "| workload | baseline | H100 | H200 |" in bench, "two GPUs side by side")
     check(bench.index("## NVIDIA H100") < bench.index("## NVIDIA H200"), "GPUs in a fixed order")
+    check(bench_page(root, "h200").startswith("# Benchmarks: NVIDIA H200\n") and "NVIDIA H100" not in bench_page(root, "h200"),
+          "the second GPU gets its own page, with its runs only")
+    check(bench.index("](bench/h100.md)") < bench.index("](bench/h200.md)"), "the index links both pages")
+    check_report_links(root)
     # A run of one part (fp8 with block128 scales, as `rungs bench gemm --workload fp8 --scaling block128` writes)
     # replaces that part only: the bf16 table of the main run stays.
     sel = report.select([report.Run("a", old), report.Run("b", {"context": dict(sample_context, date="2999"),
@@ -363,27 +446,33 @@ def test_headline(tmp, root):
           ["rung 1: the gemm, then ncclReduceScatter", "1.25x (chunked_overlap), best 2.00x (narrow_own_last)"],
           "an NCCL headline row: auto against rung 1, the faster rung beyond the noise")
     head = bench.split("## Headline")[1].split("## NVIDIA")[0]
+    h100, dist = bench_page(root, "h100"), bench_page(root, "dist")
+    tables_parse(h100, "bench/h100.md with every kind of row")
+    tables_parse(dist, "bench/dist.md")
+    check("allgather_gemm" not in h100 and "decode" not in dist and "](bench/dist.md#gemm_reducescatter-h100)" in bench,
+          "the NCCL ladders on their own page, linked from the index")
+    check_report_links(root)
     check("- 2 x H100: NVIDIA H100 80GB HBM3, commit d15d200" in head and "- 4 x H100: NVIDIA H100 80GB HBM3, commit d15d400" in head,
           "each machine's commit under the headline")
     # Decode tables: one per weight matrix, rungs x m, each cell time, GB/s, % DRAM, x cuBLAS.
-    check("### gemm decode shapes (bf16, nt)" in bench, "BENCHMARKS.md has the decode section")
-    check(bench.index("### gemm on tensor cores") < bench.index("### gemm decode") < bench.index("### gemv"), "decode after the tensor-core ladder")
+    check("## gemm decode shapes (bf16, nt)" in h100, "bench/h100.md has the decode section")
+    check(h100.index("## gemm on tensor cores") < h100.index("## gemm decode") < h100.index("## gemv"), "decode after the tensor-core ladder")
     for n, k in DECODE_WEIGHTS:
-        check(f"W {n} x {k} (bf16, nt):" in bench, f"a decode table for W {n} x {k}")
-    check("| rung | m = 1 | m = 16 | m = 64 | m = 128 |" in bench, "decode tables: one column per m")
+        check(f"W {n} x {k} (bf16, nt):" in h100, f"a decode table for W {n} x {k}")
+    check("| rung | m = 1 | m = 16 | m = 64 | m = 128 |" in h100, "decode tables: one column per m")
     m, n, k = 1, 7168, 8192
     us = 2.0 * (m * k + k * n + m * n) / 2.9e12 * 1e6
     cell = f"{us:.1f} us, 2900 GB/s, {100 * 2900 / dram:.0f}%, {2.9 / 2.6:.2f}x"
-    check(f"| 24 decode_rows | {cell} |" in bench, f"decode_rows at m = 1: {cell}")
-    check(re.search(r"\| 11 cublas \| [0-9.]+ us, 2600 GB/s, [0-9]+% \|", bench) is not None, "the baseline's cells carry no x")
-    check("19 wgmma_streamk: skip, made-up reason for the test" in bench, "SKIP rows are noted")
+    check(f"| 24 decode_rows | {cell} |" in h100, f"decode_rows at m = 1: {cell}")
+    check(re.search(r"\| 11 cublas \| [0-9.]+ us, 2600 GB/s, [0-9]+% \|", h100) is not None, "the baseline's cells carry no x")
+    check("19 wgmma_streamk: skip, made-up reason for the test" in h100, "SKIP rows are noted")
     for n, k in DECODE_FP8_WEIGHTS:
-        check(f"W {n} x {k} (fp8, nt, per-row / per-column scales):" in bench, f"an fp8 decode table for W {n} x {k}")
+        check(f"W {n} x {k} (fp8, nt, per-row / per-column scales):" in h100, f"an fp8 decode table for W {n} x {k}")
     all_blocks = read(root, "docs/all_blocks.md")
     check(tables_parse(block(all_blocks, "decode"), "block decode") == 3, "block decode holds three tables")
     check(tables_parse(block(all_blocks, "decode_fp8"), "block decode_fp8") == 2, "block decode_fp8 holds two tables")
     check("decode_rows" not in block(all_blocks, "gemm_tc"), "decode rows stay out of the tensor-core tables")
-    check("fp8 (e4m3 x e4m3 -> bf16, nt, 128-block scales; x = over cuBLASLt):" in bench, "an fp8 block128 table")
+    check("fp8 (e4m3 x e4m3 -> bf16, nt, 128-block scales; x = over cuBLASLt):" in h100, "an fp8 block128 table")
     # Pictures: decode (% of DRAM per m, auto and the vendor as timed beside it), fp8 per scales' layout.
     dec = report.svg_data(read(root, "docs/img/decode-h100.svg"))
     p0 = dec["panels"][0]
@@ -397,11 +486,11 @@ def test_headline(tmp, root):
     check(any("128-block scales at 4096^3: 28 wgmma_fp8" in n and "0.95x cuBLASLt's 128-block scales" in n for n in f8["notes"]),
           f"fp8 notes computed from the data: {f8['notes']}")
     # The NCCL ladders: a table per GPU count, auto naming its rung, x rung 1; a picture per operation.
-    check("allgather_gemm on 2 GPUs (m_local x n_local x k per rank's call):" in bench and "allgather_gemm on 4 GPUs (" in bench,
+    check("allgather_gemm on 2 GPUs (m_local x n_local x k per rank's call):" in dist and "allgather_gemm on 4 GPUs (" in dist,
           "a dist table per GPU count")
-    check("| 2 chunked_overlap | 16384x8192x4096 | 1.600 | 500 | 1.25x | 0.500 | 1.250 | 1.28 |" in bench,
+    check("| 2 chunked_overlap | 16384x8192x4096 | 1.600 | 500 | 1.25x | 0.500 | 1.250 | 1.28 |" in dist,
           "a dist row: time, TFLOP/s, x rung 1, comm, gemm, time / max")
-    check("| auto (chunked_overlap) |" in bench and "| 5 narrow_partials | 16384x8192x4096 | error |" in bench, "dist auto and error rows")
+    check("| auto (chunked_overlap) |" in dist and "| 5 narrow_partials | 16384x8192x4096 | error |" in dist, "dist auto and error rows")
     for op in ("allgather_gemm", "gemm_reducescatter"):
         d = report.svg_data(read(root, f"docs/img/{op}-h100.svg"))
         check([r["title"] for r in d["rows"]] == ["2 GPUs, commit d15d200", "4 GPUs, commit d15d400"], f"{op}: a row per GPU count")
@@ -413,10 +502,11 @@ def test_headline(tmp, root):
 
 
 def test_python(tmp, root):
-    """scripts/bench_python.py's JSON: a Python section in BENCHMARKS.md and the python block, the newest run
-    per GPU (made-up numbers)."""
+    """scripts/bench_python.py's JSON: a Python page (docs/bench/python.md) listed in BENCHMARKS.md and the
+    python block, the newest run per GPU (made-up numbers)."""
     run_report(root, SAMPLES)
-    check("## Python" not in read(root, "docs/BENCHMARKS.md"), "no Python section without a bench_python.py run")
+    check("Python" not in read(root, "docs/BENCHMARKS.md") and not bench_page(root, "python"),
+          "no Python section or page without a bench_python.py run")
 
     def py_run(commit, date, us):
         return {"meta": {"device": "NVIDIA H100 80GB HBM3", "commit": commit, "date": date, "rungs": "0.1.0",
@@ -426,21 +516,38 @@ def test_python(tmp, root):
 
     run_report(root, [write_json(tmp, "py-old.json", py_run("0ldpy00", "2000-01-01", 99.5)),
                       write_json(tmp, "py-new.json", py_run("py0c0de", "2026-11-27", 12.34))] + SAMPLES)
-    bench = read(root, "docs/BENCHMARKS.md")
-    check("## Python: the cost of a call from PyTorch" in bench, "BENCHMARKS.md has the Python section")
-    check("| host time per call, 64^3 float32: rungs.gemm | 12.34 us |" in bench, "the Python run's rows")
-    check("| rungs.gemm / raw, 4096^3 | 1.0012 |" in bench, "ratios as ratios")
-    check("py0c0de" in bench and "0ldpy00" not in bench, "the newest Python run per GPU, with its commit")
+    bench, py = read(root, "docs/BENCHMARKS.md"), bench_page(root, "python")
+    check(py.startswith("# Benchmarks: Python, the cost of a call from PyTorch\n"), "the Python page")
+    check("[Python: the cost of a call from PyTorch](bench/python.md)" in bench, "BENCHMARKS.md links the Python page")
+    check("| host time per call, 64^3 float32: rungs.gemm | 12.34 us |" in py, "the Python run's rows")
+    check("| rungs.gemm / raw, 4096^3 | 1.0012 |" in py, "ratios as ratios")
+    check("py0c0de" in bench and "py0c0de" in py and "0ldpy00" not in bench + py, "the newest Python run per GPU, with its commit")
+    check("12.34" not in bench, "the Python rows on their page only")
+    check_report_links(root)
     if os.path.exists(os.path.join(root, "docs", "python.md")):
         body = block(read(root, "docs/python.md"), "python")
         check(body is None or "12.34 us" in body, "docs/python.md's python block holds the run")
 
 
 def test_repository():
-    """The doc check CI runs: the committed pages and pictures match docs/runs."""
+    """The doc check CI runs: the committed pages and pictures match docs/runs. Each generated page is under
+    25 KB, and every link into or out of them (from README.md, CONTRIBUTING.md, docs/ and the probes'
+    READMEs) reaches its page and anchor."""
     runs = sorted(glob.glob(os.path.join(REPO, "docs", "runs", "*.json")))
     r = subprocess.run([sys.executable, os.path.join(HERE, "report.py"), *runs, "--check"], capture_output=True, text=True)
     check(r.returncode == 0, "the committed docs match docs/runs (scripts/report.py --check docs/runs/*.json):\n" + r.stdout[-3000:] + r.stderr[-2000:])
+    generated = ["docs/BENCHMARKS.md"] + sorted(os.path.relpath(p, REPO) for p in glob.glob(os.path.join(REPO, "docs", "bench", "*.md")))
+    for rel in generated:
+        size = os.path.getsize(os.path.join(REPO, rel))
+        check(size < report.PAGE_LIMIT, f"{rel} is {size} bytes, under {report.PAGE_LIMIT}")
+    check(len(generated) >= 3, f"the committed report is split into pages: {generated}")
+    n = sum(check_links(REPO, rel) for rel in generated)
+    docs = ["README.md", "CONTRIBUTING.md"] + [
+        os.path.relpath(p, REPO) for d in ("docs", os.path.join("scripts", "experiments"))
+        for p in glob.glob(os.path.join(REPO, d, "**", "*.md"), recursive=True)]
+    into = lambda target: target == "docs/BENCHMARKS.md" or target.startswith("docs/bench/")  # noqa: E731
+    n += sum(check_links(REPO, rel, only=into) for rel in sorted(set(docs) - set(generated)) if os.path.exists(os.path.join(REPO, rel)))
+    check(n > 50, f"the links of the generated pages and into them are checked ({n})")
 
 
 def main():

@@ -107,7 +107,7 @@ int pieces_of(int64_t rows, int64_t row_bytes, int64_t min_piece_bytes, int max_
   return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(p, rows)));
 }
 
-// auto, one rule per row (docs/BENCHMARKS.md, allgather_gemm and gemm_reducescatter, H100 and H200):
+// auto, one rule per row (docs/bench/dist.md, allgather_gemm and gemm_reducescatter, H100 and H200):
 //  - fewer per-rank multiply-adds than measured (2^39 on 2 ranks, 2^38 on more): rung 1, whose gemm is
 //    the single-GPU auto's bit for bit;
 //  - allgather_gemm: rung 8 (own_last), 1.17-1.69x rung 1 on 2 and 4 GPUs, the fastest row or level;

@@ -1,7 +1,8 @@
 // The `auto` choice for gemm as one table: kind of product, layout, shape, device -> rung. Rules are
-// tried in order; the first that takes a call names its rung. Each rule's reason names the row of
-// docs/BENCHMARKS.md that backs it, or where no generated table has the shape the "What auto picks"
-// section of docs/gemm_tc.md, decode.md or fp8.md; the measurements themselves live there.
+// tried in order; the first that takes a call names its rung. Each rule's reason names the generated
+// page (docs/bench/<gpu>.md, indexed by docs/BENCHMARKS.md) and the row that back it, or where no
+// generated table has the shape the "What auto picks" section of docs/gemm_tc.md, decode.md or fp8.md;
+// the measurements themselves live there.
 #include "gemm/tuning.hpp"
 
 #include "core/tensor_map.hpp"
@@ -47,72 +48,75 @@ constexpr R kRules[] = {
     // fp8 (e4m3): cuBLASLt (in the cublas rung) unless a decode shape with per-row or block scales.
     R("decode_fp8_wide", kFp8).scaled(kOuter).on(kNT).rows_are(kAligned).device(kHopper, kH200Dram)
         .m_in(16, 64).n_from(kWideMinN).n_at_least_2k().w_in(kLargeDecodeW)
-        .why("BENCHMARKS.md H200 decode fp8, W 28672 x 8192, decode_fp8_wide: 1.33 / 1.37x at m = 16 / 64"),
+        .why("docs/bench/h200.md decode fp8, W 28672 x 8192, decode_fp8_wide: 1.33 / 1.37x at m = 16 / 64"),
     R("decode_fp8_wide", kFp8).scaled(kBlock128).on(kNT).rows_are(kAligned).device(kHopper, kH200Dram)
         .m_in(17, 64).n_from(kWideMinN).n_at_least_2k().w_in(kLargeDecodeW)
-        .why("no BENCHMARKS.md row (block128): docs/fp8.md What auto picks, 1.12x cuBLASLt at m = 64"),
+        .why("no docs/bench row (block128): docs/fp8.md What auto picks, 1.12x cuBLASLt at m = 64"),
     R("cublas", kFp8).scaled(kBlock128).on(kNT).rows_are(kAligned).device(kHopper, kH200Dram)
         .m_in(17, AutoRule::kNoMax).w_in(kLargeDecodeW)
-        .why("no BENCHMARKS.md row (block128): docs/fp8.md What auto picks, decode_fp8 0.88x here"),
+        .why("no docs/bench row (block128): docs/fp8.md What auto picks, decode_fp8 0.88x here"),
     R("decode_fp8", kFp8).scaled(kRowScales).on(kNT).rows_are(kAligned).device(kHopper)
         .m_in(1, 64).n_from(kDecodeMinN).w_in(kDecodeW)
-        .why("BENCHMARKS.md H200 decode fp8, decode_fp8: 1.18-1.81x cuBLASLt at m = 1-64"),
+        .why("docs/bench/h200.md decode fp8, decode_fp8: 1.18-1.81x cuBLASLt at m = 1-64"),
     R("decode_fp8", kFp8).scaled(kRowScales).on(kNT).rows_are(kAligned).device(kHopper, kH200Dram)
         .m_in(65, 128).n_from(kDecodeMinN).w_in(kDecodeW, kLargeDecodeW)
-        .why("BENCHMARKS.md H200 decode fp8, decode_fp8 at m = 128: 1.08x on 7168 x 8192, 0.90x on 28672"),
+        .why("docs/bench/h200.md decode fp8, decode_fp8 at m = 128: 1.08x on 7168 x 8192, 0.90x on 28672"),
     R("wgmma_fp8_promote", kFp8).on(kNotNT).device(kHopper)
         .why("cuBLASLt runs fp8 only nt with 16-byte rows (scripts/experiments/cublaslt_fp8_modes)"),
     R("wgmma_fp8_promote", kFp8).rows_are(AutoRows::unaligned).device(kHopper)
         .why("cuBLASLt runs fp8 only nt with 16-byte rows (scripts/experiments/cublaslt_fp8_modes)"),
     R("cublas", kFp8)
-        .why("BENCHMARKS.md fp8: wgmma_fp8 1.04-1.09x but error 2.50e-03 (1.66e-03), the promoted 0.83-1.02x"),
+        .why("docs/bench/h100.md, h200.md fp8: wgmma_fp8 1.04-1.09x but error 2.50e-03 (1.66e-03), "
+             "the promoted 0.83-1.02x"),
 
     // tf32x3.
     R("wgmma_x3_rs", kTf32x3).device(kHopper)
-        .why("BENCHMARKS.md tf32x3, wgmma_x3_rs: 1.20-2.53x cuBLAS sgemm, wgmma_x3 1.10-2.13x"),
+        .why("docs/bench/h100.md, h200.md tf32x3, wgmma_x3_rs: 1.20-2.53x cuBLAS sgemm, wgmma_x3 1.10-2.13x"),
     R("wmma", kTf32x3).why("not measured: the tf32x3 rung before wgmma"),
 
     // f16, bf16 and tf32.
     R("decode_wide", kHalf).on(kNT).rows_are(kAligned).device(kHopper, kH200Dram)
         .m_in(33, 64).n_from(kWideMinN).n_at_least_2k().w_in(kLargeDecodeW)
-        .why("BENCHMARKS.md H200 decode bf16, W 28672 x 8192, decode_wide: 1.00x at m = 64, decode_wgmma 0.99x"),
+        .why("docs/bench/h200.md decode bf16, W 28672 x 8192, decode_wide: 1.00x at m = 64, decode_wgmma 0.99x"),
     R("decode_wgmma", kHalf).on(kNT).rows_are(kAligned).device(kHopper)
         .m_in(1, 128).n_from(kDecodeMinN).w_in(kLargeDecodeW)
-        .why("BENCHMARKS.md decode bf16, W 28672 x 8192 and 8192 x 28672, decode_wgmma: 0.99-1.07x"),
+        .why("docs/bench/h100.md, h200.md decode bf16, W 28672 x 8192 and 8192 x 28672, decode_wgmma: "
+             "0.99-1.07x"),
     R("decode_wgmma", kHalf).on(kNT).rows_are(kAligned).device(kHopper, kH100Dram)
         .m_in(1, 8).n_from(kDecodeMinN).w_in(kDecodeW)
-        .why("BENCHMARKS.md H100 decode bf16, W 7168 x 8192, decode_wgmma: 1.06x at m = 1, 0.98x at 16"),
+        .why("docs/bench/h100.md decode bf16, W 7168 x 8192, decode_wgmma: 1.06x at m = 1, 0.98x at 16"),
     R("decode_wgmma", kHalf).on(kNT).rows_are(kAligned).device(kHopper, kH200Dram)
         .m_in(1, 16).n_from(kDecodeMinN).w_in(kDecodeW)
-        .why("BENCHMARKS.md H200 decode bf16, W 7168 x 8192, decode_wgmma: 1.11 / 1.14x at m = 1 / 16, 0.93x at 64"),
+        .why("docs/bench/h200.md decode bf16, W 7168 x 8192, decode_wgmma: 1.11 / 1.14x at m = 1 / 16, 0.93x at 64"),
     R("decode_splitk", kHalf).on(kNT).rows_are(kAligned).device(kHopper)
         .m_in(1, 1).w_in(kDecodeW)
-        .why("BENCHMARKS.md decode bf16, W 7168 x 8192, decode_splitk: 1.03-1.04x at m = 1 (n < 7168 here)"),
+        .why("docs/bench/h100.md, h200.md decode bf16, W 7168 x 8192, decode_splitk: 1.03-1.04x at m = 1 "
+             "(n < 7168 here)"),
     R("decode_wgmma", kBf16).on(kNN).rows_are(kAligned).device(kHopper, kH200Dram)
         .m_in(1, 16).n_from(kDecodeMinN).w_in(kDecodeW, kLargeDecodeW)
-        .why("no BENCHMARKS.md row (decode nn): docs/decode.md What auto picks, 1.05-1.08x (f16 0.92x)"),
+        .why("no docs/bench row (decode nn): docs/decode.md What auto picks, 1.05-1.08x (f16 0.92x)"),
     R("decode_wgmma", kHalf).on(kNN).rows_are(kAligned).device(kHopper, kH200Dram)
         .m_in(128, 128).n_from(kDecodeMinN).w_in(kLargeDecodeW)
-        .why("no BENCHMARKS.md row (decode nn): docs/decode.md What auto picks, 1.12-1.63x at m = 128"),
+        .why("no docs/bench row (decode nn): docs/decode.md What auto picks, 1.12-1.63x at m = 128"),
     R("wgmma_balanced", kHalf).rows_are(AutoRows::unaligned).device(kHopper).work_from(kWorkRagged)
-        .why("no BENCHMARKS.md row (odd ld): docs/gemm_tc.md What auto picks, 3.4x cuBLAS at 4095 x 4097 x 4093"),
+        .why("no docs/bench row (odd ld): docs/gemm_tc.md What auto picks, 3.4x cuBLAS at 4095 x 4097 x 4093"),
     R("wgmma_ragged", kTf32).rows_are(AutoRows::unaligned).device(kHopper).work_from(kWorkRagged)
-        .why("no BENCHMARKS.md row (tf32): docs/gemm_tc.md What auto picks, 1.86x cuBLAS at 4095 x 4097 x 4093"),
+        .why("no docs/bench row (tf32): docs/gemm_tc.md What auto picks, 1.86x cuBLAS at 4095 x 4097 x 4093"),
     R("wgmma_ragged", kTf32).on(kTN).device(kHopper).work_from(kWork2048Cubed)
-        .why("no BENCHMARKS.md row (tf32): docs/gemm_tc.md What auto picks, tn 1.16-1.48x cuBLAS"),
+        .why("no docs/bench row (tf32): docs/gemm_tc.md What auto picks, tn 1.16-1.48x cuBLAS"),
     R("wgmma_balanced", kTf32).ragged_edge().device(kHopper).work_from(kWorkRagged)
-        .why("no BENCHMARKS.md row (tf32): docs/gemm_tc.md What auto picks, 1.07-1.35x cuBLAS"),
+        .why("no docs/bench row (tf32): docs/gemm_tc.md What auto picks, 1.07-1.35x cuBLAS"),
     R("wgmma_tma_store", kHalf).device(kHopper).work_from(kWork8192Cubed)
-        .why("BENCHMARKS.md tensor cores bf16, wgmma_tma_store: 1.01x at 8192^3, 0.97-1.00x below"),
+        .why("docs/bench/h100.md, h200.md tensor cores bf16, wgmma_tma_store: 1.01x at 8192^3, 0.97-1.00x below"),
     R("cublas", kHalf | kTf32).device(AutoArch::sm90)
-        .why("BENCHMARKS.md tensor cores bf16: no rung of ours above 1.00x cuBLAS below 8192^3"),
+        .why("docs/bench/h100.md, h200.md tensor cores bf16: no rung of ours above 1.00x cuBLAS below 8192^3"),
     R("mma_sync", kHalf).device(AutoArch::sm80).why("not measured: the f16/bf16 rung before wgmma"),
     R("wmma", kTf32).device(AutoArch::sm80).why("not measured: the tf32 rung before wgmma"),
     R("cublas", kHalf | kTf32).why("not measured: no tensor-core rung of ours runs before sm_80"),
 
     // f32 on CUDA cores.
     R("cublas", kF32).device(AutoArch::sm90).work_from(0.0)
-        .why("BENCHMARKS.md SGEMM on CUDA cores, warptile: 0.93-1.00x cuBLAS at 1024^3-8192^3"),
+        .why("docs/bench/h100.md, h200.md SGEMM on CUDA cores, warptile: 0.93-1.00x cuBLAS at 1024^3-8192^3"),
     R("warptile", kF32).device(AutoArch::sm80).why("not measured: the top SGEMM rung"),
     R("outer_product", kF32).device(AutoArch::sm70).why("not measured: the top SGEMM rung before sm_80"),
     R("cublas", kF32).why("not measured: no SGEMM rung of ours is tuned before sm_70"),

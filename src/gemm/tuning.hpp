@@ -1,6 +1,6 @@
 // The `auto` choice for gemm: which rung runs for a call on a device. The rules are one table of
 // data (auto_rules(), in tuning.cpp): the first rule that takes the call names the rung, and each
-// rule says which row of docs/BENCHMARKS.md backs it.
+// rule says which row of the generated pages (docs/bench/<gpu>.md) backs it.
 #pragma once
 
 #include <rungs/rungs.hpp>
@@ -55,7 +55,7 @@ struct AutoRule {
 
   const char* rung = nullptr;
   unsigned kinds = 0;
-  const char* reason = "";          // one line, naming the docs/BENCHMARKS.md row behind the rule
+  const char* reason = "";          // one line, naming the docs/bench/ page and row behind the rule
   unsigned trans = kNN | kNT | kTN | kTT;
   unsigned scalings = kTensor | kOuter | kBlock128;
   AutoRows rows = AutoRows::any;

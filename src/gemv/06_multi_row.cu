@@ -32,7 +32,7 @@ namespace {
 
 namespace g = detail::gemv;
 
-// --- The tuning tables (tuned on an H100, docs/BENCHMARKS.md). ---
+// --- The tuning tables (tuned on an H100, docs/bench/h100.md). ---
 // Trans::N: the first row whose max_n >= n is used.
 struct RowShape {
   int64_t max_n;

@@ -34,7 +34,7 @@ namespace {
 
 namespace g = detail::gemv;
 
-// Tuned on an H100 (docs/BENCHMARKS.md).
+// Tuned on an H100 (docs/bench/h100.md).
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 constexpr int kUnroll = 8;                  // float4 loads of A in flight per lane (4 when x is strided)

@@ -1,7 +1,7 @@
 // The `auto` choice for gemv: the rung that runs for a shape on a device of a given sm.
 // Rung 7 (split_k) when there are too few outputs to fill the GPU and each dot product is long
 // enough to split; rung 6 (multi_row) otherwise. Thresholds tuned on H100 (132 SMs), see
-// docs/BENCHMARKS.md; they match rung 7's own rule there (rung 7 runs rung 6 when rung 6 fills the GPU).
+// docs/bench/h100.md; they match rung 7's own rule there (rung 7 runs rung 6 when rung 6 fills the GPU).
 // Measured with a clean L2, median of 30 (us): N 1024 x 65536: multi_row 93, split_k 94 (the
 // crossing); N 256 x 262144: 141 vs 94; T 65536 x 1024: 107 vs 93; T 4096^2: 26.4 vs 29.2;
 // T 2048^2: 10.6 vs 12.0 (too small for the second pass to pay).

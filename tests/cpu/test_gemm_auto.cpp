@@ -15,6 +15,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 
 namespace rungs::test {
 namespace {
@@ -292,20 +293,29 @@ TEST(GemmAuto, RulesNameRungsThatDoTheirKinds) {
   }
 }
 
-// Each rule gives one line of evidence: a row of docs/BENCHMARKS.md (whose rung names are in that
-// file), a probe of scripts/experiments/ (which exists), or "not measured".
+// Each rule gives one line of evidence: a row of the generated pages it names first ("docs/bench/h200.md
+// decode fp8, ..." or "docs/bench/h100.md, h200.md ..."; each page exists, is listed in docs/BENCHMARKS.md
+// and holds the rung names of the reason), "no docs/bench row" with the doc that says why, a probe of
+// scripts/experiments/ (which exists), or "not measured".
 TEST(GemmAuto, EveryRuleNamesItsEvidence) {
-  std::ifstream in(std::string(RUNGS_SOURCE_DIR) + "/docs/BENCHMARKS.md");
-  ASSERT_TRUE(in) << "docs/BENCHMARKS.md";
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string bench = ss.str();
+  const auto read = [](const std::string& rel) {
+    std::ifstream in(std::string(RUNGS_SOURCE_DIR) + "/" + rel);
+    std::stringstream ss;
+    if (in) ss << in.rdbuf();
+    return std::make_pair(static_cast<bool>(in), ss.str());
+  };
+  const auto [have_index, index] = read("docs/BENCHMARKS.md");
+  ASSERT_TRUE(have_index) << "docs/BENCHMARKS.md";
   const std::regex rung_name("[a-z0-9]+_[a-z0-9_]+");
+  const std::regex pages_head("^docs/bench/([a-z0-9_-]+\\.md)((?:, [a-z0-9_-]+\\.md)*) ");
+  const std::regex page_name("[a-z0-9_-]+\\.md");
+  int bench_rows = 0;
   for (const AutoRule& r : sgemm::auto_rules()) {
     const std::string why = r.reason;
     EXPECT_EQ(why.find('\n'), std::string::npos) << r.rung << ": one line";
-    const bool bench_row = why.rfind("BENCHMARKS.md", 0) == 0;
-    EXPECT_TRUE(bench_row || why.find("no BENCHMARKS.md row") == 0 || why.find("not measured") == 0 ||
+    std::smatch head;
+    const bool bench_row = std::regex_search(why, head, pages_head);
+    EXPECT_TRUE(bench_row || why.find("no docs/bench row") == 0 || why.find("not measured") == 0 ||
                 why.find("scripts/experiments/") != std::string::npos)
         << r.rung << ": \"" << why << "\"";
     const size_t probe = why.find("scripts/experiments/");
@@ -315,9 +325,23 @@ TEST(GemmAuto, EveryRuleNamesItsEvidence) {
           << r.rung << ": no probe " << dir;
     }
     if (!bench_row) continue;
-    for (auto it = std::sregex_iterator(why.begin(), why.end(), rung_name); it != std::sregex_iterator(); ++it)
-      EXPECT_NE(bench.find(it->str()), std::string::npos) << r.rung << ": BENCHMARKS.md has no " << it->str();
+    ++bench_rows;
+    // The pages the reason names: their text together must hold every rung name the reason cites.
+    std::string bench;
+    const std::string names = head.str(0);
+    for (auto it = std::sregex_iterator(names.begin(), names.end(), page_name); it != std::sregex_iterator(); ++it) {
+      const std::string rel = "docs/bench/" + it->str();
+      const auto [have_page, text] = read(rel);
+      EXPECT_TRUE(have_page) << r.rung << ": no page " << rel;
+      EXPECT_NE(index.find("](bench/" + it->str() + ")"), std::string::npos)
+          << r.rung << ": docs/BENCHMARKS.md does not list " << rel;
+      bench += text;
+    }
+    const std::string rest = why.substr(names.size());
+    for (auto it = std::sregex_iterator(rest.begin(), rest.end(), rung_name); it != std::sregex_iterator(); ++it)
+      EXPECT_NE(bench.find(it->str()), std::string::npos) << r.rung << ": " << names << "has no " << it->str();
   }
+  EXPECT_GT(bench_rows, 10) << "rules backed by a generated table";
 }
 
 // auto_variant is the table on this library's build.
