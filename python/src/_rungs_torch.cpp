@@ -145,15 +145,9 @@ void run(const Call& g, const rungs::Options& o) {
               static_cast<const T*>(g.b), g.ldb, g.beta, static_cast<T*>(g.c), g.ldc, o);
 }
 
-// gemm(a, b, out, alpha, beta, variant, math): the result (out or a new tensor), or None having
-// done nothing.
-PyObject* gemm(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 7) {
-    PyErr_SetString(PyExc_TypeError, "_rungs_torch.gemm takes 7 arguments");
-    return nullptr;
-  }
-  Call g;
-  if (!read_call(args, true, g)) Py_RETURN_NONE;
+// Runs a read call with the GIL released, on the tensors' device and torch's current stream there;
+// false with the Python error set (rungs' exception types) where the library threw.
+bool run_released(Call& g) {
   rungs::Options o;
   o.variant = g.variant;
   o.math = g.math == 0 ? rungs::Math::fp32 : g.math == 1 ? rungs::Math::tf32 : rungs::Math::tf32x3;
@@ -178,8 +172,21 @@ PyObject* gemm(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   Py_END_ALLOW_THREADS
   if (error_type) {
     PyErr_SetString(error_type, message.c_str());
+    return false;
+  }
+  return true;
+}
+
+// gemm(a, b, out, alpha, beta, variant, math): the result (out or a new tensor), or None having
+// done nothing.
+PyObject* gemm(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 7) {
+    PyErr_SetString(PyExc_TypeError, "_rungs_torch.gemm takes 7 arguments");
     return nullptr;
   }
+  Call g;
+  if (!read_call(args, true, g)) Py_RETURN_NONE;
+  if (!run_released(g)) return nullptr;
   if (args[2] != Py_None) {
     Py_INCREF(args[2]);
     return args[2];
@@ -258,34 +265,9 @@ bool read_linear(PyObject* const* args, Call& g) {
   return true;
 }
 
-// Runs a read call with the GIL released; the error as rungs' exception types, or nullptr.
+// Runs a read call (run_released); the result, or nullptr with the Python error set.
 PyObject* run_call(Call& g) {
-  rungs::Options o;
-  o.variant = g.variant;
-  o.math = g.math == 0 ? rungs::Math::fp32 : g.math == 1 ? rungs::Math::tf32 : rungs::Math::tf32x3;
-  PyObject* error_type = nullptr;
-  std::string message;
-  Py_BEGIN_ALLOW_THREADS
-  try {
-    const c10::cuda::CUDAGuard guard(static_cast<c10::DeviceIndex>(g.device));
-    o.stream = c10::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(g.device)).stream();
-    if (g.dtype == 0) run<float>(g, o);
-    else if (g.dtype == 1) run<__half>(g, o);
-    else run<__nv_bfloat16>(g, o);
-  } catch (const rungs::Unsupported& e) {
-    error_type = g_unsupported ? g_unsupported : PyExc_RuntimeError, message = e.what();
-  } catch (const rungs::Error& e) {
-    error_type = g_error ? g_error : PyExc_RuntimeError, message = e.what();
-  } catch (const std::exception& e) {
-    error_type = PyExc_RuntimeError, message = e.what();
-  } catch (...) {
-    error_type = PyExc_RuntimeError, message = "rungs: an unknown C++ exception";
-  }
-  Py_END_ALLOW_THREADS
-  if (error_type) {
-    PyErr_SetString(error_type, message.c_str());
-    return nullptr;
-  }
+  if (!run_released(g)) return nullptr;
   return THPVariable_Wrap(std::move(g.result));
 }
 
