@@ -21,6 +21,21 @@ import rungs  # noqa: E402
 REPO = Path(__file__).resolve().parents[2]
 
 
+def call(fn, *args, **kwargs):
+    """A rung that cannot do a case throws rungs.Unsupported: the case is skipped with its reason,
+    as in the C++ GPU tests."""
+    try:
+        return fn(*args, **kwargs)
+    except rungs.Unsupported as e:
+        pytest.skip(str(e))
+
+
+def rel_err(got, ref):
+    """Normwise relative error of a torch tensor against a float64 reference."""
+    got = got.double()
+    return ((got - ref).norm() / ref.norm().clamp_min(1e-30)).item()
+
+
 def gpu_usable():
     """A CUDA device the library can use (the runtime sees one) and, where torch is installed, one
     torch can use too."""

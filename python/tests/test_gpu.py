@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import rungs
-from conftest import GPU
+from conftest import GPU, call, rel_err
 
 if not GPU:
     pytest.skip("no usable CUDA device", allow_module_level=True)
@@ -35,20 +35,6 @@ def device_sm():
 def runs_here(v):
     if v.min_sm > device_sm():
         pytest.skip(f"{v.name} needs sm_{v.min_sm}")
-
-
-def call(fn, *args, **kwargs):
-    """A rung that cannot do a case throws rungs.Unsupported: the case is skipped with its reason,
-    as in the C++ GPU tests."""
-    try:
-        return fn(*args, **kwargs)
-    except rungs.Unsupported as e:
-        pytest.skip(str(e))
-
-
-def rel_err(got, ref):
-    got = got.double()
-    return ((got - ref).norm() / ref.norm().clamp_min(1e-30)).item()
 
 
 def mag_err(got, ref, mag):

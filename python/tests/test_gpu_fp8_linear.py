@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import rungs
-from conftest import GPU
+from conftest import GPU, call, rel_err
 
 if not GPU:
     pytest.skip("no usable CUDA device", allow_module_level=True)
@@ -27,18 +27,6 @@ E4M3, E5M2 = torch.float8_e4m3fn, torch.float8_e5m2
 def sm():
     major, minor = torch.cuda.get_device_capability()
     return major * 10 + minor
-
-
-def call(fn, *args, **kwargs):
-    try:
-        return fn(*args, **kwargs)
-    except rungs.Unsupported as e:
-        pytest.skip(str(e))
-
-
-def rel_err(got, ref):
-    got = got.double()
-    return ((got - ref).norm() / ref.norm().clamp_min(1e-30)).item()
 
 
 def fp8_tol(k, bf16_out=False):
