@@ -257,14 +257,17 @@ def test_one_copy_of_cudart_cublas_nccl(order):
 
 # -- rungs.dist under torchrun --------------------------------------------------------------------------
 
-def test_dist_two_processes_under_torchrun():
-    if torch.cuda.device_count() < 2:
-        pytest.skip(f"needs 2 GPUs, {torch.cuda.device_count()} visible")
+@pytest.mark.parametrize("ranks", [1, 2])
+def test_dist_under_torchrun(ranks):
+    """Each rank takes its communicator from torch's NCCL process group; with one rank the same path
+    runs on a one-GPU machine (every rung's world-of-one case)."""
+    if torch.cuda.device_count() < ranks:
+        pytest.skip(f"needs {ranks} GPUs, {torch.cuda.device_count()} visible")
     if not rungs.dist.available():
         pytest.skip("this build of rungs has no NCCL ladder")
     worker = Path(__file__).with_name("dist_worker.py")
-    env = dict(os.environ, NCCL_NVLS_ENABLE="0", TORCH_SYMM_MEM_DISABLE_MULTICAST="1")
-    r = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
+    env = dict(os.environ, NCCL_NVLS_ENABLE="0", TORCH_SYMM_MEM_DISABLE_MULTICAST="1", NVSHMEM_DISABLE_NVLS="1")
+    r = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={ranks}",
                         str(worker)], capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
-    assert r.stdout.count("rank ok") == 2, r.stdout[-4000:]
+    assert r.stdout.count("rank ok") == ranks, r.stdout[-4000:]
