@@ -28,7 +28,7 @@
 // the operands (d7eea71) 0.92 / 0.95 / 0.94x nn at 2048 / 4096 / 8192; rounding copies of A and B
 // ran 0.77-0.87x. Unaligned 4095x4097x4093: 2.6x cuBLAS, 1.65x slower than 4096^3 (the copies,
 // and 17 tile columns for n = 4097: 544 tiles, 5 rounds of 132 blocks instead of 4).
-#include "gemm/wgmma_ws.cuh"
+#include "gemm/15_wgmma_ws.cuh"
 
 namespace rungs::sgemm::wgmma_ws {
 

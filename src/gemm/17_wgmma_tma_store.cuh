@@ -5,7 +5,7 @@
 // C unaligned, a last tile column TMA would clip into the ld padding) goes out as rung 15's.
 #pragma once
 
-#include "gemm/wgmma_ws.cuh"
+#include "gemm/15_wgmma_ws.cuh"
 
 namespace rungs::sgemm::ws {
 

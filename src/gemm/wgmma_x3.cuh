@@ -14,7 +14,7 @@
 #include "core/scratch.hpp"
 #include "gemm/gemm_rung.hpp"
 #include "gemm/pack.hpp"
-#include "gemm/wgmma_ws.cuh"
+#include "gemm/15_wgmma_ws.cuh"
 
 #include <memory>
 #include <string>

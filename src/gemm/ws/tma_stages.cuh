@@ -1,0 +1,110 @@
+// The Mainloop parts' shared producer side: 128 x 256 tiles in stages of one 128-byte row of k
+// (TMA, 128-byte swizzle), B shared by the cluster's two blocks (each loads its half and
+// multicasts it). WholeTiles (15_wgmma_ws.cuh), Ragged (20_wgmma_ragged.cuh) and Paired
+// (23_wgmma_balanced.cu) derive from TmaStages and say how wide a tile is multiplied (width: BN,
+// or as wide as its columns), whether a narrow tile's stages hold two k tiles (two), and pick the
+// consumer's loop width (multiply); the loads below and ws/k_loop.cuh's k loop serve all three.
+#pragma once
+
+#include "detail/gemm_tc.cuh"
+#include "gemm/ws/parts.cuh"
+
+namespace rungs::sgemm::ws {
+
+// The producer's loads of piece p (one thread): each k tile's A (this block's rows) and B (the
+// cluster's shared columns, each block loading its share and multicasting it), stage after stage
+// through the ring; `it` counts the block's fills over all its pieces.
+template <class M, typename T, bool A_MN, bool B_MN, class Walk, class WaitReleased>
+__device__ __forceinline__ void load_piece(const Walk& walk, int p, const CUtensorMap& map_a, const CUtensorMap& map_b,
+                                           const CUtensorMap& map_b64, unsigned char* smem, uint64_t* full, int n,
+                                           uint32_t rank, int& it, WaitReleased&& wait_released) {
+  constexpr int BK = bk<T>();
+  int m0, n0, kb, ke;
+  bool solo;
+  walk.locate(p, m0, n0, solo, kb, ke);
+  // Only the B columns the tile multiplies (the same in both blocks of the cluster, but for a
+  // short pair's).
+  const int nb = M::width(n - n0);
+  const bool two = M::two(nb, solo);
+  const int b_bytes = two ? B_PAIR : B_MN ? nb / 64 * BK * ROW : (nb > BN / CLUSTER ? B_BYTES : B_BYTES / CLUSTER);
+  for (int kt = kb; kt < ke; kt += two ? 2 : 1, ++it) {
+    const int s = it % STAGES;
+    wait_released(it);
+    unsigned char* st = smem + s * STAGE_BYTES;
+    uint64_t* bar = &full[s];
+    const int tiles = two && kt + 1 < ke ? 2 : 1;  // k tiles in this stage
+    // A (own) + B from both blocks, per k tile
+    detail::mbar_expect_tx(bar, tiles * (A_BYTES + (M::ragged ? b_bytes : B_BYTES)));
+    for (int h = 0; h < tiles; ++h) {  // k tile kt + h: A at st + h A_BYTES, B after both A's
+      const int k0 = (kt + h) * BK;
+      unsigned char* sa = st + h * A_BYTES;
+      if constexpr (A_MN) {  // boxes of BK k-rows x 128 bytes of m (64 16-bit, 32 tf32 elements)
+        constexpr int MN_BOX = ROW / int(sizeof(T));
+        for (int j = 0; j < BM / MN_BOX; ++j) detail::tma_load_2d(sa + j * BK * ROW, &map_a, m0 + MN_BOX * j, k0, bar);
+      } else {
+        detail::tma_load_2d(sa, &map_a, k0, m0, bar);
+      }
+      unsigned char* sb = st + (two ? 2 * A_BYTES + h * B_PAIR : A_BYTES);
+      constexpr uint16_t all = (1u << CLUSTER) - 1;
+      if (!B_MN && two) {  // 64 rows of n, k-contiguous, from block 0 to both
+        if (rank == 0) detail::tma_load_2d_multicast(sb, &map_b64, k0, n0, bar, all);
+      } else if (solo) {  // a short pair: all of its own B, the same boxes, no multicast
+        if constexpr (B_MN) {
+          for (int j = 0; j < BN / 64 && 64 * j < nb; ++j)
+            detail::tma_load_2d(sb + j * BK * ROW, &map_b, n0 + 64 * j, k0, bar);
+        } else {
+          for (int r = 0; r < CLUSTER && r * (BN / CLUSTER) < nb; ++r)
+            detail::tma_load_2d(sb + r * (B_BYTES / CLUSTER), &map_b, k0, n0 + r * (BN / CLUSTER), bar);
+        }
+      } else if constexpr (B_MN) {  // this block's BN / 64 / CLUSTER boxes of BK k-rows x 64 n
+        constexpr int per = BN / 64 / CLUSTER;
+        for (int j = int(rank) * per; j < int(rank + 1) * per && 64 * j < nb; ++j)
+          detail::tma_load_2d_multicast(sb + j * BK * ROW, &map_b, n0 + 64 * j, k0, bar, all);
+      } else if (!M::ragged || int(rank) * (BN / CLUSTER) < nb) {  // this block's BN / CLUSTER rows of n
+        detail::tma_load_2d_multicast(sb + rank * (B_BYTES / CLUSTER), &map_b, k0, n0 + int(rank) * (BN / CLUSTER),
+                                      bar, all);
+      }
+    }
+  }
+}
+
+// The mainloops of 128 x 256 tiles in stages of one 128-byte row of k (TMA, 128-byte swizzle):
+// WholeTiles, Ragged and Paired share the stage ring's shape, the tensor maps (A, B, and B in boxes
+// of 64 rows for Paired), and the loads and k loops above (Self: the mainloop part itself).
+struct TmaStages {
+  static constexpr int TILE_N = BN, RING = STAGES, RING_STAGE_BYTES = STAGE_BYTES;
+  static constexpr int ACC = 128;  // accumulator registers per consumer thread (64 x 256 fp32)
+  struct Maps {
+    CUtensorMap a, b, b64;  // b64: Paired's narrow tiles (B k-contiguous)
+  };
+  template <class Self, typename T, bool A_MN, bool B_MN>
+  static Maps make_maps(const typename Problem<T>::Args& a) {
+    using Pr = Problem<T>;
+    constexpr int BK = bk<T>(), E_SIZE = int(sizeof(typename Pr::A));
+    static_assert(sizeof(typename Pr::A) == sizeof(typename Pr::B), "A and B elements of one size");
+    const auto type = detail::tma_operand_type<typename Pr::A>(), type_b = detail::tma_operand_type<typename Pr::B>();
+    Maps m;
+    m.a = A_MN ? detail::make_tensor_map_2d(a.A, type, E_SIZE, a.k, a.m, a.lda, BK, ROW / E_SIZE)
+               : detail::make_tensor_map_2d(a.A, type, E_SIZE, a.m, a.k, a.lda, BM, BK);
+    m.b = B_MN ? detail::make_tensor_map_2d(a.B, type_b, E_SIZE, a.k, a.n, a.ldb, BK, ROW / E_SIZE)
+               : detail::make_tensor_map_2d(a.B, type_b, E_SIZE, a.n, a.k, a.ldb, BN / CLUSTER, BK);
+    // Self::pairs, B k-contiguous: boxes of 64 rows of n for the narrow tiles' paired stages.
+    m.b64 = Self::pairs && !B_MN ? detail::make_tensor_map_2d(a.B, type_b, E_SIZE, a.n, a.k, a.ldb, 64, BK)
+                                 : CUtensorMap{};
+    return m;
+  }
+  // The maps the producer will read, fetched while the barriers are set up (thread 0).
+  template <class Self, bool B_MN>
+  static __device__ __forceinline__ void prefetch(const Maps& maps) {
+    detail::tma_prefetch(&maps.a), detail::tma_prefetch(&maps.b);
+    if (Self::pairs && !B_MN) detail::tma_prefetch(&maps.b64);
+  }
+  template <class Self, typename T, bool A_MN, bool B_MN, class Walk, class WaitReleased>
+  static __device__ __forceinline__ void load(const Walk& walk, int p, const Maps& maps, unsigned char* smem,
+                                              uint64_t* full, int n, uint32_t rank, int& it,
+                                              WaitReleased&& wait_released) {
+    load_piece<Self, T, A_MN, B_MN>(walk, p, maps.a, maps.b, maps.b64, smem, full, n, rank, it, wait_released);
+  }
+};
+
+}  // namespace rungs::sgemm::ws
