@@ -5,6 +5,7 @@
 
 #include "detail/sm90/store.cuh"
 #include "gemm/wgmma_ws.cuh"
+#include "gemm/ws/cooperative.cuh"
 #include "gemm/ws/fp8_scales.cuh"
 #include "gemm/ws/k_loop.cuh"
 #include "gemm/ws/tma_stages.cuh"
@@ -44,8 +45,8 @@ struct BandedTiles {
 };
 
 // Schedule: cluster tiles dealt round-robin, cluster c running tiles c, c + G, c + 2G, ... of the
-// banded order, each tile whole (k tiles 0 .. kt - 1).
-struct RoundRobin {
+// banded order, each tile whole (k tiles 0 .. kt - 1), both consumers on every tile.
+struct RoundRobin : Cooperative {
   static constexpr bool whole_tiles = true;   // every piece is a whole tile
   static constexpr bool wide_producer = false;  // the producer warpgroup needs more than 40 registers
   static constexpr int rs_in_flight = 1;  // tf32 register path: wgmma groups left in flight per k tile
@@ -94,8 +95,14 @@ struct DirectStore {
       detail::store_acc_64xn_t<T, 2 * R>(d, a.C, a.ldc, m0 + cw * 64, n0, static_cast<int>(a.m),
                                          static_cast<int>(a.n), a.alpha, a.beta);
     else
-      detail::store_acc_64xn<T, 2 * R>(d, a.C, a.ldc, m0 + cw * 64, n0, static_cast<int>(a.m), static_cast<int>(a.n),
-                                       a.alpha, a.beta, c_vec);
+      store_rows<T, 2 * R>(d, a, m0 + cw * 64, n0, c_vec);
+  }
+  // 64 rows of C from row0, N columns from n0 (d: their 64 x N accumulator).
+  template <typename T, int N, class Args>
+  static __device__ __forceinline__ void store_rows(const float (&d)[N / 2], const Args& a, int row0, int n0,
+                                                    bool c_vec) {
+    detail::store_acc_64xn<T, N>(d, a.C, a.ldc, row0, n0, static_cast<int>(a.m), static_cast<int>(a.n), a.alpha,
+                                 a.beta, c_vec);
   }
   // A consumer's epilogue state (none here) and its steps, as the frame calls them.
   template <typename T, bool C_T>
@@ -108,24 +115,32 @@ struct DirectStore {
     __device__ __forceinline__ void store(const Ctx& x, const float (&d)[R], int m0, int n0) {
       DirectStore::store<T, C_T>(d, x.a, m0, n0, x.cw, x.c_vec);
     }
+    // A schedule whose consumer owns whole tiles (PingPong) stores them 64 rows at a time.
+    template <int N, class Ctx>
+    __device__ __forceinline__ void store_rows(const Ctx& x, const float (&d)[N / 2], int row0, int n0) {
+      static_assert(!C_T, "C^T: the cooperative store");
+      DirectStore::store_rows<T, N>(d, x.a, row0, n0, x.c_vec);
+    }
     template <class Ctx>
     __device__ __forceinline__ void finish(const Ctx&) {}  // after the last tile
   };
 };
 
-// Mainloop: every tile multiplies all BN columns of B, one k tile a stage.
-struct WholeTiles : TmaStages {
-  static constexpr bool ragged = false;  // tiles narrower than BN (a narrower B load and wgmma)
+// Mainloop: every tile multiplies all TN columns of B, one k tile a stage (RING stages in flight).
+template <int TN, int RING_>
+struct WholeTilesOf : TmaStagesOf<TN, RING_> {
+  static constexpr bool ragged = false;  // tiles narrower than TN (a narrower B load and wgmma)
   static constexpr bool pairs = false;   // stages of two k tiles for a narrow tile
-  __device__ __forceinline__ static int width(int) { return BN; }
+  __device__ __forceinline__ static int width(int) { return TN; }
   __device__ __forceinline__ static bool two(int, bool) { return false; }
   // The consumer's k loop for piece p: mainloop(width, two) at the width of the tile.
   template <class Walk, class Mainloop, class Paired>
   __device__ __forceinline__ static void multiply(const Walk&, int, int, int64_t, int64_t, int, Paired&&,
                                                   Mainloop&& mainloop) {
-    mainloop(std::integral_constant<int, BN>{}, false);
+    mainloop(std::integral_constant<int, TN>{}, false);
   }
 };
+using WholeTiles = WholeTilesOf<BN, STAGES>;  // 128 x 256 tiles, 4 stages of 48 KB
 
 // Accumulator (every rung but 29 and 30): the tensor core's accumulator over the tile's whole k,
 // the mainloop's k loop as it is. fp8: the scales that do not depend on k applied before the store

@@ -18,9 +18,15 @@ struct TmaStore {
       if (m0 + 64 * x.cw + 64 > x.tma_cols) return false;
       detail::store_acc_64x256_tma_t(d, x.buf, x.map_c, m0 + x.cw * 64, n0, x.a.alpha, 1 + x.cw);
     } else {
-      if (n0 + BN > x.tma_cols) return false;
-      detail::store_acc_64x256_tma<T>(d, x.buf, x.map_c, m0 + x.cw * 64, n0, x.a.alpha, 1 + x.cw);
+      return try_store_rows<T, BN>(x, d, m0 + x.cw * 64, n0);
     }
+    return true;
+  }
+  // 64 rows of C from row0, N columns from n0, through TMA where they lie inside what it may write.
+  template <typename T, int N, class Ctx>
+  static __device__ __forceinline__ bool try_store_rows(const Ctx& x, const float (&d)[N / 2], int row0, int n0) {
+    if (n0 + N > x.tma_cols) return false;
+    detail::store_acc_64x256_tma<T, N>(d, x.buf, x.map_c, row0, n0, x.a.alpha, 1 + x.cw);
     return true;
   }
   template <typename T, bool C_T>
@@ -28,6 +34,11 @@ struct TmaStore {
     template <class Ctx>
     __device__ __forceinline__ void store(const Ctx& x, const float (&d)[128], int m0, int n0) {
       if (!try_store<T, C_T>(x, d, m0, n0)) DirectStore::store<T, C_T>(d, x.a, m0, n0, x.cw, x.c_vec);
+    }
+    template <int N, class Ctx>
+    __device__ __forceinline__ void store_rows(const Ctx& x, const float (&d)[N / 2], int row0, int n0) {
+      static_assert(!C_T, "C^T: the cooperative store");
+      if (!try_store_rows<T, N>(x, d, row0, n0)) DirectStore::store_rows<T, N>(d, x.a, row0, n0, x.c_vec);
     }
     template <class Ctx>
     __device__ __forceinline__ void finish(const Ctx& x) {

@@ -45,7 +45,7 @@ namespace rungs::sgemm::ws {
 // k tile (it ends its range there) adds the partials of the cluster after it, then stores the
 // tile. With G < tiles < 2 G in the split, a range is longer than a tile: a tile is cut at most
 // once, and its rest belongs to the next cluster.
-struct StreamK {
+struct StreamK : Cooperative {
   static constexpr bool whole_tiles = false, wide_producer = false;
   // tf32 register path: no wgmma group in flight across stages (with one, the partial-sum code spills).
   static constexpr int rs_in_flight = 0;

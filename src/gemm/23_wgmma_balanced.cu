@@ -71,7 +71,7 @@ struct Paired : Ragged {
 
 // Schedule: a narrow last tile column (<= 64 columns) and a short last tile row (the tile rows odd
 // in number: its tiles paired side by side, solo) dealt by detail::NarrowDeal.
-struct Balanced {
+struct Balanced : Cooperative {
   static constexpr bool whole_tiles = true;
   // 16-bit: the storer warps' walk (NarrowDeal::Share, with the short last row's walk) spills at
   // 40 and at 48 registers; 56 for the producer warpgroup leaves the consumers 216 (the block's

@@ -1,16 +1,17 @@
-// The tensor-core skeleton's frame (rungs 15-17, 19-23 and 28-30): a persistent, clustered wgmma
-// GEMM (sm_90a) in which warpgroup 0 produces (one thread issues every TMA load) and warpgroups 1
-// and 2 consume 64 rows each of a 128-row tile (wgmma from shared memory, or with A through
-// registers). A rung is the frame composed from four parts, `Parts<Schedule, Mainloop, Epilogue,
+// The tensor-core skeleton's frame (rungs 15-23 and 28-30): a persistent, clustered wgmma GEMM
+// (sm_90a) in which warpgroup 0 produces (one thread issues every TMA load) and warpgroups 1 and 2
+// consume: 64 rows each of every 128-row tile (the Cooperative schedules), or whole tiles in turn
+// (PingPong); wgmma from shared memory, or with A through registers. A rung is the frame composed from four parts, `Parts<Schedule, Mainloop, Epilogue,
 // Accumulation>` (their interfaces: ws/parts.cuh):
-//  - Schedule: which tiles (and which k tiles of them) each cluster runs, and in what order:
-//      RoundRobin (15_wgmma_ws.cuh), StreamK (19_wgmma_streamk.cu), Balanced (23_wgmma_balanced.cu);
+//  - Schedule: which tiles (and which k tiles of them) each cluster runs, in what order, and which
+//      consumer multiplies what (ws/cooperative.cuh: both, every tile): RoundRobin (15_wgmma_ws.cuh),
+//      StreamK (19_wgmma_streamk.cu), Balanced (23_wgmma_balanced.cu), PingPong (18_wgmma_pingpong.cu);
 //  - Mainloop: how a tile's k tiles reach shared memory and how wide they are multiplied:
 //      WholeTiles (15_wgmma_ws.cuh), Ragged (20_wgmma_ragged.cuh: the narrowest wgmma width that
 //      holds the tile's columns), Paired (23_wgmma_balanced.cu: a narrow tile's k tiles two a
 //      stage), on ws/tma_stages.cuh's loads and ws/k_loop.cuh's k loop; X3 (wgmma_x3.cuh:
-//      3xTF32's split operands). It fixes the stage ring, the tile's width, the accumulator's
-//      registers and the tensor maps the kernel takes;
+//      3xTF32's split operands). It fixes the stage ring, the tile's width (WholeTilesOf<128, 6>:
+//      rung 18's), the accumulator's registers and the tensor maps the kernel takes;
 //  - Epilogue: how a consumer's 64 x 256 accumulator reaches C: DirectStore (15_wgmma_ws.cuh),
 //      TmaStore (17_wgmma_tma_store.cuh), Overlap (21_wgmma_overlap.cu), Staged<TmaStore>
 //      (20_wgmma_ragged.cuh: C that TMA cannot store written by the producer's idle warps);
@@ -69,13 +70,15 @@ __global__ void __launch_bounds__(THREADS, 1)
   // E::storers: consumer w's C buffer holds a chunk for its storer warp / is free again.
   uint64_t* c_full = empty + STAGES;
   uint64_t* c_empty = c_full + CONSUMERS;
+  uint64_t* sched_bars = c_empty + CONSUMERS;  // the schedule's own (S::BARRIERS)
   const int tid = threadIdx.x, wg = tid / 128;
   const uint32_t rank = detail::cluster_rank();
   // The maps this block's TMA will read, fetched while the barriers are set up: the producer's,
   // and C's for the consumers' stores where they use it.
   if (tid == 0) M::template prefetch<M, B_MN>(maps);
   if (E::tma && tid == 128 && tma_cols > 0) detail::tma_prefetch(&map_c);
-  detail::init_pipeline_barriers(full, empty, STAGES, CONSUMERS * CLUSTER);
+  detail::init_pipeline_barriers(full, empty, STAGES, S::SLOT_READERS * CLUSTER);
+  S::init_barriers(sched_bars, tid);
   if constexpr (E::storers) E::init_barriers(c_full, c_empty, tid);
   detail::cluster_sync();  // the peer's barriers exist before anyone signals them
   // TAIL: no cluster barrier at the kernel's end; the producer's tail keeps the block until
@@ -106,32 +109,14 @@ __global__ void __launch_bounds__(THREADS, 1)
     }
   } else {
     detail::setmaxnreg_inc<S::wide_producer && !TF32 ? 216 : 232>();
-    const int cw = wg - 1;  // this consumer's 64 rows of the 128-row tile
+    const int cw = wg - 1;  // this consumer's share of the tiles: the schedule's (S::consume)
     auto release = [&](int slot) {  // both blocks' producers may refill `slot`
       if (tid % 128 == 0)
         for (uint32_t c = 0; c < CLUSTER; ++c) detail::mbar_arrive_cluster(&empty[slot], c);
     };
     const ConsumerCtx<T> ctx{a, &map_c, c_buf + cw * C_BYTES, &c_full[cw], &c_empty[cw], tma_cols, cw, tid, c_vec};
     typename E::template Consumer<TC, C_T> epi;
-    int it = 0;
-    float d[M::ACC];
-    for (int p = 0; p < walk.count; ++p) {
-      int t = 0, kb = 0, ke = 0;
-      walk.piece(p, t, kb, ke);
-#pragma unroll
-      for (int i = 0; i < M::ACC; ++i) d[i] = 0.0f;
-      Ac::template multiply<M, S, T, A_MN, B_MN>(d, walk, p, t, kb, ke, a, smem, full, cw, it, epi, ctx, release);
-      epi.after_mainloop(ctx, ke - kb);
-      auto store_tile = [&] {
-        int m0, n0;  // (found only now: fewer registers held beside the accumulators)
-        bool solo;
-        walk.tile(p, t, m0, n0, solo);
-        Ac::template scale<T>(d, a, m0 + 64 * cw, n0);
-        epi.store(ctx, d, m0, n0);
-      };
-      walk.finish(d, kb, ke, cw, store_tile);
-    }
-    Ac::after_tiles(cw, it);
+    S::template consume<S, M, Ac, T, A_MN, B_MN>(walk, a, smem, full, sched_bars, cw, epi, ctx, release);
     epi.finish(ctx);
   }
   // TAIL: no cluster barrier here; the producer's tail above keeps the block until nothing of the
@@ -139,10 +124,10 @@ __global__ void __launch_bounds__(THREADS, 1)
   if constexpr (!TAIL) detail::cluster_sync();  // no block leaves while its peer may still signal or write into it
 }
 
-template <class M, class E>
+template <class M, class E, class S>
 constexpr int smem_bytes() {
   return M::RING * M::RING_STAGE_BYTES + (E::buffers ? CONSUMERS * C_BYTES : 0) + 1024 /* alignment */ +
-         (2 * M::RING + 2 * CONSUMERS) * 8 /* barriers */;
+         (2 * M::RING + 2 * CONSUMERS + S::BARRIERS) * 8 /* barriers */;
 }
 
 // One persistent cluster grid of the rung P over the problem a, its operands read through `maps`
@@ -159,7 +144,7 @@ void launch(const typename Problem<T>::Args& a, const typename P::Mainloop::Maps
   const int64_t cluster_tiles = ceil_div(tiles_m, CLUSTER) * tiles_n;
   if (cluster_tiles > INT32_MAX) throw Unsupported(std::string("rungs: ") + name + ": too many tiles for one launch");
   auto* kernel = &wgmma_ws_kernel<T, A_MN, B_MN, C_T, P>;
-  constexpr int SMEM_BYTES = smem_bytes<M, E>();
+  constexpr int SMEM_BYTES = smem_bytes<M, E, S>();
   static_assert(SMEM_BYTES <= 227 * 1024, "fits the 227 KB a Hopper block may have");
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), SMEM_BYTES);
   const int fit = detail::max_active_clusters(reinterpret_cast<const void*>(kernel), THREADS, SMEM_BYTES, CLUSTER, name);

@@ -19,10 +19,12 @@ namespace rungs::detail {
 //     inside the row. A MN-major: boxes of 64 m x BK k-rows, this warpgroup's is box `half`,
 //     k steps move by KI rows of 128 B.
 //   B K-major: 256 rows of 128 B. B MN-major: 4 boxes of 64 n x BK k-rows (LBO = one box).
-// N < 256: only the first N columns of B (its first N rows, or N / 64 boxes) and of d.
-template <typename T, bool A_MN, bool B_MN, int N = 256>
-__device__ __forceinline__ void wgmma_stage_64xn(float (&d)[128], const unsigned char* As, const unsigned char* Bs,
+// N < 256: only the first N columns of B (its first N rows, or N / 64 boxes) and the first N / 2
+// registers of d.
+template <typename T, bool A_MN, bool B_MN, int N = 256, int R>
+__device__ __forceinline__ void wgmma_stage_64xn(float (&d)[R], const unsigned char* As, const unsigned char* Bs,
                                                  int half) {
+  static_assert(R >= N / 2, "d holds the 64 x N accumulator");
   constexpr int ROW = 128, BK = ROW / int(sizeof(T)), KI = std::is_same_v<T, float> ? 8 : 16;
 #pragma unroll
   for (int kk = 0; kk < BK / KI; ++kk) {

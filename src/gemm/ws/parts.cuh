@@ -4,7 +4,11 @@
 //  - Schedule: whole_tiles, wide_producer, rs_in_flight; Params and plan(Grid) on the host;
 //    Walk<TILE_N>(params, tiles_m, tiles_n, rank) on the device: count pieces, piece(p, t, kb, ke),
 //    locate(p, m0, n0, solo, kb, ke), tile(p, t, m0, n0, solo) and finish(d, kb, ke, cw, store),
-//    which stores a finished tile (or adds a split tile's partial sums).
+//    which stores a finished tile (or adds a split tile's partial sums). The consumers' roles:
+//    SLOT_READERS (a block's consumers that release each stage), BARRIERS (mbarriers of its own,
+//    set up by init_barriers(bars, tid)), stage<T, A_MN, B_MN, N>(d, As, Bs, cw) (one stage's
+//    MMAs of a consumer) and consume<S, M, Ac, T, A_MN, B_MN>(walk, args, smem, full, bars, cw,
+//    epi, ctx, release) (a consumer's pieces): ws/cooperative.cuh's, or PingPong's.
 //  - Mainloop: TILE_N, RING stages of RING_STAGE_BYTES, ACC accumulator registers per consumer
 //    thread; Maps (its tensor maps) from make_maps<Self, T, A_MN, B_MN>(args) on the host;
 //    prefetch<Self, B_MN>(maps), and load<Self, T, A_MN, B_MN>(walk, p, maps, smem, full, n, rank,
@@ -16,7 +20,8 @@
 //  - Epilogue: buffers, tma, storers (what the frame sets up for it: C buffers in shared memory, a
 //    tensor map of C, hand-over barriers and the storer warps' loop, init_barriers and storer);
 //    Consumer<TC, C_T> with in_mainloop(ctx, i), after_mainloop(ctx, k_tiles), store(ctx, d, m0,
-//    n0) and finish(ctx).
+//    n0) (consumer cw's 64 rows of the tile), store_rows<N>(ctx, d, row0, n0) (any 64 rows, N
+//    columns: DirectStore and TmaStore) and finish(ctx).
 #pragma once
 
 #include "core/scratch.hpp"

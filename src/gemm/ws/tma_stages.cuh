@@ -18,7 +18,8 @@ template <class M, typename T, bool A_MN, bool B_MN, class Walk, class WaitRelea
 __device__ __forceinline__ void load_piece(const Walk& walk, int p, const CUtensorMap& map_a, const CUtensorMap& map_b,
                                            const CUtensorMap& map_b64, unsigned char* smem, uint64_t* full, int n,
                                            uint32_t rank, int& it, WaitReleased&& wait_released) {
-  constexpr int BK = bk<T>();
+  // The mainloop's ring (RING stages of STAGE) and tile width (TN columns: TB bytes of B a k tile).
+  constexpr int BK = bk<T>(), TN = M::TILE_N, RING = M::RING, STAGE = M::RING_STAGE_BYTES, TB = TN * ROW;
   int m0, n0, kb, ke;
   bool solo;
   walk.locate(p, m0, n0, solo, kb, ke);
@@ -26,15 +27,15 @@ __device__ __forceinline__ void load_piece(const Walk& walk, int p, const CUtens
   // short pair's).
   const int nb = M::width(n - n0);
   const bool two = M::two(nb, solo);
-  const int b_bytes = two ? B_PAIR : B_MN ? nb / 64 * BK * ROW : (nb > BN / CLUSTER ? B_BYTES : B_BYTES / CLUSTER);
+  const int b_bytes = two ? B_PAIR : B_MN ? nb / 64 * BK * ROW : (nb > TN / CLUSTER ? TB : TB / CLUSTER);
   for (int kt = kb; kt < ke; kt += two ? 2 : 1, ++it) {
-    const int s = it % STAGES;
+    const int s = it % RING;
     wait_released(it);
-    unsigned char* st = smem + s * STAGE_BYTES;
+    unsigned char* st = smem + s * STAGE;
     uint64_t* bar = &full[s];
     const int tiles = two && kt + 1 < ke ? 2 : 1;  // k tiles in this stage
     // A (own) + B from both blocks, per k tile
-    detail::mbar_expect_tx(bar, tiles * (A_BYTES + (M::ragged ? b_bytes : B_BYTES)));
+    detail::mbar_expect_tx(bar, tiles * (A_BYTES + (M::ragged ? b_bytes : TB)));
     for (int h = 0; h < tiles; ++h) {  // k tile kt + h: A at st + h A_BYTES, B after both A's
       const int k0 = (kt + h) * BK;
       unsigned char* sa = st + h * A_BYTES;
@@ -50,29 +51,31 @@ __device__ __forceinline__ void load_piece(const Walk& walk, int p, const CUtens
         if (rank == 0) detail::tma_load_2d_multicast(sb, &map_b64, k0, n0, bar, all);
       } else if (solo) {  // a short pair: all of its own B, the same boxes, no multicast
         if constexpr (B_MN) {
-          for (int j = 0; j < BN / 64 && 64 * j < nb; ++j)
+          for (int j = 0; j < TN / 64 && 64 * j < nb; ++j)
             detail::tma_load_2d(sb + j * BK * ROW, &map_b, n0 + 64 * j, k0, bar);
         } else {
-          for (int r = 0; r < CLUSTER && r * (BN / CLUSTER) < nb; ++r)
-            detail::tma_load_2d(sb + r * (B_BYTES / CLUSTER), &map_b, k0, n0 + r * (BN / CLUSTER), bar);
+          for (int r = 0; r < CLUSTER && r * (TN / CLUSTER) < nb; ++r)
+            detail::tma_load_2d(sb + r * (TB / CLUSTER), &map_b, k0, n0 + r * (TN / CLUSTER), bar);
         }
-      } else if constexpr (B_MN) {  // this block's BN / 64 / CLUSTER boxes of BK k-rows x 64 n
-        constexpr int per = BN / 64 / CLUSTER;
+      } else if constexpr (B_MN) {  // this block's TN / 64 / CLUSTER boxes of BK k-rows x 64 n
+        constexpr int per = TN / 64 / CLUSTER;
         for (int j = int(rank) * per; j < int(rank + 1) * per && 64 * j < nb; ++j)
           detail::tma_load_2d_multicast(sb + j * BK * ROW, &map_b, n0 + 64 * j, k0, bar, all);
-      } else if (!M::ragged || int(rank) * (BN / CLUSTER) < nb) {  // this block's BN / CLUSTER rows of n
-        detail::tma_load_2d_multicast(sb + rank * (B_BYTES / CLUSTER), &map_b, k0, n0 + int(rank) * (BN / CLUSTER),
+      } else if (!M::ragged || int(rank) * (TN / CLUSTER) < nb) {  // this block's TN / CLUSTER rows of n
+        detail::tma_load_2d_multicast(sb + rank * (TB / CLUSTER), &map_b, k0, n0 + int(rank) * (TN / CLUSTER),
                                       bar, all);
       }
     }
   }
 }
 
-// The mainloops of 128 x 256 tiles in stages of one 128-byte row of k (TMA, 128-byte swizzle):
-// WholeTiles, Ragged and Paired share the stage ring's shape, the tensor maps (A, B, and B in boxes
-// of 64 rows for Paired), and the loads and k loops above (Self: the mainloop part itself).
-struct TmaStages {
-  static constexpr int TILE_N = BN, RING = STAGES, RING_STAGE_BYTES = STAGE_BYTES;
+// The mainloops of 128 x TN tiles in a ring of RING_ stages, each one 128-byte row of k (TMA, 128-byte
+// swizzle): WholeTiles, Ragged and Paired (128 x 256, 4 stages) and rung 18's 128 x 128 tiles share
+// the tensor maps (A, B, and B in boxes of 64 rows for Paired), the loads above and the k loop of
+// ws/k_loop.cuh (Self: the mainloop part itself).
+template <int TN, int RING_>
+struct TmaStagesOf {
+  static constexpr int TILE_N = TN, RING = RING_, RING_STAGE_BYTES = A_BYTES + TN * ROW;
   static constexpr int ACC = 128;  // accumulator registers per consumer thread (64 x 256 fp32)
   struct Maps {
     CUtensorMap a, b, b64;  // b64: Paired's narrow tiles (B k-contiguous)
@@ -87,7 +90,7 @@ struct TmaStages {
     m.a = A_MN ? detail::make_tensor_map_2d(a.A, type, E_SIZE, a.k, a.m, a.lda, BK, ROW / E_SIZE)
                : detail::make_tensor_map_2d(a.A, type, E_SIZE, a.m, a.k, a.lda, BM, BK);
     m.b = B_MN ? detail::make_tensor_map_2d(a.B, type_b, E_SIZE, a.k, a.n, a.ldb, BK, ROW / E_SIZE)
-               : detail::make_tensor_map_2d(a.B, type_b, E_SIZE, a.n, a.k, a.ldb, BN / CLUSTER, BK);
+               : detail::make_tensor_map_2d(a.B, type_b, E_SIZE, a.n, a.k, a.ldb, TN / CLUSTER, BK);
     // Self::pairs, B k-contiguous: boxes of 64 rows of n for the narrow tiles' paired stages.
     m.b64 = Self::pairs && !B_MN ? detail::make_tensor_map_2d(a.B, type_b, E_SIZE, a.n, a.k, a.ldb, 64, BK)
                                  : CUtensorMap{};
@@ -106,5 +109,7 @@ struct TmaStages {
     load_piece<Self, T, A_MN, B_MN>(walk, p, maps.a, maps.b, maps.b64, smem, full, n, rank, it, wait_released);
   }
 };
+using TmaStages = TmaStagesOf<BN, STAGES>;
+static_assert(TmaStages::RING_STAGE_BYTES == STAGE_BYTES, "128 x 256 tiles: the stage of ws/parts.cuh");
 
 }  // namespace rungs::sgemm::ws
