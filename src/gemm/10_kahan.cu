@@ -1,30 +1,21 @@
-// Rung 10, kahan: Kahan-compensated accumulation (article 003). Every accumulator s carries a
-// compensation c holding the low-order bits that the last addition into s lost; the next
-// addend is corrected by it before it is added, so the rounding errors of the k additions stop
-// accumulating: the error of a length-k dot product drops from ~k * 2^-24 (worst case; ~sqrt(k)
-// * 2^-24 typically, and ~k * 2^-25 for positive data, where every partial sum only grows) to
-// ~2 * 2^-24, independent of k. Per product a*b:
-//   y = fma(a, b, -c)      a*b - c with one rounding (better than article 003's separate
-//                          multiply and subtract: the product enters unrounded)
+// Rung 10, kahan: Kahan-compensated fp32 SGEMM on the CUDA cores (article 003; any transpose, ld
+// and alignment): accurate to a few ulps at any k.
+// Adds over 09 warptile: every accumulator s carries a compensation c, the low-order bits that the
+// last addition into s lost; the next addend is corrected by it, so the k additions' rounding errors
+// stop accumulating (a length-k dot product: ~k * 2^-24 worst case becomes ~2 * 2^-24). Per a*b:
+//   y = fma(a, b, -c)      a*b - c with one rounding (the product enters unrounded)
 //   t = s + y
 //   c = (t - s) - y        what the addition dropped (exact when |s| >= |y|)
 //   s = t
-// and the result is s - c. Written with __fmaf_rn / __fadd_rn / __fsub_rn: nvcc never contracts
-// those into other FMAs nor reassociates them, so (t - s) - y cannot be "simplified" to 0 (it is
-// what -ffast-math style reassociation would do). Caveat of any compensated sum: once a partial
-// sum overflows to Inf, t - s = Inf - Inf turns the compensation (and then the sum) into NaN.
-//
-// Tile structure: rung 08's pipeline (3-stage cp.async, one barrier per k-tile) with rung 09's
-// conflict-free fragment layout, shrunk because each output needs two registers: a 64x64x16 block
-// tile, 256 threads in 8 warps of 16x32, each lane one 4x4 tile (16 sums + 16 compensations),
-// lanes 4 x 8 per warp so an A or B fragment is one broadcast LDS.128 (1 wavefront).
-//
-// Bounded by: FP32 issue. 4 dependent FP32 operations per multiply-add instead of 1 FFMA, so the
-// ceiling is a quarter of fp32 peak (~16 TFLOP/s counted as 2 flops per multiply-add on H100);
-// per k a thread issues 2 LDS.128 for 64 FP32 operations, so shared memory is far from a limit,
-// and the 4-operation chain (~16 cycles per k per accumulator) is hidden by the 16 independent
-// accumulators per thread. Expect ~10-13 TFLOP/s at large sizes: slower than rung 09 by ~4x,
-// accurate to a few ulps at any k.
+// and the result is s - c. __fmaf_rn / __fadd_rn / __fsub_rn: nvcc never contracts nor reassociates
+// them, so (t - s) - y cannot be "simplified" to 0. As any compensated sum: once a partial sum
+// overflows to Inf, t - s = Inf - Inf turns the compensation (then the sum) into NaN.
+// Tiles: rung 08's 3-stage cp.async pipeline with rung 09's broadcast fragment layout, shrunk for two
+// registers per output: 64x64x16, 8 warps of 16x32, each lane one 4x4 tile (16 sums, 16 compensations).
+// Bounded by: FP32 issue: 4 dependent operations per multiply-add instead of one FFMA, a quarter of
+// fp32 peak (~16 TFLOP/s on the H100); 16 independent accumulators hide the chain's latency.
+// Prediction: ~10-13 TFLOP/s, ~4x below rung 09; measured: 13.3 TFLOP/s at 4096^3 (H100), error
+// 3.6e-8 against cuBLAS sgemm's 1.15e-6.
 #include "core/errors.hpp"
 #include "detail/gemm_pipeline.cuh"
 #include "detail/gemm_tile.cuh"

@@ -1,19 +1,17 @@
-// Rung 12, wmma: tensor cores through the CUDA C++ WMMA API (article 004's v10), f16, bf16,
-// and float inputs as tf32 or 3xTF32.
-// Adds over the CUDA-core ladder: each warp issues 16x16x16 (f16/bf16) or 16x16x8 (tf32) matrix
-// products on the tensor cores instead of FFMAs. A 64x64 block tile (4 warps, 32x32 each), a
-// 32-deep k slab of A and B staged in shared memory by plain loads with bounds checks (any
-// shape, any transpose, any ld and pointer alignment), converted to the compute type there;
-// the accumulators go through shared memory to a masked alpha/beta store.
-// tf32x3: each fragment element x is split into big = tf32(x) and small = tf32(x - big); per
-// k step the two cross products (big*small, small*big) go into a correction accumulator first,
-// then big*big into a fresh one, and both reach the fp32 accumulator by ordinary (round-to-
-// nearest) adds: HMMA's accumulation truncates, so big*big accumulated on the tensor core over
-// all of k is biased (measured on the H100: 3.8e-5 normwise at k = 8192, 30x cuBLAS sgemm).
-// Bound now: no overlap of loads with math (one buffer, two barriers per slab), scalar global
-// loads, fragments re-read from shared memory with bank conflicts: well under 10 % of peak.
-// Measured on the H100 (b1e20da), 2048-8192^3 nn: f16/bf16 27-34 TFLOP/s (3 % of the dense peak,
-// 0.04x cuBLAS), tf32 9.5-10.2, tf32x3 12-13 (faster than tf32 alone: not understood yet).
+// Rung 12, wmma: tensor cores through the CUDA C++ WMMA API (article 004's v10; sm_80+): f16, bf16,
+// and float as tf32 or 3xTF32; any shape, transpose, ld and pointer alignment, nothing copied.
+// Adds over 09 warptile: each warp issues 16x16x16 (f16 / bf16) or 16x16x8 (tf32) matrix products
+// on the tensor cores instead of FFMAs. A 64x64 block tile (4 warps of 32x32), a 32-deep k slab of A
+// and B staged in shared memory by plain bounds-checked loads, converted to the compute type there;
+// the accumulators go through shared memory to a masked alpha / beta store.
+// tf32x3: each fragment element x is split into big = tf32(x) and small = tf32(x - big); per k step
+// the two cross products go into a correction accumulator, big*big into a fresh one, and both reach
+// the fp32 accumulator by round-to-nearest adds: the tensor core's accumulation truncates, so big*big
+// summed there over all of k is biased (3.8e-5 normwise at k = 8192 on the H100, 30x cuBLAS sgemm).
+// Bounded by: no overlap of loads with math (one buffer, two barriers per slab), scalar global loads,
+// fragments re-read from shared memory with bank conflicts.
+// Prediction: well under 10 % of peak; measured: f16 / bf16 27-34 TFLOP/s at 2048-8192^3 (3 % of the
+// dense peak, 0.04x cuBLAS; H100), tf32 9.5-10.2, tf32x3 12-13 (faster than tf32: not understood).
 #include "core/errors.hpp"
 #include "detail/gemm_tc.cuh"
 #include "gemm/gemm_rung.hpp"
@@ -114,8 +112,8 @@ __global__ void __launch_bounds__(THREADS) wmma_kernel(ArgsT<T> a, int tiles_n) 
             nv::mma_sync(corr[i][j], fa[i], fb_s[j], corr[i][j]);
             nv::mma_sync(corr[i][j], fa_s[i], fb[j], corr[i][j]);
             // big*big into a fresh accumulator, then one round-to-nearest fp32 add: the tensor
-            // core's own accumulation truncates (measured: 3.8e-5 normwise at k = 8192 when big*big
-            // accumulated there across k, linear in k), the FADD does not.
+            // core's own accumulation truncates (over all of k the error grows linearly in k), the
+            // FADD does not.
             nv::fragment<nv::accumulator, 16, 16, F::K, float> bb;
             nv::fill_fragment(bb, 0.0f);
             nv::mma_sync(bb, fa[i], fb[j], bb);

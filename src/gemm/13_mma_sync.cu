@@ -1,19 +1,18 @@
 // Rung 13, mma_sync: PTX mma.sync.m16n8k16 fed by ldmatrix from swizzled shared memory, with a
-// 4-stage cp.async pipeline (the Ampere design; any sm_80+ GPU), f16 and bf16.
-// Adds over 12 wmma: 128x128x32 block tiles, 8 warps of 64x32; operands copied global -> shared
-// by 16-byte cp.async (no registers, no conversion) three tiles ahead of the math; each operand
-// kept in its stored layout (k-contiguous, or m/n-contiguous and read with ldmatrix.trans, so
-// all four transposes run at one speed) with 16-byte chunks XOR-swizzled so every cp.async
-// store and every ldmatrix phase hits 8 distinct 16-byte bank groups (no conflicts, no padding).
-// Ragged edges and unaligned operands (base not 16-byte aligned or ld % 8 != 0): a chunk that is
-// not whole inside the matrix, or not aligned, is loaded element by element with bounds checks
-// (a slower path, only where needed); a chunk wholly outside is zero-filled by cp.async.
-// Bound now (predicted before it ran: 60-70 % of the dense peak, issue-bound): measured on the H100
-// (b1e20da) 224-281 TFLOP/s in f16/bf16 at 2048-8192^3, 26 % of the 1070 TFLOP/s dense peak and
-// 0.34-0.37x cuBLAS: a miss, not yet profiled. Suspects: 8 warps of 64x32 give each warp 16 mma
-// per 6 ldmatrix (too little math per shared-memory read on Hopper's faster tensor cores), one
-// block per SM's worth of warps to hide latency, and scalar 2-byte epilogue stores. Hopper's own
-// path past mma.sync is wgmma (branch tc-wgmma, not yet run on a GPU).
+// 4-stage cp.async pipeline (the Ampere design; any sm_80+ GPU): f16 and bf16, any shape, transpose,
+// ld and alignment, nothing copied.
+// Adds over 12 wmma: 128x128x32 block tiles, 8 warps of 64x32; operands copied global -> shared by
+// 16-byte cp.async (no registers, no conversion) three tiles ahead of the math; each operand kept
+// in its stored layout (k-contiguous, or m/n-contiguous read with ldmatrix.trans: all four
+// transposes run at one speed) with 16-byte chunks XOR-swizzled, so every cp.async store and every
+// ldmatrix phase hits 8 distinct 16-byte bank groups (no conflicts, no padding).
+// Edges: a chunk wholly outside the matrix is zero-filled by cp.async; one partly outside, or not
+// 16-byte aligned (base, or ld % 8 != 0), is loaded element by element with bounds checks.
+// Bounded by: ~1/4 of the dense peak, not profiled. Suspects: 16 mma per 6 ldmatrix per warp (too
+// little math per shared-memory read for Hopper's tensor cores), one block per SM's warps to hide
+// latency, scalar 2-byte epilogue stores.
+// Prediction: 60-70 % of the dense peak, issue-bound; measured: 224-281 TFLOP/s f16 / bf16 at
+// 2048-8192^3 (26 %, 0.34-0.37x cuBLAS; H100): a miss, kept as the Ampere step.
 #include "core/errors.hpp"
 #include "detail/gemm_pipeline.cuh"
 #include "detail/gemm_tc.cuh"

@@ -1,23 +1,19 @@
-// Rung 14, wgmma: Hopper warpgroup MMA (sm_90a) fed by the tensor memory accelerator: f16, bf16
-// (all four transposes) and tf32 (both operands k-contiguous).
-// Adds over 13 mma_sync: 128x256 block tiles, two warpgroups each issuing wgmma.m64n256 from
-// shared memory (no ldmatrix, no register fragments for A and B); TMA brings each 128-byte-wide
-// operand box in its stored layout (k-contiguous, or m/n-contiguous read by wgmma's transpose
-// bit) with the 128-byte swizzle wgmma reads without conflicts; 4 stages in flight, completion on
-// mbarriers ("full": TMA bytes landed; "empty": both warpgroups' MMAs on the slot retired, then
-// thread 0 refills it). Out-of-range rows and columns of a box are zero-filled by TMA; the
-// epilogue stores straight from the accumulators, masked, two elements at a time where aligned.
-// Slower paths inside the rung (same answer; `variants` says so): TMA needs 16-byte aligned bases
-// and ld * sizeof(T) % 16 == 0, so other f16/bf16 operands are first copied with an aligned stride
-// (gemm/pack.hpp). tf32 wgmma has no
-// transpose and reads fp32 bits truncated to tf32: float operands stored m/n-contiguous are first
-// copied k-contiguous (gemm/pack.hpp: one read and write of that operand per call), and the TMA
-// loads round every element to tf32 (detail::tma_operand_type).
-// Bound now: one thread both waits on the "empty" barrier and issues TMA, so warpgroup 0 stalls
-// when a refill is late; no persistent grid (a tail wave at most sizes), no cluster multicast
-// (every block fetches its own A and B panels from L2). Prediction: 60-75 % of the dense peak,
-// 0.8-0.95x cuBLAS at 4096-8192. Measured on the H100 (docs/gemm_tc.md): 0.81-0.84x at 2048,
-// 0.87x at 4096, 0.94-0.98x at 8192 (f16, bf16).
+// Rung 14, wgmma: Hopper warpgroup MMA (sm_90a) fed by the tensor memory accelerator: f16, bf16 (any
+// transpose) and tf32; copies what TMA cannot address (gemm/pack.hpp: f16 / bf16 rows with an
+// unaligned base or ld, tf32 operands stored m/n-contiguous, copied k-contiguous).
+// Adds over 13 mma_sync: 128x256 block tiles, two warpgroups each issuing wgmma.m64n256 straight from
+// shared memory (no ldmatrix, no register fragments); TMA brings each 128-byte-wide operand box in
+// its stored layout (an m/n-contiguous one read by wgmma's transpose bit) with the 128-byte swizzle
+// wgmma reads without conflicts; 4 stages in flight, tracked by mbarriers ("full": TMA bytes landed;
+// "empty": both warpgroups' MMAs on the slot retired, then thread 0 refills it).
+// TMA zero-fills the rows and columns of a box past the matrix; the epilogue stores straight from
+// the accumulators, masked, two elements at a time where aligned. tf32 wgmma has no transpose and
+// reads fp32 bits truncated: the TMA maps round every element to tf32 (detail::tma_operand_type).
+// Bounded by: one thread both waits on "empty" and issues TMA, so warpgroup 0 stalls when a refill is
+// late; no persistent grid (a tail wave at most sizes), no cluster multicast (every block fetches its
+// own A and B panels from L2).
+// Prediction: 60-75 % of the dense peak, 0.8-0.95x cuBLAS at 4096-8192^3; measured: 0.81-0.84x at
+// 2048^3, 0.87x at 4096^3, 0.94-0.98x at 8192^3 (f16, bf16; H100).
 #include "core/errors.hpp"
 #include "detail/gemm_pipeline.cuh"
 #include "detail/gemm_tc.cuh"

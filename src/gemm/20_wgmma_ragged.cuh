@@ -1,7 +1,7 @@
 // Rung 20's parts, the ragged edges (used by rungs 20 and 23; what they add and why:
 // 20_wgmma_ragged.cu): Ragged, a mainloop whose tiles multiply only the width of B they need (the
-// narrowest wgmma width that holds its columns), and Staged, an epilogue that hands C that TMA cannot store to the producer
-// warpgroup's idle warps through the consumer's shared buffer.
+// narrowest wgmma width that holds its columns), and Staged, an epilogue that hands C that TMA
+// cannot store to the producer warpgroup's idle warps through the consumer's shared buffer.
 #pragma once
 
 #include "gemm/17_wgmma_tma_store.cuh"
@@ -23,12 +23,11 @@ struct Ragged : TmaStages {
     const int nb = width(static_cast<int>(n) - n0);
     const bool two = paired(nb, solo);
     // A consumer whose rows all lie past m multiplies too, 64 columns wide, and stores nothing:
-    // with no MMAs at all (a mainloop that only takes and releases the stages) the kernel hung in
-    // about 1 launch in 30 at 2100 x 2052 x 200 tf32 nt with beta != 0 (every stuck waiter was such
-    // a consumer, or its block's, at the first stage of the last tile row; rung 17, whose consumers
-    // always multiply, never hung there). The cause is not understood; this keeps each consumer's
-    // pace through the stages that of rung 17's (scripts/experiments/hang_probe/hang_probe.sh: 9,000 launches
-    // clean).
+    // with no MMAs at all (a mainloop that only takes and releases the stages) the kernel hung now
+    // and then, every stuck waiter such a consumer or its block's, at the first stage of the last
+    // tile row (rung 17, whose consumers always multiply, never hung). The cause is not understood;
+    // this keeps each consumer's pace through the stages that of rung 17's, and the hang is gone
+    // (scripts/experiments/hang_probe/hang_probe.sh: 9,000 launches clean).
     if (nb == 64 || m0 + 64 * cw >= m) mainloop(std::integral_constant<int, 64>{}, two);
     else if (nb == 128) mainloop(std::integral_constant<int, 128>{}, false);
     else mainloop(std::integral_constant<int, 256>{}, false);
@@ -65,7 +64,7 @@ struct Staged {
   // j + 32, ...: one contiguous run per instruction, whatever C's alignment), while the consumer
   // goes on with its next tile; the pieces are walked as the consumers walk them. (Warp 0's other
   // lanes stay out: as w = -1 they take other barriers' phases, a hang where every tile is staged,
-  // as at 4096 x 4097 x 4096; ee217e8.)
+  // as at 4096 x 4097 x 4096.)
   template <typename T, bool C_T, class Walk>
   static __device__ __forceinline__ void storer(const Walk& walk, const ArgsT<T>& a, int64_t tma_cols,
                                                 unsigned char* c_buf, uint64_t* c_full, uint64_t* c_empty, int tid) {

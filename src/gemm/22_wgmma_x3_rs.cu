@@ -1,33 +1,19 @@
-// Rung 22, wgmma_x3_rs: 3xTF32 (float inputs, Math::tf32x3) with A split in registers (sm_90a).
-// Adds over 16 wgmma_x3: A is not split by a copy. TMA brings A's fp32 tile as stored (A itself
-// when TMA can read it, k- or m-contiguous; else one aligned copy in the same layout), each consumer
-// loads its 64 x 32 fragment from shared memory (detail::load_a_frags_k_f32, or _mn_tf32 for an
-// A stored k x m) and splits it into tf32
-// big and small parts in registers (detail::split_tf32), and the three products take A from
-// registers (wgmma's register form): hi*lo + lo*hi + hi*hi as in rung 16, each 32-deep stage summed
-// apart on the tensor core and added to the fp32 accumulator off it. B is split by a copy as in
-// rung 16. Why: at 8192^3 rung 16 is DRAM-bound (ncu 85b5619: 33 GB read for 1 GB of split
-// operands, DRAM 84 % busy) and every stage moves four 16 KB parts through L2 per block (A hi,
-// A lo, B hi, B lo; B multicast over the cluster's two blocks): 48 KB per block per 1536 tensor-core cycles, ~7 TB/s
-// over 132 SMs at 1.75 GHz. Here a stage is A (16 KB) and B's two parts: 32 KB per block, two
-// thirds; A's split copy (read 4 bytes, write 8 per element) is gone, and the stage's 48 KB let
-// 4 stages fit where rung 16 had 3.
-// Bounded by: the tensor cores' three products per k step (the tf32 peak / 3, ~165 TFLOP/s on the
-// H100), each consumer's wait for its stage's products before the fp32 add (the other consumer
-// covers it), and B's split copy (read once, written twice).
-// Prediction (H100): 4096^3 from rung 16's 105 TFLOP/s (1.3 ms, of which
-// A's split copy ~0.07 ms) to 110-115; 8192^3 from 91-98 to 100-110; error unchanged (the same
-// split, products and order as rung 16), at or below cuBLAS sgemm's.
-// Measured (H100, 517f0c9, docs/gemm_tc.md): correct (GemmTc tests, memcheck and racecheck
-// clean), errors bit-identical to rung 16's (3.1e-7 / 2.6e-7 at 2048 x 2048 x
-// 4096, cuBLAS sgemm 1.1e-6 / 8.5e-7). Beat the prediction: 96.4 / 122.0 / 126.4 TFLOP/s at 2048^3 /
-// 4096^3 / 8192^3 (1.94 / 2.36 / 2.51x cuBLAS sgemm) against rung 16's 87.5 / 105.4 / 99.1 in the same
-// run; 8192^3 steady (8.63-8.76 ms where rung 16 spreads over 10.3-13.1); 4096^3 nt 123.6;
-// 4095 x 4097 x 4093 115.2 (0.94 of 4096^3's speed). tn / tt read A as stored (d2be6cf): 119.5 /
-// 121.2 at 4096^3, 122.5 / 124.5 at 8192^3, where copying A k-contiguous ran 113.7 / 116.7 at 4096^3.
-// On the warp-specialized frame (its tensor-map prefetch and producer tail; H200, one run): 108 /
-// 127 / 133 TFLOP/s at 2048^3 / 4096^3 / 8192^3, 2.17 / 2.49 / 2.65x cuBLAS sgemm (bench: 2.06 / 2.38 / 2.50x).
-// Its mainloop and accumulation are rung 16's (wgmma_x3.cuh); the A part below is what this rung adds.
+// Rung 22, wgmma_x3_rs: 3xTF32 (float inputs, Math::tf32x3) with A split in registers (sm_90a); B split
+// by a copy as in rung 16; A read in place when TMA can (k- or m-contiguous), else one aligned copy.
+// Adds over 16 wgmma_x3: Mainloop X3<SplitInRegisters> (below; the mainloop frame and SumPerStage are
+// wgmma_x3.cuh's). TMA brings A's fp32 tile as stored; each consumer loads its 64 x 32 fragment
+// (detail::load_a_frags_k_f32, or _mn_tf32 for A stored k x m), splits it into tf32 big and small
+// parts (detail::split_tf32) and takes A from registers (wgmma's register form) for the three
+// products, each 32-deep stage summed apart and added in fp32 as in rung 16.
+// Why: rung 16 is DRAM-bound at 8192^3; a stage here is A (16 KB) and B's two parts, 48 KB instead of
+// 64, so 4 stages fit where rung 16 had 3, and A's split copy (read 4 bytes, write 8) is gone. An A
+// stored k x m is read as stored: faster than copying it k-contiguous (tn 4096^3: 119.5 against
+// 113.7 TFLOP/s).
+// Bounded by: the three products (the tf32 peak / 3, ~165 TFLOP/s on the H100), each consumer's wait
+// for its stage's products before the fp32 add (the other consumer covers it), B's split copy.
+// Prediction (H100): 4096^3 105 -> 110-115 TFLOP/s, 8192^3 91-98 -> 100-110, errors unchanged;
+// measured: 122 / 126 TFLOP/s (2.36 / 2.51x cuBLAS sgemm), 8192^3 steady where rung 16 spreads,
+// errors bit-identical to rung 16's: beat the prediction.
 #include "gemm/wgmma_x3.cuh"
 
 namespace rungs::sgemm::x3_kernel {
