@@ -17,7 +17,8 @@
 // ends last, where rung 26's extra blocks go to whichever SM is free); the cut tiles' sums and the
 // second pass after the grid; A's boxes re-read from L2, now at 132 k offsets.
 // Prediction: the second pass as one round of loads, launched under the grid, removes most of the
-// excess over rung 26; measured: halved, 3-8 us above rung 26 at 7168 x 8192 (H100), below it everywhere.
+// excess over rung 26; measured: halved, 3-8 us above rung 26 at 7168 x 8192 (H100), still slower than
+// rung 26 at every decode shape.
 #include "gemm/26_decode_wgmma.cuh"
 
 #include "core/errors.hpp"
