@@ -55,10 +55,9 @@ struct NarrowDeal {
   }
   // Whether to pair the short last row's tiles side by side: only where that takes a round off the
   // longest cluster (rows cluster rows, the last one short; full_cols full tile columns; g clusters).
-  // A short pair loads B without multicast, 48 KB a stage per block from L2 against 32: at 2056 x 2048
-  // x 2048 bf16 (68 cluster tiles instead of 72, 2 rounds either way) it measured 0.0499 ms against
-  // rung 20's 0.0431 (17a74d8); at 4104 x 4096 x 4096 (264 instead of 272: 4 rounds instead of 5)
-  // 0.180 against 0.204 (99765f0). H100; scripts/experiments/ragged/ragged.sh.
+  // A short pair loads B without multicast, 48 KB a stage per block from L2 against 32, so it pays
+  // only for a whole round: 16 % slower at 2056 x 2048 x 2048 bf16 (2 rounds either way), 12 % faster
+  // at 4104 x 4096 x 4096 (4 rounds instead of 5); H100, scripts/experiments/ragged/ragged.sh.
   static RUNGS_HD bool short_pays(int rows, int full_cols, int g) {
     if (rows < 1 || g < 1) return false;
     const long long before = static_cast<long long>(rows) * full_cols;

@@ -1,46 +1,27 @@
-// Rung 2, chunked_overlap: what it adds over rung 1 (nccl_then_gemm): the transfer is cut into
-// chunks on a communication stream and each chunk's product starts, on a compute stream, as soon
-// as that chunk has landed (events between the streams, no host synchronization), so the product
-// of what is already here hides the transfer of what is still coming.
+// Rung 2, chunked_overlap: the transfer cut into chunks on a communication stream, each chunk's product
+// started on a compute stream as soon as that chunk has landed (events between the streams, no host
+// synchronization), so the product of what is here hides the transfer of what is still coming.
+// Adds over 1 nccl_then_gemm: that overlap, for both operations.
 //
-// allgather_gemm: the chunks are the ranks' A_local. The rank's own rows need no transfer: their
-// product (C rows [r*m, (r+1)*m) = A_local * B_r, straight from A_local) starts first, while
-// world-1 pairwise exchanges run on the communication stream (step j: ncclSend of A_local to rank
-// r+j and ncclRecv of rank r-j's rows into its slot of the workspace, one NCCL group per step), each
-// followed by the product of the rows it brought. Every transfer is enqueued before the products,
-// so NCCL's kernels are queued (at the greatest stream priority) before the gemms fill the SMs.
-// Bound: world products of m rows instead of one of world*m rows (each gemm a world-th of the
-// work), plus whatever of a step's transfer is not hidden: the first exchange hides under the own
-// product, exchange j+1 under chunk j's product, as long as one chunk's product (gemm time / world)
-// outlasts one exchange (all-gather time / (world-1)); then only the last chunk's product is exposed
-// after the transfers. NCCL's kernels take SMs from the gemm while they run; a persistent gemm
-// kernel (one block per SM) leaves none, and the transfer then waits for a product's end.
+// allgather_gemm: the chunks are the ranks' A_local. The own rows' product (C rows [r*m, (r+1)*m),
+// straight from A_local) starts first, while world-1 pairwise exchanges run (step j: ncclSend of
+// A_local to rank r+j, ncclRecv of rank r-j's rows into its workspace slot, one NCCL group a step),
+// each followed by the product of the rows it brought. Every transfer is enqueued before the products,
+// so NCCL's kernels (at the greatest stream priority) are queued before the gemms fill the SMs.
 //
-// gemm_reducescatter: the local product is cut into stripes of rows: stripe s holds, for every
-// destination rank d, rows [d*m/world + lo_s, d*m/world + hi_s) (pieces_of: stripes of >= 8 MiB of
-// fp32, at most 8). Each stripe's fp32 partial is one strided-batched cuBLAS call (batch = world,
-// dist::detail::partial_gemm) into its slot of the workspace ([d][rows][n]); as soon as it is done
-// the communication stream reduce-scatters it in place (ncclReduceScatter, fp32, as rung 1), and an
-// epilogue stream writes those rows of C_local (alpha/beta and the one rounding, scale.cu). So the
-// reduction of stripe s overlaps the product of stripe s+1. Bound: max(product, reduce-scatter)
-// plus the last stripe's reduce-scatter and epilogue; the same fp32 partials, bytes and workspace
-// (m x n fp32) as rung 1.
+// gemm_reducescatter: the local product in stripes of rows: stripe s holds, for every destination d,
+// rows [d*m/world + lo_s, d*m/world + hi_s) (pieces_of: >= 8 MiB of fp32, at most 8), one
+// strided-batched cuBLAS call (batch = world, dist::detail::partial_gemm) into its slot of the
+// workspace ([d][rows][n]); as soon as it is done the communication stream reduce-scatters it in place
+// (fp32, as rung 1) and an epilogue stream writes those rows of C_local (alpha / beta, one rounding,
+// scale.cu). The same fp32 partials, bytes and workspace (m x n fp32) as rung 1.
 //
-// Prediction (2 H100, bf16; issue 37 measured all-gather 560 us, product 1,430 us, one after the
-// other 2,050 us at M = 16384, k = 8192, n_local = 4096): allgather_gemm about 1,500-1,600 us (the
-// 560 us exchange under the own half's 715 us product, then the other half; the rest is two
-// half-size gemms' lower efficiency and the SMs NCCL's kernels take), 1.3-1.4x faster than rung 1.
-// gemm_reducescatter at m = 16384, k_local = 4096, n = 8192: product about 1,430 us (same flops),
-// the fp32 reduce-scatter about 1,100 us (256 MiB each way at the all-gather's 240 GB/s: an
-// estimate), rung 1 about 2,600 us; this rung about 1,650-1,800 us (the longer of the two plus one
-// eighth of the reduce-scatter).
-// Measured on 2 H200 joined by NVLink (dd3d148, `rungs bench allgather_gemm --world 2 --m 8192 --n
-// 4096 --k 8192`, `rungs bench gemm_reducescatter --world 2 --m 16384 --n 8192 --k 4096`, medians
-// of 20, the slowest rank's): allgather_gemm 1.389 ms against rung 1's 1.820 (1.31x), the
-// all-gather alone 0.565 and the product alone 1.216 ms: 1.14x of the longer, overlap efficiency
-// 0.88; gemm_reducescatter 2.094 ms against 2.642 (1.26x), the fp32 reduce-scatter alone 1.065 and
-// the product 1.240 ms: efficiency 0.59, the reduce-scatter's kernels and the stripes' products
-// sharing the SMs. A second run: 1.330 and 2.085 ms.
+// Bounded by: allgather_gemm, world products of a world-th of the gemm each, plus the last chunk's
+// product after the transfers (while a chunk's product outlasts one exchange); gemm_reducescatter,
+// max(product, reduce-scatter) plus the last stripe's reduce-scatter and epilogue. NCCL's kernels take
+// SMs from the products while they run; behind a persistent gemm (one block per SM) they wait.
+// Prediction (2 GPUs): 1.3-1.4x rung 1 (allgather_gemm), ~1.5x (gemm_reducescatter); measured (2 H200):
+// 1.31x and 1.26x, the reduce-scatter's kernels and the stripes' products sharing the SMs.
 #include "dist/dist_rung.hpp"
 
 namespace rungs::dist::detail::chunked_overlap {

@@ -1,45 +1,30 @@
-// Rung 3, ring: what it adds over rung 2 (chunked_overlap): the collective matmul of XLA and
-// cuBLASMp. Every transfer goes to a ring neighbour only (ncclSend to rank r+1 and ncclRecv from
-// rank r-1, grouped with ncclGroupStart/End), world-1 steps, and the chunk in hand is multiplied
-// while the next one moves. Rung 2 exchanges with every rank and keeps a slot per rank; the ring
-// needs links to the neighbours only (any topology NCCL's rings run on: PCIe, several hosts) and two
-// chunk slots of workspace, whatever the world size; and its reduce-scatter sums as it goes, so no
-// NCCL reduction kernel runs: the add is the gemm's own epilogue (beta = 1).
+// Rung 3, ring: the collective matmul of XLA and cuBLASMp. Every transfer goes to a ring neighbour
+// only (ncclSend to rank r+1, ncclRecv from r-1, grouped), world-1 steps, the chunk in hand multiplied
+// while the next one moves.
+// Adds over 2 chunked_overlap: rung 2 exchanges with every rank and keeps a slot per rank; the ring
+// needs links to its neighbours only (any topology NCCL's rings run on: PCIe, several hosts) and two
+// chunk slots of workspace at any world size, and its reduce-scatter sums as it goes: the add is the
+// gemm's own epilogue (beta = 1), no NCCL reduction kernel runs.
 //
-// allgather_gemm: at step j rank r holds rank (r-j)'s rows (its own A_local at step 0, read in
-// place), multiplies them into their rows of C on the compute stream, and meanwhile sends them on to
-// rank r+1 and receives rank (r-j-1)'s from rank r-1 into the other of two slots (double buffered:
-// step j's receive waits, by event, for the product that read that slot at step j-1; step 1's
-// receive overwrites nothing still read, as step 0 reads A_local). Bound: each step takes
-// max(one chunk's transfer, one chunk's product); with the product the longer (the issue's shapes),
-// the time is the world products of m rows, as in rung 2, with no exposed transfer beyond the
-// first chunk's (which hides under the own product). Same SM caveat as rung 2: NCCL's kernels need
-// SMs, which a persistent gemm kernel does not leave.
+// allgather_gemm: at step j rank r holds rank (r-j)'s rows (its own A_local at step 0, read in place)
+// and multiplies them into their rows of C while sending them on to r+1 and receiving (r-j-1)'s from
+// r-1 into the other of two slots (step j's receive waits, by event, for the product that read that
+// slot at step j-1; step 1 overwrites nothing still read, as step 0 reads A_local).
 //
-// gemm_reducescatter: the classic ring reduce-scatter fused with the product. At step j (j < world-1)
-// rank r computes the fp32 partial of block b = (r-j-1) mod world (the rows of rank b) with cuBLAS
-// (dist::detail::partial_gemm), with beta = 1 into the running sum it received from rank r-1 at step
-// j-1 (step 0: beta = 0), and sends it to rank r+1; after world-1 steps the sum arriving at rank r is
-// that of its own block from every other rank, to which it adds its own partial (beta = 1 again)
-// before the epilogue stream writes C_local (alpha/beta and the one rounding, scale.cu). Each block
-// is cut into pieces (pieces_of: >= 8 MiB of fp32, at most 8), each piece sent as soon as its product
-// is done, so the transfer of piece p overlaps the product of piece p+1, and the next step's piece p
-// starts as soon as it has landed. Two running-sum slots (m/world x n fp32 each; one with one rank)
-// alternate between the steps: step j receives into the slot step j-1 sent from (stream order on
-// the communication stream keeps that send done first). Bound: max(product, world-1 block transfers)
-// plus one piece's transfer and product at the ends. fp32 partials and sums as rung 1, summed in
-// ring order (the result differs from rung 1's by fp32 rounding only).
+// gemm_reducescatter: the ring reduce-scatter fused with the product. At step j (j < world-1) rank r
+// computes the fp32 partial of block b = (r-j-1) mod world (rank b's rows; dist::detail::partial_gemm)
+// with beta = 1 into the running sum received from r-1 at step j-1 (step 0: beta = 0) and sends it to
+// r+1; after world-1 steps the sum arriving is its own block's from every other rank, to which it adds
+// its own partial before the epilogue stream writes C_local (alpha / beta, one rounding, scale.cu).
+// Blocks go in pieces (pieces_of: >= 8 MiB of fp32, at most 8), each sent as soon as multiplied. Two
+// running-sum slots (m/world x n fp32 each) alternate between steps: step j receives
+// into the slot step j-1 sent from (the communication stream's order keeps that send done first).
+// Summed in ring order: the result differs from rung 1's by fp32 rounding only.
 //
-// Prediction (2 H100, bf16; issue 37 measured all-gather 560 us, product 1,430 us, one after the
-// other 2,050 us at M = 16384, k = 8192, n_local = 4096): with 2 ranks the ring is rung 2's single
-// exchange, allgather_gemm about 1,500-1,600 us like rung 2; it should pull ahead of rung 2 only
-// where pairwise exchanges cross slower links. gemm_reducescatter at m = 16384, k_local = 4096,
-// n = 8192: the peer's block (715 us of product) streamed in 8 pieces, its 256 MiB fp32 transfer
-// (about 1,100 us at 240 GB/s, an estimate) under that product and the own block's, which adds into
-// the pieces as they land: about 1,500-1,650 us (rung 1: about 2,600 us).
-// Measured on 2 H200 (dd3d148, as rung 2): allgather_gemm 1.401 ms (1.30x rung 1, level with rung
-// 2); gemm_reducescatter 2.381 ms (1.11x rung 1, slower than rung 2's 2.094: the running sums'
-// fp32 pieces move one neighbour at a time). A second run: 1.363 and 2.358 ms.
+// Bounded by: each step is max(one chunk's transfer, its product), plus a piece at the ends; the
+// running sums move one neighbour at a time; NCCL's kernels need SMs, as in rung 2.
+// Prediction (2 GPUs): level with rung 2 for allgather_gemm, 1.6-1.7x rung 1 for gemm_reducescatter;
+// measured (2 H200): 1.30x and 1.11x rung 1, the reduce-scatter slower than rung 2's 1.26x.
 #include "dist/dist_rung.hpp"
 
 namespace rungs::dist::detail::ring {

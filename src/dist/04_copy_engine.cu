@@ -1,56 +1,32 @@
-// Rung 4, copy_engine: what it adds over rung 3 (ring): the transfer done by the GPUs' copy
-// engines over NVLink instead of NCCL's kernels, so the product keeps every SM (rungs 2 and 3's
-// NCCL kernels take SMs from it while they run, and wait for SMs behind a persistent gemm kernel).
-// Still NCCL: a communicator split once from the caller's (ncclCommSplit, kept with the workspace)
-// with CTAPolicy = NCCL_CTA_POLICY_ZERO, and the gathered rows landing in a buffer from
-// ncclMemAlloc registered with it as a symmetric window (ncclCommWindowRegister,
-// NCCL_WIN_COLL_SYMMETRIC); an ncclAllGather whose send and receive buffers are both in such a
-// window is then done by copy engines (NCCL 2.28: all ranks in one NVLink domain, one node). Where
-// NCCL cannot (no symmetric memory support: no CUMEM, ranks on several nodes), the same calls run
-// NCCL's kernels and the result is the same. No NVLink multicast: with NCCL_NVLS_ENABLE=0 NCCL's
-// copy-engine collectives synchronize the ranks with plain (unicast) flag writes.
+// Rung 4, copy_engine: the transfers done by the GPUs' copy engines over NVLink instead of NCCL's
+// kernels, so the products keep every SM; needs NCCL 2.28.
+// Adds over 3 ring (whose NCCL kernels, as rung 2's, take SMs from the product and wait behind a
+// persistent gemm kernel): still NCCL, on a communicator split once from the caller's (ncclCommSplit,
+// kept with the workspace) with CTAPolicy = NCCL_CTA_POLICY_ZERO, the data in buffers from ncclMemAlloc
+// registered with it as a symmetric window (ncclCommWindowRegister, NCCL_WIN_COLL_SYMMETRIC):
+// ncclAllGather and ncclAlltoAll within such a window then run on copy engines (all ranks in one NVLink
+// domain, one node; NCCL_DEBUG=INFO prints "Init CE"). Where NCCL cannot (no CUMEM, several nodes) the
+// same calls run NCCL's kernels, with the same result. No NVLink multicast: with NCCL_NVLS_ENABLE=0
+// the copy-engine collectives synchronize the ranks with plain (unicast) flag writes.
 //
-// allgather_gemm: the rows are cut into pieces (pieces_of: >= 128 MiB gathered per piece, at most
-// 8: each copy-engine collective costs about 0.1 ms beside the products); for each piece the rank
-// copies its own rows into its place in the window and the split communicator gathers them in
-// place (ncclAllGather) on the communication stream; the product of
-// the own rows starts first, from A_local, on the compute stream, then each piece's other ranks'
-// rows are multiplied as soon as that piece has landed (events), in strided-batched cuBLAS calls
-// (the ranks below this one, then those above: one call each, so that a piece's products fill the
-// SMs at 4 ranks and more, where one product per rank and piece left most of them idle). Bound: the
-// product (pieces smaller than rung 2's chunks) and whatever of the last piece's gather is not
-// hidden; the copy engines' NVLink bandwidth against the SM kernels' 240 GB/s; one extra local
-// copy of A_local into the window (m_local x k, at memory speed). Workspace: world*m_local*k
-// elements in the window, besides the generic workspace.
+// allgather_gemm: the rows in pieces (pieces_of: >= 128 MiB gathered a piece, at most 8: each
+// copy-engine collective costs about 0.1 ms beside the products); per piece the rank copies its own
+// rows into its place in the window and the split communicator gathers them in place. The own rows'
+// product starts first, from A_local; each piece's other rows are multiplied as soon as it has landed,
+// in two strided-batched cuBLAS calls (the ranks below this one, then those above: one product per
+// rank and piece left most SMs idle at 4 ranks). Workspace: world*m_local*k elements in the window.
 //
-// gemm_reducescatter: copy engines move bytes, they do not add, so the reduction is split in two:
-// the fp32 partials travel by an all-to-all (NCCL 2.28 runs ncclAlltoAll on copy engines under the
-// same conditions as ncclAllGather) and a kernel adds them. Rung 2's stripes (>= 8 MiB of fp32 per
-// stripe, at most 8) are multiplied into the window, one strided-batched cuBLAS call per stripe
-// ([destination][rows][n]); each stripe goes out by ncclAlltoAll on the communication stream (the
-// block of destination d to rank d, the own block copied in place), and on the epilogue stream the
-// world partials of the rank's rows are added in rank order in fp32, scaled by alpha, beta * C
-// added, one rounding: the numerics of rung 1 (fp32 partials, one rounding), the order of the sum
-// fixed. Bound: the product on every SM plus the last stripe's all-to-all and sum; beside it, the
-// sums' reads of world fp32 partials per element of C (memory traffic that the products share)
-// and the copy engines' bandwidth against the product's time. Workspace: 2 m n floats in the
-// window (the partials sent and received).
+// gemm_reducescatter: copy engines move bytes, they do not add. Rung 2's stripes of fp32 partials are
+// multiplied into the window ([destination][rows][n], one strided-batched call a stripe), each sent by
+// ncclAlltoAll (the own block copied in place), and on the epilogue stream the world partials of the
+// rank's rows are added in rank order in fp32, alpha and beta * C applied, one rounding: rung 1's
+// numerics, the order fixed. Workspace: 2 m n floats in the window (the partials sent and received).
 //
-// Prediction (2 H100, bf16; issue 37 measured all-gather 560 us, product 1,430 us, one after the
-// other 2,050 us at M = 16384, k = 8192, n_local = 4096): the product at full speed with the
-// gather under its first half: about 1,450-1,550 us if the copy engines reach the SM kernels'
-// bandwidth, more if they do not (the gather then shows past the own half's 715 us). Which path
-// NCCL took shows with NCCL_DEBUG=INFO ("Init CE").
-// Measured on 2 H200 (42c73ab; NCCL_DEBUG=INFO shows "Init CE" on every rank): 1.568 ms, 1.16x
-// rung 1 and slower than rung 2's 1.357; on 4 H200 at 2^38 multiply-adds per rank the fastest
-// rung, 1.222 ms against rung 1's 1.294 (the products take about 0.65 ms of it: the copy-engine
-// gather is the bound).
-// gemm_reducescatter, prediction (2 H100, m = 16384, n = 8192, k_local = 4096: product about
-// 1.43 ms, 268 MB of fp32 partials out of each rank at 300-400 GB/s of copy engines, 0.7-0.9 ms
-// under the product; the sums read 537 MB and write 134 MB per rank, about 0.25 ms of DRAM time
-// beside the product): 1.50-1.65 ms, 1.05-1.15x the product, against rung 2's 1.70x. Measured on
-// 2 H200 (product 1.24 ms): 1.884 ms, 1.52x the product, 1.12x faster than rung 2; on 4 H200 at
-// 2^40 per rank 3.097 ms against rung 2's 3.526.
+// Bounded by: the product on every SM plus what of the last piece's gather (the last stripe's
+// all-to-all and sum) is not hidden; the copy engines' NVLink bandwidth; the sums' reads of world fp32
+// partials per element of C, beside the products.
+// Prediction (2 GPUs): allgather_gemm ~1.35x rung 1, gemm_reducescatter 1.05-1.15x the product alone;
+// measured (2 H200): 1.16x rung 1 (below rung 2) and 1.52x the product (1.12x faster than rung 2).
 #include "dist/dist_rung.hpp"
 
 namespace rungs::dist::detail::copy_engine {

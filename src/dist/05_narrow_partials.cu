@@ -1,28 +1,24 @@
-// Rung 5, narrow_partials: what it adds over rung 2 (chunked_overlap), whose gemm_reducescatter it
-// otherwise is (the same stripes, streams and events): each stripe's partial products leave cuBLAS
-// rounded to bf16 (fp32 accumulation inside the product) and are reduce-scattered in bf16, so the
-// wire, the workspace and the product's stores carry half of rung 2's fp32 bytes. With alpha = 1,
-// beta = 0 and C_local's rows tight (ldc == n) the reduce-scatter writes C_local itself and the
-// epilogue is gone; otherwise the epilogue applies alpha and beta to the bf16 sums as rung 2 does.
-// gemm_reducescatter in bf16 only: f16 partials could overflow (65504) where their sum does not, so
-// f16 stays on rungs 1-3.
+// Rung 5, narrow_partials: rung 2's gemm_reducescatter (the same stripes, streams and events) with
+// each stripe's partial products leaving cuBLAS rounded to bf16 (fp32 accumulation inside the product)
+// and reduce-scattered in bf16. bf16 only: f16 partials could overflow (65504) where their sum does
+// not, so f16 stays on rungs 1-3.
+// Adds over 2 chunked_overlap: half of rung 2's fp32 bytes on the wire, in the workspace and in the
+// product's stores. With alpha = 1, beta = 0 and C_local's rows tight (ldc == n) the reduce-scatter
+// writes C_local itself and the epilogue is gone; otherwise the epilogue applies alpha and beta to the
+// bf16 sums as rung 2 does.
 //
 // The price is rounding: rung 2 rounds once (the fp32 sum, to bf16, in the epilogue); this rung
-// rounds each rank's partial, each of the world-1 additions of the reduction (NCCL adds bf16 in
-// fp32 and stores bf16) and, off the direct path, the epilogue: at most 2*world half-units in the
-// last place of the magnitude sum |alpha||A||B| + |beta||C|, against one. That is what PyTorch's
+// rounds each rank's partial, each of the world-1 additions of the reduction (NCCL adds bf16 in fp32
+// and stores bf16) and, off the direct path, the epilogue: at most 2*world half-units in the last
+// place of the magnitude sum |alpha||A||B| + |beta||C|, against one. That is what PyTorch's
 // tensor-parallel layers do (bf16 matmul, then a bf16 reduce-scatter); `auto`'s bf16 partials are
 // rung 9's (summed in fp32), so this rung is asked for by name.
 //
-// Bound: max(product, bf16 reduce-scatter) plus the last stripe's reduce-scatter, as rung 2, with
-// the reduce-scatter half as long: at the issue's shape on 2 GPUs (m = 16384, n = 8192, k_local =
-// 4096) the product (about 1.23 ms on an H200) outlasts the bf16 reduce-scatter (about 0.55 ms).
-// Prediction (2 H200): 1.40-1.60 ms against rung 2's 2.10 (1.3-1.5x), 1.65-1.9x rung 1's 2.64;
-// the rest over the product is the SMs NCCL's kernels take while the stripes are multiplied.
-// Measured on 2 H200 (694ccaf, `rungs bench gemm_reducescatter --m 16384 --n 8192 --k 4096`, medians
-// of 20, the slowest rank's): 1.729 ms against rung 2's 2.114 (1.22x) and rung 1's 2.656 (1.54x);
-// 1.71-1.76 ms in four runs. Above the prediction: the stripes' products, 1.23 ms alone, stretch by
-// about 0.4 ms beside NCCL's kernels (the bf16 reduce-scatter alone: 0.66 ms, PyTorch's, same rows).
+// Bounded by: max(product, bf16 reduce-scatter) plus the last stripe's reduce-scatter, as rung 2, with
+// the reduce-scatter half as long (at m = 16384, n = 8192, k_local = 4096 on 2 GPUs the product
+// outlasts it), and the SMs NCCL's kernels take from the stripes' products.
+// Prediction: 1.3-1.5x rung 2 (2 H200); measured: 1.22x rung 2, 1.54x rung 1: the stripes' products
+// stretch by ~0.4 ms (of 1.23) beside NCCL's kernels.
 #include "dist/dist_rung.hpp"
 
 namespace rungs::dist::detail::narrow_partials {

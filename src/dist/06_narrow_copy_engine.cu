@@ -13,14 +13,11 @@
 // each partial sum) and rung 4's one. `auto` runs these partials in rung 8's order (rung 9), so this
 // rung is asked for by name.
 //
-// Bound: the product on every SM plus the last stripe's all-to-all and sum, with the all-to-all
-// half of rung 4's; where the transfer is the longer part (4 ranks at 2^38 multiply-adds per rank:
-// rung 4's fp32 all-to-all of 3/4 of 537 MB per rank took most of its 1.94 ms), the copy engines'
-// bandwidth on half the bytes.
-// Prediction (H200, the measured shapes): 4 ranks, m = 16384, n = 8192, k_local = 2048 (product
-// 0.71 ms, 201 MB of bf16 out of each rank): 1.0-1.1 ms against rung 5's 1.37, rung 4's 1.94 and
-// PyTorch's fused 1.33; k_local = 8192 (product 2.41 ms): 2.5-2.6 ms against rung 5's 2.98; 2
-// ranks, k_local = 4096 (product 1.24 ms, 134 MB out): 1.45-1.55 ms against rung 5's 1.73.
+// Bounded by: the product on every SM plus the last stripe's all-to-all and sum, the all-to-all half
+// of rung 4's; where the transfer is the longer part (4 ranks at 2^38 multiply-adds per rank, where
+// rung 4's fp32 all-to-all took most of its time), the copy engines' bandwidth on half the bytes.
+// Prediction: 4 H200, m = 16384, n = 8192, k_local = 2048: 1.0-1.1 ms against rung 5's 1.37;
+// measured: 1.40-1.41 ms, level with rung 5 (2 H200: 1.58x rung 1 against rung 5's 1.37x).
 #include "dist/dist_rung.hpp"
 
 namespace rungs::dist::detail::narrow_copy_engine {

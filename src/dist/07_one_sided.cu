@@ -1,57 +1,34 @@
-// Rung 7, one_sided: what it adds over rung 4 (copy_engine): the copy engines driven by the rung
-// itself, one-sided, instead of by an NCCL collective per piece. Each rank copies its pieces
-// straight into its peers' memory (cudaMemcpyAsync to the peer's address in a symmetric window,
-// which NCCL maps into every rank's address space; a kernel reads the addresses once with
-// ncclGetPeerPointer), then writes a flag into the peer's window (a 4-byte copy after the data, on
-// the same stream); the peer's stream waits for the flag (cuStreamWaitValue32) before it uses the
-// piece. No rank waits for all the others before a piece moves: rung 4's collectives synchronize
-// every rank at every piece, about 0.1 ms each beside the products, which is why its all-gather
-// moves 2 large pieces and its reduce-scatter's last stripe waits for the slowest rank. Here a
-// piece waits only for its own source, so the pieces can be smaller than rung 4's (8 MiB or more,
-// at most 4: 8 measured slower on 4 H100) and the transfer starts as soon as the first is ready.
-// A piece's copies to the world-1 peers go out as one cudaMemcpyBatchAsync on one copy stream
-// (copy engines preferred, sources read in stream order), as NCCL's copy-engine collectives issue
-// theirs; a copy stream per peer measured level with it.
-//
-// The state, the copies and the flags live in peer_window.hpp (rung 8 builds on them too).
-//
-// Still NCCL: the communicator split once from the caller's, the windows allocated by ncclMemAlloc
-// and registered with it (ncclCommWindowRegister, NCCL_WIN_COLL_SYMMETRIC), the addresses NCCL's;
-// only the copies and the flags are the rung's. Where the ranks are not all in one NVLink domain
-// (ncclTeamLsa: one node, or one multi-node NVLink system) there are no peer addresses, and the
-// calls run rung 4, whose collectives then use NCCL's kernels. No NVLink multicast.
+// Rung 7, one_sided: the copy engines driven by the rung itself, one-sided, instead of by an NCCL
+// collective per piece; bf16 and f16; needs NCCL 2.28 and its device API.
+// Adds over 4 copy_engine: each rank copies its pieces straight into its peers' memory (to the peer's
+// address in a symmetric window, which NCCL maps into every rank's address space; a kernel reads the
+// addresses once with ncclGetPeerPointer), then writes a flag into the peer's window (a 4-byte copy
+// after the data, on the same stream); the peer's stream waits for the flag (cuStreamWaitValue32)
+// before it uses the piece. Rung 4's collectives synchronize every rank at every piece (~0.1 ms each
+// beside the products); here a piece waits only for its own source, so pieces can be smaller (>= 8
+// MiB, at most 4: 8 measured slower on 4 H100) and the transfer starts with the first. A piece's
+// copies to the world-1 peers go out as one cudaMemcpyBatchAsync on one copy stream (copy engines
+// preferred, sources read in stream order), as NCCL's copy-engine collectives issue theirs. State,
+// copies and flags: peer_window.hpp. Still NCCL's: the split communicator, the windows (ncclMemAlloc,
+// NCCL_WIN_COLL_SYMMETRIC), the addresses. Where the ranks are not one NVLink domain (ncclTeamLsa)
+// there are no peer addresses and the calls run rung 4. No NVLink multicast.
 //
 // Flags, per rank, in a window of their own: ready[s], the last piece value source s has put here;
-// done[d], the last call whose pieces destination d has finished with. Values come from counters
-// that every rank advances alike (the calls are collective and their sizes agree) and are compared
-// cyclically (CU_STREAM_WAIT_VALUE_GEQ), so they never need resetting. A rank puts into peer d only
-// after d has acknowledged the previous call (done[d]), so a call never overwrites rows or
-// partials that d's previous call still reads.
+// done[d], the last call whose pieces destination d has finished with. Their values come from counters
+// every rank advances alike (the calls are collective), compared cyclically (CU_STREAM_WAIT_VALUE_GEQ),
+// so never reset. A rank puts into peer d only after d has acknowledged the previous call (done[d]).
 //
-// allgather_gemm: the rows of each rank land in every peer's window at [source][m_local][k]; rank r
-// pushes piece p of A_local (rows lo..hi) to every peer in one batch, then its flags. The
-// product of the own rows starts at once from A_local; each piece's other rows are multiplied once
-// every source's flag for it has arrived, in rung 4's two strided-batched calls (ranks below this
-// one, ranks above). Bound: the copy engines' time for world-1 shares of the gathered A, plus the
-// last piece's products; the products of the earlier pieces under the transfer.
+// allgather_gemm: rank r pushes each piece of A_local to every peer's window at [source][m_local][k],
+// then its flags; the own rows' product starts at once, each piece's other rows are multiplied once
+// every source's flag for it is there, in rung 4's two strided-batched calls. gemm_reducescatter:
+// rung 4's stripes of fp32 partials ([destination][rows][n], the own block straight into the window),
+// each pushed to its destination's window at [source][rows][n] when done; the destination adds a
+// stripe's world partials in rank order (rung 4's numerics) once every source's flag is there.
 //
-// gemm_reducescatter: the fp32 partials of each stripe (rung 4's stripes) are computed into the
-// workspace, [destination][rows][n], the own block straight into the window; each is pushed to
-// its destination's window at [source][rows][n] as soon as the stripe is done, and the destination
-// adds the world partials of a stripe in rank order (fp32, alpha, beta * C, one rounding: rung
-// 4's numerics) as soon as every source's flag for it is there. Bound: the first stripe's
-// product, the copy engines' time for world-1 shares of the partials, the last stripe's sum.
-//
-// Prediction (4 H200, random inputs; floor from overlap_floor.cpp: the copy-engine collective and
-// the product at once, 0.764 ms for the all-gather shape, 1.182 for the reduce-scatter's):
-// allgather_gemm m_local = 4096, n_local = 2048, k = 8192, rung 4's 0.968 ms to 0.80-0.85;
-// gemm_reducescatter m = 16384, n = 8192, k_local = 2048, rung 4's 2.017 ms to 1.30-1.40 (the
-// first stripe's product 0.1 ms, the partials' 384 MB out of each rank at the copy engines' ~325
-// GB/s). 2 H200: allgather 1.54 to 1.50, reduce-scatter 2.07 to 1.70-1.80.
-// Measured (H100, random inputs, the slowest rank's medians; docs/dist.md): 4 ranks, allgather_gemm
-// 0.94-1.09 ms in 4 pieces (rung 4 0.97), gemm_reducescatter 1.71-2.04 (rung 4 2.15); 2 ranks 1.47-
-// 1.53 (rung 4 1.56) and 2.02-2.05 (rung 4 2.16). The reduce-scatter stays well above the 1.17 ms
-// at which the copy engines move the same partials beside the product (overlap_floor.cpp).
+// Bounded by: the copy engines' time for world-1 shares of the gathered A (of the partials), plus the
+// last piece's products (the first stripe's product and the last stripe's sum).
+// Prediction (4 H200): allgather_gemm 0.80-0.85 ms against rung 4's 0.97, gemm_reducescatter 1.30-1.40
+// against 2.02; measured (4 H100): 0.94-1.09 ms and 1.71-2.04 ms (rung 4 0.97 and 2.15).
 #include "dist/peer_window.hpp"
 
 #include <string>

@@ -1,43 +1,27 @@
-// Rung 8, own_last: what it adds over rung 7 (one_sided): the transfers and the products in the
-// order of the peers, one peer per step (at step j every rank sends to rank r+j and receives from
-// r-j), so each product covers one peer's whole block.
+// Rung 8, own_last: rung 7's one-sided copies in the order of the peers, one peer per step (at step j
+// every rank sends to rank r+j and receives from r-j), so each product covers one peer's whole block.
+// Adds over 7 one_sided: that order, for both operations.
 //
-// gemm_reducescatter: the partial products in the order of their destinations, this rank's own
-// block last. Rung 7 multiplies stripes across all destinations, so its last stripe's copies and
-// sums follow the end of the product. Here rank r multiplies the block of rank r+1 first, piece by
-// piece, each piece copied to its destination (rung 7's copies and flags, peer_window.hpp) while
-// the next is multiplied, then the blocks of r+2, ..., r-1, and its own block last: by then the
-// peers' partials of it have landed, and each own piece is summed while the next is multiplied.
-// Only the last own piece's sum follows the product: a shifted all-to-all, the order of Flux and
-// of PyTorch's fused_matmul_reduce_scatter. Numerics: rung 4's (fp32 partials, added in rank order
-// by its sum kernel, one rounding).
+// gemm_reducescatter: the partial products in the order of their destinations, this rank's own block
+// last. Rung 7 multiplies stripes across all destinations, so its last stripe's copies and sums follow
+// the end of the product. Here rank r multiplies the block of rank r+1 first, piece by piece, each
+// piece copied to its destination (rung 7's copies and flags, peer_window.hpp) while the next is
+// multiplied, then the blocks of r+2, ..., r-1, and its own block last: by then the peers' partials
+// of it have landed, and each own piece is summed while the next is multiplied. Only the last own
+// piece's sum follows the product: a shifted all-to-all, the order of Flux and of PyTorch's
+// fused_matmul_reduce_scatter. Numerics: rung 4's (fp32 partials added in rank order, one rounding).
 //
-// allgather_gemm: the mirror order. The own rows are multiplied first (they need no copy) while
-// they go to rank r+1, then to r+2, ...; the rows of r-1, r-2, ... are multiplied each as its
-// block lands, one product of m_local rows per source. Rung 7 cuts every source's rows into pieces
-// and multiplies each piece of all sources in two batched calls: on 4 ranks at 2^38 multiply-adds
-// per rank those are 1024 x 2048 products of 64 256-column tiles each, which leave half of 132 SMs
-// idle per wave (10 waves of work where the whole product takes 8).
+// allgather_gemm: the mirror order. The own rows are multiplied first (they need no copy) while they
+// go to rank r+1, then r+2, ...; the rows of r-1, r-2, ... are multiplied each as its block lands,
+// one product of m_local rows per source. Rung 7's pieces of all sources, two batched calls each, are
+// too small on 4 ranks (1024 x 2048 products of 64 tiles leave half of 132 SMs idle per wave).
 //
-// Bound: gemm_reducescatter, where the copies (world-1 blocks of fp32 partials) fit under the
-// product, the product plus one piece's sum; else the copies, which start after the first piece of
-// the first block. allgather_gemm: the copies of world-1 blocks, then the last block's product.
-//
-// Prediction (H100, random inputs): gemm_reducescatter, 2 ranks, m = 16384, n = 8192, k_local =
-// 4096 (product 1.42 ms; the peer's block, 268 MB, copied under the own block's 0.71 ms): 1.60-1.75
-// ms, against rung 7's 2.05 and the copy-engine floor's 1.68; 4 ranks, k_local = 2048 (product 0.76
-// ms, 384 MB out of each rank at ~330 GB/s): 1.30-1.40 ms, against rung 7's 1.71-2.04 and the
-// floor's 1.17. allgather_gemm, 4 ranks, m_local = 4096, n_local = 2048, k = 8192 (product 0.71 ms,
-// 8 waves; 3 x 64 MiB out of each rank at ~330 GB/s, 0.6 ms): 0.78-0.85 ms against rung 7's
-// 0.94-1.09 and rung 4's 0.97.
-// Measured (H100, random inputs, the slowest rank's medians; docs/dist.md): gemm_reducescatter
-// 2 ranks 1.914-1.966 ms (rung 7 2.050-2.082); 4 ranks 1.627-1.805 (rung 7 2.067-2.130), at k_local
-// = 8192 3.525-3.569 (3.810-3.861): the fastest rung with one rounding, 0.2-0.3 ms short of the
-// prediction. allgather_gemm, 4 ranks 0.791-0.859 ms with whole blocks (0.891-0.902 in 2 pieces a
-// source, 1.011 in 4; rung 4 0.961-1.004, rung 7 1.047-1.117), at n_local = 8192 3.062-3.255 (rung
-// 4 3.132-3.305); 2 ranks 1.475-1.585 (rung 7 1.502-1.505, so auto keeps rung 7 there). Its copies
-// alone take 0.67 ms, its products alone 0.75: the last block's product after the last copy is
-// what remains over the floor's 0.755.
+// Bounded by: gemm_reducescatter, where the copies (world-1 blocks of fp32 partials) fit under the
+// product, the product plus one piece's sum; else the copies, which start after the first piece of the
+// first block and slow beside the products. allgather_gemm: the copies of world-1 blocks, then the
+// last block's product.
+// Prediction (H100): gemm_reducescatter on 4 ranks 1.30-1.40 ms against rung 7's 1.71-2.04; measured:
+// 1.63-1.81 ms, the fastest rung with one rounding; allgather_gemm 0.79-0.86 ms as predicted.
 #include "dist/peer_window.hpp"
 
 #include <string>

@@ -1,29 +1,20 @@
-// Rung 9, narrow_own_last: what it adds over rung 8 (own_last): rung 6's bf16 partials in rung 8's
-// reduce-scatter (diff the two files). The partial products in the order of their destinations,
-// each piece copied to its destination while the next is multiplied, the own block last and
-// summed as it is multiplied, as rung 8; each partial rounded once to bf16 by the product (fp32
-// accumulation inside it) and the world partials added in rank order in fp32 with one final
-// rounding, as rung 6. Half of rung 8's bytes on the copy engines, in the window and in the sums'
-// reads. gemm_reducescatter in bf16 only, as rungs 5 and 6: f16 partials could overflow (65504)
-// where their sum does not.
+// Rung 9, narrow_own_last: rung 6's bf16 partials in rung 8's reduce-scatter (diff the two files).
+// Adds over 8 own_last: the partial products in the order of their destinations, each piece copied to
+// its destination while the next is multiplied, the own block last and summed as it is multiplied,
+// as rung 8; each partial rounded once to bf16 by the product (fp32 accumulation inside it) and the
+// world partials added in rank order in fp32 with one final rounding, as rung 6. Half of rung 8's
+// bytes on the copy engines, in the window and in the sums' reads. gemm_reducescatter in bf16 only,
+// as rungs 5 and 6: f16 partials could overflow (65504) where their sum does not.
 //
 // Accuracy: rung 6's: world + 1 roundings, at most (world + 1) half-units in the last place of the
 // magnitude sum |alpha||A||B| + |beta||C|, against rung 8's one and PyTorch's tensor-parallel
 // layers' 2 * world (a bf16 matmul, then a bf16 reduce-scatter).
 //
-// Bound: where the world-1 blocks of bf16 partials fit under the product (2 ranks; 4 ranks at
+// Bounded by: where the world-1 blocks of bf16 partials fit under the product (2 ranks; 4 ranks at
 // k_local >= 2048 on H100), the product plus one piece's sum, the copies' memory traffic beside the
 // products; else the copies, which start after the first piece of the first block.
-//
-// Prediction (H100, random inputs): 4 ranks, m = 16384, n = 8192, k_local = 2048 (product 0.76 ms
-// alone, 0.92 in rung 8's pieces; 3 x 64 MiB out of each rank, ~0.6 ms at 330 GB/s): 0.95-1.05 ms,
-// against rung 8's 1.63-1.88, rung 6's 1.46, the copy-engine floor's 1.17 (fp32 partials) and
-// PyTorch's fused op's 1.32; 2 ranks, k_local = 4096 (product 1.47 ms; the peer's 134 MB, 0.35-0.45
-// ms, under the own block's 0.73): 1.55-1.65 ms against rung 8's 1.91-1.97 and PyTorch's 1.93.
-// Measured (H200, random inputs, the slowest rank's medians; docs/dist.md): 4 ranks 0.926-0.965 ms
-// (rung 8 1.45-1.67, rung 6 1.40-1.41, PyTorch's fused op 1.29-1.33): auto's bf16 reduce-scatter;
-// 2 ranks 1.549-1.728 (rung 8 1.68-1.73; the product alone 1.43), where the copies were not the
-// long part.
+// Prediction (H100, 4 ranks, m = 16384, n = 8192, k_local = 2048): 0.95-1.05 ms against rung 8's
+// 1.63-1.88; measured (4 H200): 0.93-0.97 ms (rung 8 1.45-1.67): auto's bf16 reduce-scatter.
 #include "dist/peer_window.hpp"
 
 #include <string>

@@ -118,18 +118,13 @@ class Fork {
 // small shapes; rungs bench --pieces, to measure the rule); 0 goes back to the rule.
 constexpr int64_t kMinPieceBytes = int64_t{8} << 20;
 // Rung 4's all-gather: each copy-engine collective costs about 0.1 ms more beside the products than
-// its bytes (4 H200: 268 MB gathered in 2 pieces 0.95 ms, 3 1.09, 4 1.19, 8 1.38; 2 H200: 2 pieces
-// 1.38 ms, 8 1.57; docs/dist.md), so its pieces are at least 128 MiB.
+// its bytes (docs/dist.md, "Pieces"), so its pieces are at least 128 MiB.
 constexpr int64_t kMinCePieceBytes = int64_t{128} << 20;
 constexpr int kMaxPieces = 8;
-// Rung 7's pieces: at most 4 (4 H100, random inputs, the slowest rank's medians: allgather_gemm at
-// 2^38 multiply-adds per rank 0.94-1.09 ms in 4 pieces, 1.16-1.47 in 8; gemm_reducescatter 1.71-2.04
-// in 4, 2.15-2.24 in 8; on 2 H100 4 pieces within 1-3 % of the best count; docs/dist.md).
+// Rung 7's pieces: at most 4 (8 measured slower for both operations on 4 H100; docs/dist.md).
 constexpr int kOneSidedMaxPieces = 4;
-// Rungs 8's and 9's reduce-scatter: at most 2 pieces a destination's block (4 H200, interleaved, two
-// runs; 1 / 2 / 4 pieces: rung 9 at k_local 2048 0.96-0.99 / 0.93-0.95 / 1.03-1.30 ms, at 8192
-// 2.98-3.03 / 3.00-3.15 / 3.06-3.18; 2 H200 1.61-1.62 / 1.55-1.57 / 1.56-1.59; rung 8 the same
-// order): fewer, larger products, and one piece's sum after the last.
+// Rungs 8's and 9's reduce-scatter: at most 2 pieces a destination's block (1 or 4 measured slower at
+// k_local 2048 on 4 H200; docs/dist.md): fewer, larger products, and one piece's sum after the last.
 constexpr int kOwnLastMaxPieces = 2;
 int pieces_of(int64_t rows, int64_t row_bytes, int64_t min_piece_bytes = kMinPieceBytes, int max_pieces = kMaxPieces);
 void force_pieces(int pieces);

@@ -1,48 +1,24 @@
-// Rung 27, decode_streamk: rung 26 (decode shapes, C^T = W A^T on wgmma with m as N, W and A
-// streamed by TMA through up to 8 stages, W n x k or k x n) with a stream-K schedule; f16 and bf16
-// as rung 26.
-// Adds over 26 decode_wgmma: the grid no longer comes in whole tiles times whole splits. The work
-// is the list of units (tile, k tile), u = tile * KT + kt, tile = group of A's rows * tiles_n +
-// tile of BM W rows (m > 128 takes groups of 128 rows of A as rung 26; BM = 128, or 256 at N = 64
-// and 128 where n gives half the SMs a whole 256-row tile, as rung 26 chooses), cut into P
-// contiguous ranges as equal as integers allow, P = the SM count (fewer where the ranges would be
-// shorter than 4 k tiles: small products), one persistent block per range and per SM. A range
-// crosses tile boundaries: the block walks its tiles' segments in order, each one's k tiles summed
-// in registers, and the producer streams the whole range without a pause between segments (its
-// stage index and the barriers' phases run on), so every SM keeps rung 26's 112-160 KB of W in
-// flight until its range ends, and all SMs are given the same bytes at every n (n = 7168: 132
-// blocks where rung 26 ran 112; n = 28672: one wave where rung 26 ran 1.7 or, with 256-row tiles,
-// 112 blocks). A segment that is a whole tile is stored as rung 26 stores it (alpha, beta, C unread
-// when beta == 0). A cut segment stores its fp32 sums in the block's workspace slot (two per
-// block: its first and its last segment, the only ones that can be cut), and a second kernel adds
-// each cut tile's segments in k order (deterministic, no atomics, no waiting between blocks) and
-// applies alpha / beta, BM N / 1024 blocks per cut tile, one 16-byte load per thread and segment;
-// it is a programmatic dependent launch (scheduled while the first grid runs, it waits in
-// griddepcontrol.wait for the sums). Workspace: 2 P slots
-// of BM x N floats (17 MB at BM x N = 128 x 128 on 132 SMs, 1 MB at N = 8), none when no tile is
-// cut.
-// Slower paths as rung 26's: A stored k x m and rows TMA cannot address are copied first.
-// Bound now: reading W once from DRAM, with every SM given an equal share (equal
-// bytes need not mean equal time: an SM that streams slower than the others ends last, where rung
-// 26's extra blocks go to whichever SM is free); the cut tiles' partial sums (at most P - 1 tiles,
-// 2 x BM x N floats each way per cut) and the second pass after the grid; the A boxes re-read by
-// every block from L2, now also at 132 different k offsets.
-// Prediction (H100, bench nt, against the form measured before: one 256-thread block per cut
-// tile walking its 128 x N sums one float per thread and iteration, N / 2 iterations of 2-3 loads
-// that waited on each other (L2 round trips), after an ordinary second launch): the second pass
-// drops to about one round of independent loads, and its launch overlaps the first grid. That
-// loop fits rung 27's measured excess over rung 26 growing with m (+2 / +12 / +22 / +44 us at
-// m = 1 / 32 / 64 / 128, 7168 x 8192), so most of it goes: 7168 x 8192 m = 32 0.0619 ->
-// ~0.047-0.050 ms, m = 64 0.0744 -> ~0.049-0.052, m = 128 0.1007 -> ~0.053-0.057, m = 1 / 8
-// 0.050-0.053 -> ~0.046-0.048; 28672 x 8192 m = 1..32 0.167-0.179 -> ~0.158-0.162, m = 64 / 128
-// (256-row tiles) 0.193 / 0.216 -> ~0.162-0.168. nn at nt's speed.
-// Measured (H100 SXM, f36fe0c, bf16 nt, median of 20): 7168 x 8192 0.0489 / 0.0488 / 0.0492 /
-// 0.0505 / 0.0540 / 0.0599 ms at m = 1 / 8 / 16 / 32 / 64 / 128 (from 0.050-0.053 / 0.0619 /
-// 0.0744 / 0.1007 before: the excess over rung 26 halved, not gone: 2.8 / 2.7 / 3.1 / 3.6 / 6.4 /
-// 8.2 us above it); 28672 x 8192 0.164 / 0.165 / 0.167 / 0.171 / 0.180 / 0.195 ms (predicted
-// 0.158-0.168). Below rung 26 at every decode shape, nt and nn (0.72-1.05x cuBLAS): the idle SMs it
-// fills cost less than the cut tiles' partial sums and the second pass, which still reads them
-// after the grid.
+// Rung 27, decode_streamk: rung 26 (decode shapes, C^T = W A^T on wgmma with m as N, W n x k or k x n
+// streamed by TMA) with a stream-K schedule; f16 and bf16, sm_90a; copies as rung 26's.
+// Adds over 26 decode_wgmma, in the Schedule: the work is the list of units (tile, k tile), u = tile
+// * KT + kt (tile = group of A's rows * tiles_n + tile of BM rows of W, BM chosen as rung 26 does), cut
+// into P contiguous ranges as equal as integers allow, P = the SM count (fewer where a range would be
+// under 4 k tiles), one persistent block per range. A range crosses tiles: the block sums each tile's
+// segment in registers and the producer streams the whole range without a pause (its stage index and
+// barrier phases run on), so every SM keeps 112-160 KB of W in flight to its end and all SMs get the
+// same bytes (n = 7168: 132 blocks where rung 26 runs 112). A whole-tile segment is stored as rung 26
+// stores it. A cut one (only a block's first and last can be) leaves its fp32 sums in one of the
+// block's two workspace slots (2 P slots of BM x N floats: 17 MB at 128 x 128 on 132 SMs; none when
+// no tile is cut), and a programmatic dependent launch, scheduled while the grid runs and waiting in
+// griddepcontrol.wait, adds each cut tile's segments in k order and applies alpha / beta
+// (deterministic, no atomics; BM N / 1024 blocks per cut tile, one 16-byte load per thread and
+// segment, so the loads are independent, not a chain of L2 round trips).
+// Bounded by: reading W once with equal shares (equal bytes need not be equal time: the slowest SM
+// ends last, where rung 26's extra blocks go to whichever SM is free); the cut tiles' sums and the
+// second pass after the grid; A's boxes re-read from L2, now at 132 k offsets.
+// Prediction: the second pass as one round of loads, launched under the grid, removes most of the
+// excess over rung 26; measured: halved, 3-8 us above rung 26 at 7168 x 8192 (H100), still slower than
+// rung 26 at every decode shape.
 #include "gemm/26_decode_wgmma.cuh"
 
 #include "core/errors.hpp"

@@ -1,76 +1,24 @@
-// Rung 31, decode_fp8: rung 26's decode design for fp8 weights and activations (e4m3 or e5m2 each,
-// any pair), bf16 or float C, Scaling::tensor, outer and block128, m <= 128 (else
-// rungs::Unsupported "decode_fp8: m <= 128").
-// Adds over 26 decode_wgmma: the fp8 instruction wgmma.m64nNk32 (detail::wgmma_narrow_fp8, N = m
-// rounded up to 8, 16, 32, 64, 128 as rung 26 does, one kernel per N and type pair) and rung 29's
-// two-level accumulation in the transposed frame. A block still covers 128 rows of W (two
-// consumer warpgroups of 64) and all N rows of A; the producer is a whole warpgroup (rung 26's is
-// one warp) so that setmaxnreg can move registers to the consumers (232 each: d and p take 128 at
-// N = 128, beside block128's scales; 168, the even split of 384 threads, spills). A stage is still
-// one 128-byte swizzle row per row of W and of A, now 128 fp8 of k (a 128 x 128-byte box of W,
-// 16 KB, and an N x 128-byte box of A): rung 26's bytes per stage carry twice its k. As many
-// stages as fit the 227 KB, at most 16: 13 / 12 / 11 / 9 / 7 at N = 8 / 16 / 32 / 64 / 128, so
-// 208 / 192 / 176 / 144 / 112 KB of W in flight per SM (one block per SM). Promotion every k tile
-// (128 products, the interval the fp8 tolerance assumes): each consumer's four m64nNk32 of a stage
-// sum into a partial accumulator p (N / 2 registers, the first MMA starting it from zero), waited
-// for (wgmma_wait<0>), the stage released, then added into the fp32 sums d: d += p for tensor and
-// outer, d += a[i][kt] b[n0 / 128][kt] p for block128 (the block's 128 rows of W are one 128-row
-// block of b: one b per k tile; at N <= 16 a thread's N / 4 rows of A read their a before the
-// stage's wait, at N >= 32 the k tile's N products a[i][kt] b are loaded once per block, a k tile
-// ahead, and staged in shared memory for both warpgroups). Tensor and outer scales multiply d in
-// the epilogue (a[0] b[0]; a[i] b[j]: a thread's two rows of W read b, its N / 4 rows of A read
-// a), before rung 26's transposed, masked store with alpha / beta (C unread when beta == 0). Split-K as
-// rung 26 (fewer 128-row tiles than SMs: k split, as many whole splits as fit the SMs, each at
-// least 4 k tiles = 512 k, at most 8; the splits of a tile are one cluster, each block leaves its
-// scaled fp32 sums in its shared memory and adds its slice of the tile over the cluster's blocks
-// in split order through distributed shared memory, then applies alpha / beta: the same result
-// every run, one launch, no workspace). The first form of the rung sent the split sums through a
-// global workspace to a second kernel, as rung 26's first form did.
-// Layouts: wgmma reads 8-bit operands K-major only, so W stored k x n (tb == N), A stored k x m
-// (ta == T) and operands TMA cannot address (base or ld not a multiple of 16 bytes: k % 16 != 0
-// in a packed matrix) are copied into aligned K-major scratch first (pack::operands_fp8, one read
-// and one write of the operand: at decode shapes that copy of W costs more than the product).
-// W's and A's tensor maps promote L2 fills to 64 bytes (the library's other maps: 256), as rung
-// 26's 128-row boxes do: outer scales 0-4 % faster on the H200 (28672 x 8192 66.5-66.9 to
-// 64.2-64.9 us at m = 1).
-// Bound now: reading W once from DRAM (W is k bytes per row: 58.7 MB at 7168 x
-// 8192, 235 MB at 28672 x 8192). A single launch does not reach the read bandwidth at these sizes:
-// on an H100 a kernel streaming 117 MB reaches 82 % of the measured read bandwidth (0.0463 ms, about
-// 7 us of launch, ramp and tail) and one streaming 470 MB 96 %; the same fixed cost puts the floor
-// near 73 % at 58.7 MB (19 us of reading, 26 us in all) and near 92 % at 235 MB. Below that floor:
-// the grid is whole tiles times whole splits (n = 7168: 56 tiles x 2 splits = 112 blocks on 132
-// SMs; n = 28672: 224 blocks, 1.7 waves, the second on 92 SMs), the split sums' exchange between
-// the SMs of a cluster after the last k tile (half a 128 x N fp32 tile per block at 2 splits);
-// each consumer waits for its own MMAs every k tile (the partial sum must be complete before it is
-// added), ~40 % of a k tile's DRAM time at N = 128 (512 tensor-core cycles for the block's
-// 128 x 128 x 128 products against ~1300 cycles for its 16 KB at a 132th of 3 TB/s), less at
-// smaller N: hidden by the stages while the producer runs ahead.
-// Prediction (H100, nt, outer scales, e4m3, bf16 C; % of the measured DRAM read bandwidth counting
-// W + A + C + the scales, as `rungs bench` does): 28672 x 8192: 86-90 % at m = 1, 16, 64 and
-// 83-88 % at m = 128; 7168 x 8192: 60-68 % (the 73 % floor, less the second launch and the idle
-// SMs); >= 1.0x cuBLASLt's fp8 (74-82 %) at 28672 x 8192, ~0.85-0.95x at 7168 x 8192, where
-// cuBLASLt's 74 % (m = 16) is already above this floor estimate. The bar of 93 % is above what one
-// launch streams at 235 MB by the measured floor, and far above it at 58.7 MB.
-// Measured (H100 SXM, f36fe0c, e4m3 x e4m3 -> bf16 nt, median of 20 interleaved with cuBLASLt, %
-// of DRAM counting W + A + C + scales): outer scales, 28672 x 8192 84.4 / 86.8 / 89.6 / 96.3 us at
-// m = 1 / 16 / 64 / 128 (90 / 88 / 86 / 82 %: as predicted, m = 128 a point under; 1.19 / 1.13 /
-// 1.06 / 0.98x cuBLASLt), 7168 x 8192 30.3 / 30.7 / 34.5 / 37.1 us (62 / 62 / 56 / 54 %; 1.39 / 1.31
-// / 1.04 / 0.81x: cuBLASLt's outer-scaled kernels are slow at m <= 16). Tensor scales: cuBLASLt is
-// faster at 7168 x 8192 (26.2-29.1 us: 0.76-0.89x) and level at 28672 x 8192 (0.96-1.04x). The
-// normwise error at k = 8192 cuBLASLt's (1.05e-4). H200, outer: 28672 x 8192 68-78 % (1.23-1.59x
-// cuBLASLt at m <= 64, 0.91x at 128), 7168 x 8192 41-51 % (1.05-1.70x at m <= 64, 0.84x at 128).
-// Those numbers are of the first form (split sums through a workspace and a second kernel). The
-// sums in a cluster, predicted to save what they saved rung 26 (7168 x 8192 to ~27-28 / 27.5 /
-// 30-31 / 32-33 us), measured (H100, 19fc8ef, --reps 30): 27.6 / 29.0 / 29.9 / 33.1 us at m = 1 /
-// 16 / 64 / 128 (69 / 66 / 65 / 60 %; outer 1.54 / 1.40 / 1.19 / 0.89x cuBLASLt, block128 - /
-// 1.11 / 1.02 / 0.76x, tensor 0.98 / 0.91 / 0.95 / 0.84x); 28672 x 8192 (no split) unchanged.
-// block128 at m = 128 then read 43 / 53 % (46.2 / 147.0 us at 7168 / 28672 x 8192): each thread
-// loaded its 32 rows' scales every k tile, and moving those loads before the stage's wait did not
-// help. Staging the tile's scales once per block in shared memory (N >= 32), predicted to bring
-// m = 128 toward outer's 33 / 97 us, measured (H100, --reps 30): 35.1-35.3 / 112.0-112.4 us at
-// m = 128 (0.99 / 0.87x cuBLASLt's block128), 31.4-31.6 / 95.1-95.4 at m = 64 (from 33.9 / 100.8),
-// 29.8-30.1 / 92.8-93.5 at m = 32 (31.1 / 92.9 with the scales in registers); at m = 1 and 16 the
-// staging's barrier per k tile cost 1-4 %, so N <= 16 keeps the registers.
+// Rung 31, decode_fp8: rung 26's decode design for fp8 weights and activations (e4m3 or e5m2 each, any
+// pair), bf16 or float C, all three scalings; m > 128: rungs::Unsupported. W stored k x n, A stored
+// k x m and rows TMA cannot address are copied K-major and aligned first (pack::operands_fp8: wgmma
+// reads 8-bit operands K-major only), a copy of W that costs more than the product at decode shapes.
+// Adds over 26 decode_wgmma: wgmma.m64nNk32 (detail::wgmma_narrow_fp8, N = m rounded up as in rung 26,
+// a kernel per N and type pair) and rung 29's promotion every k tile, in the transposed frame. A block:
+// 128 rows of W in two consumer warpgroups, all N rows of A; the producer is a whole warpgroup so that
+// setmaxnreg gives each consumer 232 registers (d and p take 128 at N = 128; 168 spills). A stage is a
+// 128 x 128-byte box of W (128 fp8 of k) and an N x 128-byte box of A; 13 / 12 / 11 / 9 / 7 stages at
+// N = 8 / 16 / 32 / 64 / 128 (208-112 KB of W in flight, one block per SM). Each stage's four m64nNk32
+// sum into p (N / 2 registers), waited for, the stage released, then d += p (tensor, outer) or d +=
+// a[i][kt] b[n0 / 128][kt] p (block128: the block's 128 rows of W are one block of b). At N >= 32 the
+// k tile's N products a[i][kt] b are staged once per block in shared memory, a k tile ahead; at
+// N <= 16 each thread loads its own (the staging's barrier costs more there). Tensor and outer scales
+// multiply d before rung 26's transposed store; split-K in a cluster and the 64-byte L2 promotion as
+// rung 26 (0-4 % faster than 256 on the H200).
+// Bounded by: reading W once (a bare read of 58.7 MB reaches 85 % of DRAM on the H100, 72-78 % on the
+// H200); the whole-tile grid (112 blocks at n = 7168, 1.7 waves at 28672); the split sums' exchange;
+// each consumer's wait for its MMAs every k tile (~40 % of a k tile's DRAM time at N = 128, hidden).
+// Prediction: 86-90 % of DRAM at 28672 x 8192, m <= 64 (H100, outer); measured: 86-90 %, 1.06-1.19x
+// cuBLASLt's outer (82 %, 0.98x at m = 128).
 #include "gemm/26_decode_wgmma.cuh"
 
 #include "core/errors.hpp"

@@ -1,33 +1,19 @@
-// Rung 32, decode_resident: rung 26 (decode_wgmma) with every block of the grid resident at once.
-// Adds over rung 26: two blocks per SM instead of one, each with the stages that fit half an SM's
-// shared memory (6 / 6 / 5 / 4 / 3 at N = 8 / 16 / 32 / 64 / 128: the SM holds as many bytes of W
-// in flight as rung 26's one block, or more), and the grid sized to the 2 x SMs slots. Rung 26's
-// grid is whole tiles times whole splits against one slot per SM, so SMs idle where the count does
-// not divide: n = 7168 gives 56 tiles of 128 rows, split twice, 112 blocks on 132 SMs; n = 28672
-// gives 224 tiles, 1.7 waves, the second of 92 blocks. Here n = 7168 is split four times (224
-// blocks), n = 28672 runs its 224 tiles in one wave: every SM streams W from the first cycle to
-// the last, and as every block keeps the same bytes in flight, the blocks draw DRAM at the same
-// rate and finish together, whatever their count per SM. Always 128-row tiles (rung 26's 256-row
-// tiles' sums do not fit where two blocks' stages were). The kernel is rung 26's
-// (26_decode_wgmma.cuh, at OCC = 2): `diff 26_decode_wgmma.cu 32_decode_resident.cu` shows the grid.
-// Slower paths inside the rung (same answer): as rung 26's (A stored k x m, unaligned rows copied).
-// Bound now: reading W once from DRAM; the 1.7 waves and idle SMs are gone, the sums' exchange
-// of split tiles stays (four splits where rung 26 had two at n = 7168), and A's boxes are read by
-// twice as many blocks from L2 at N = 64 / 128 (128-row tiles where rung 26 took 256).
-// Prediction (bf16 nt, % of the DRAM read bandwidth with W + A + C): H100 7168 x 8192 at m <= 16
-// from 45.1-45.6 us to 42-43 us (floor: one bare read of the 117 MB, 40.4 us), H200 from 34.5-35.2
-// us to 31-32 us (floor 29.3); 28672 x 8192 at m = 1 / 16: H200 from 91 / 88 % to 94-96 %, H100 from
-// 96 / 95 % to 97-98 %; m = 64 / 128 lose the 256-row tiles' halved A traffic: level with rung 26.
-// Measured (H100 SXM, 4bdc263, `rungs bench gemm --workload decode --variant
-// decode_wgmma,decode_resident`, bf16 nt, interleaved with cuBLAS): a win only where rung 26 ran a
-// second wave. 28672 x 8192: 162.1 / 162.0 / 165.2 / 172.2 us at m = 1 / 16 / 64 / 128 against rung
-// 26's 162.6 / 164.6 / 169.6 / 172.7 (94.7 / 95.0 / 93.9 / 90.9 % of DRAM against 94.5 / 93.5 / 91.4
-// / 90.7). Where it doubles the splits it loses: 7168 x 8192 46.9-54.9 us against 46.0-51.0 (the
-// sums of four splits instead of two, and half the bytes in flight on the 40 SMs with one block),
-// 8192 x 28672 169-229 us against 159-169 (64 tiles split four times, 3-5 stages a block; m = 128:
-// 3 stages and A read by 128-row tiles, 68.5 % of DRAM). H200 (acccc5b, --reps 30): level with rung 26
-// at 28672 x 8192 (85.4-90.7 % against 85.5-89.9), 3-10 % slower at 7168 x 8192, 10-48 % at 8192 x
-// 28672. `auto` does not take it: it wins nowhere by more than the spread between two runs.
+// Rung 32, decode_resident: rung 26 (decode_wgmma) with every block of the grid resident at once;
+// f16 and bf16, sm_90a, layouts and copies as rung 26's.
+// Adds over 26 decode_wgmma, in the Schedule: two blocks per SM instead of one, each with the stages
+// that fit half an SM (6 / 6 / 5 / 4 / 3 at N = 8 / 16 / 32 / 64 / 128: as many bytes of W in flight
+// per SM as rung 26's one block, or more), and the grid sized to the 2 x SMs slots. Rung 26's whole
+// tiles times whole splits against one slot per SM leave SMs idle where the count does not divide
+// (n = 7168: 56 tiles split twice, 112 blocks on 132 SMs; n = 28672: 224 tiles, 1.7 waves). Here n =
+// 7168 is split four times (224 blocks) and n = 28672 runs in one wave: every SM streams W from the
+// first cycle to the last, and as every block keeps the same bytes in flight, the blocks finish
+// together whatever their count per SM. Always 128-row tiles (rung 26's 256-row tiles' sums do not fit
+// where two blocks' stages were). The kernel is rung 26's (26_decode_wgmma.cuh, at OCC = 2):
+// `diff 26_decode_wgmma.cu 32_decode_resident.cu` shows the grid.
+// Bounded by: reading W once; the split sums' exchange (four splits where rung 26 has two at n =
+// 7168); A's boxes read from L2 by twice as many blocks at N = 64 / 128 (128-row tiles).
+// Prediction: 28672 x 8192 at m = 1 / 16 from 91 / 88 % of DRAM to 94-96 % (H200); measured: level
+// with rung 26 (85-91 %; 0-3 % ahead on the H100), slower where it doubles the splits: auto skips it.
 #include "gemm/26_decode_wgmma.cuh"
 
 #include "core/errors.hpp"

@@ -1,39 +1,22 @@
-// Rung 33, decode_wide: decode-shaped products in cuBLAS's orientation, with W's tile fitted to
-// one wave of unsplit blocks.
-// Adds over rung 26 (decode_wgmma): rung 26 gives W's rows wgmma's 64-row side (C^T = W A^T), so
-// its tiles are whole multiples of 64 rows, and n rarely divides into one tile per SM: at n = 7168
-// its 56 tiles of 128 rows split k in two (the splits' sums exchanged in a cluster after the last k
-// tile), at n = 28672 and m = 64 / 128 its 112 tiles of 256 rows leave 20 of 132 SMs idle. Here
-// A's rows take the 64-row side (one consumer warpgroup per 64 rows of A: m <= 64 one, m <= 128
-// two; m > 128 groups of 128 along the grid's y) and W's rows wgmma's N, which may be any multiple
-// of 8 up to 256: N is the smallest of 32, 56, 64, 112, 128, 224 and 256 whose tiles fit one
-// wave (n = 7168: 56, n = 8192: 64, n = 28672: 224, each 128 blocks on 132 SMs). Each block
-// multiplies its N rows of W over the whole k (no split, no exchange) and stores its accumulators
-// straight into C's rows (C = alpha d + beta C, masked; C unread when beta == 0). A producer warp
-// streams W's N x 64 boxes and A's 64 NC x 64 boxes (128-byte swizzle, 64-byte L2 promotion as
-// rung 26's 128-row boxes) through up to 12 stages (5-12: 140-200 KB in flight).
-// W stored k x n (tb == N): rungs::Unsupported (rung 26 reads it in place). Slower paths inside the
-// rung (same answer): A stored k x m and rows TMA cannot address are copied first, as rung 26's.
-// Bound now: reading W once from DRAM, and A from L2: every block reads all of A's 64 NC rows per
-// k tile, as many bytes as its N rows of W at N = 64 NC, so at m = 128 and n = 8192 (N = 64) A's
-// L2 traffic is twice W's (940 MB against 470 at k = 28672) and the rung is 16 % slower than
-// cuBLAS; TMA multicast of A's boxes in clusters of 2 or 4 blocks along n, which cuBLAS uses,
-// measured slower (scripts/experiments/decode_wide/decode_wide.cu).
-// Prediction (H200, from decode_wide.cu's kernel, bf16 nt, us against the cuBLAS run beside it):
-// 28672 x 8192 at m = 64 113.6 against 117.6 (rung 26 ~119: 1.04-1.05x) and m = 128 119.6 against
-// 123.2 (rung 26 ~122); 7168 x 8192 at m = 64 / 128 34.3 / 37.9 against 31.8 / 35.2 (0.93x, rung
-// 26 0.90-0.91x); 8192 x 28672 slower than rung 26 (A's L2 traffic).
-// Measured (H200, 5437ce3 + this rung, `rungs bench gemm --dtype bf16 --m 1,16,32,64,128 --n
-// 7168,28672 --k 8192 --trans nt --variant decode_wgmma,decode_wide --reps 20`, and --n 8192 --k
-// 28672; us, % of the DRAM read bandwidth, x cuBLAS interleaved): 28672 x 8192 at m = 64 114.8-115.2
-// (90 %, 1.01-1.02x) against rung 26's 119.7-121.6 (85-86 %, 0.97x), at m = 128 119.3-119.6 (87 %,
-// 1.03x) against 120.5-121.1 (86 %, 1.02x), f16 the same; 7168 x 8192 at m = 64 / 128 34.6 / 38.8
-// (0.98 / 0.89x) against 35.4 / 40.9 (0.96 / 0.84x): faster than rung 26, still under cuBLAS. At m
-// <= 32 slower than rung 26 (0.73-1.04x cuBLAS: the MMA's 64-row side padded from m, 128 blocks
-// where rung 26 reads with more), and at 8192 x 28672 slower everywhere (0.68-1.06x against rung
-// 26's 1.01-1.11x), as predicted. On another H200 (4a24868, `rungs bench gemm --workload decode`)
-// closer: 28672 x 8192 at m = 64 / 128 117 / 122 us against rung 26's 118 / 122. `auto` takes it on
-// the H200 at 32 < m <= 64 with n >= 16384 and n >= 2k (tuning.cpp; at m = 128 the runs differ).
+// Rung 33, decode_wide: decode products in cuBLAS's orientation, C = A W^T, with W's tile fitted to one
+// wave of unsplit blocks; f16 and bf16, sm_90a. W stored k x n: rungs::Unsupported (rung 26 reads it
+// in place); A stored k x m and rows TMA cannot address are copied first, as rung 26's.
+// Adds over 26 decode_wgmma: rung 26 gives W's rows the 64-row side, so its tiles are multiples of 64
+// rows and n rarely divides into one per SM (n = 7168: 56 tiles split twice, the sums exchanged in a
+// cluster; n = 28672 at m = 64 / 128: 112 tiles of 256 rows, 20 of 132 SMs idle). Here A's rows take
+// the 64-row side (one consumer warpgroup per 64 rows of A: one at m <= 64, two at m <= 128; m > 128
+// in groups of 128 along the grid's y) and W's rows wgmma's N, any multiple of 8 up to 256: the
+// smallest of 32, 56, 64, 112, 128, 224 and 256 whose tiles fit one wave (n = 7168: 56, 8192: 64,
+// 28672: 224; each 128 blocks on 132 SMs). Each block multiplies its N rows of W over the whole k (no
+// split, no exchange) and stores its accumulators straight into C's rows (alpha / beta, masked; C
+// unread when beta == 0). A producer warp streams W's N x 64 boxes and A's 64 NC x 64 boxes (128-byte
+// swizzle, 64-byte L2 promotion) through 5-12 stages (140-200 KB in flight).
+// Bounded by: reading W once, and A from L2: every block reads all of A's 64 NC rows per k tile, as
+// many bytes as its N rows of W at N = 64 NC, so at m = 128 on 8192 x 28672 (N = 64) A's L2 traffic
+// is twice W's; m <= 32 pads the 64-row side. Multicasting A's boxes in clusters along n, as cuBLAS
+// does, measured slower (scripts/experiments/decode_wide/decode_wide.cu).
+// Prediction: 28672 x 8192 at m = 64 1.04-1.05x rung 26's speed (H200); measured: 114.8-115.2 us against
+// rung 26's 119.7-121.6 (1.01-1.02x cuBLAS); slower than rung 26 at m <= 32 and on 8192 x 28672.
 #include "gemm/26_decode_wgmma.cuh"
 
 #include "core/errors.hpp"

@@ -1,41 +1,23 @@
-// Rung 34, decode_fp8_wide: rung 31's fp8 decode product in rung 33's orientation.
-// Adds over rung 31 (decode_fp8): A's rows (m <= 64) take wgmma's 64-row side and W's rows its N,
-// fitted so one wave of unsplit blocks covers n, as rung 33 does for f16 / bf16: a block holds
-// N = 56 rows of W in one consumer warpgroup, or 64, 112, 224 or 256 in two (32, 56, 112 or 128
-// each, the same 64 rows of A), the narrowest whose tiles fit one block per SM (n = 7168: 56, n =
-// 28672: 224, 128 blocks on 132 SMs; rung 31 runs 112 blocks of 128 rows split twice and 224 in
-// 1.7 waves there). 128 fp8 of k a stage (W's N x 128-byte box and A's box), as many stages as fit
-// (6 at N = 224, 14 at 56). Each stage's four m64nNk32 sum into a partial accumulator p, waited for,
-// the stage released, then p is added into the fp32 sums d (rung 31's promotion every 128
-// products): d += p for tensor and outer scales, d += a[i][kt] b[j / 128][kt] p for block128 (a
-// thread's two rows of A read their a, its columns' one or two 128-row blocks of W their b, a k tile
-// ahead). Tensor and outer scales multiply d in the epilogue; the store is rung 33's (C's rows
-// straight from the accumulators, alpha / beta, C unread when beta == 0). A's box is m rounded up to
-// 8 rows tall (the rest of the 64 rows zeroed once), where decode_wide_fp8.cu loaded 64 rows and
-// read 31 % slower at m = 1 than at m = 64 (7168 x 8192).
-// m > 64: rungs::Unsupported ("decode_fp8_wide: m <= 64"; rung 31 runs them). Slower paths inside
-// the rung (same answer): W stored k x n, A stored k x m or rows TMA cannot address are copied
-// K-major and aligned first (pack::operands_fp8), as rung 31's.
-// Bound now: reading W once from DRAM; each warpgroup's wait for its own MMAs every k tile (the
-// other warpgroup's MMAs fill it where there are two); at N = 56 (n = 7168) one warpgroup, so the
-// tensor core idles while it adds.
-// Prediction (H200, from decode_wide_fp8.cu's kernel without scales, against rung 31 with outer
-// scales in the same run): 28672 x 8192 61.8 / 60.6 / 62.2 us at m = 1 / 16 / 64 against 63.3 /
-// 64.1 / 67.6; 7168 x 8192 at m = 64 20.2 against 23.5, and with A's box fitted to m the m = 1 / 16
-// cases near m = 64's read (19-20 us) against 21.6 / 22.8.
-// Measured (H200, 2458c1f + this rung, `rungs bench gemm --dtype fp8 --scaling outer --m 1,16,64
-// --n 7168,28672 --k 8192 --trans nt --variant decode_fp8,decode_fp8_wide --reps 20`, e4m3 ->
-// bf16, medians, x cuBLASLt interleaved): 28672 x 8192 62.2 / 62.9 / 63.3 us at m = 1 / 16 / 64
-// (82 % of DRAM; 1.55 / 1.43 / 1.31x) against rung 31's 62.3 / 65.0 / 67.6 (82 / 79 / 77 %; 1.56 /
-// 1.36 / 1.24x): level at m = 1, 3 / 6 % faster at m = 16 / 64, short of the probe's 60.6-62.2 at
-// m = 16 / 64 by the scales. 7168 x 8192 24.9 / 25.7 / 23.4 us against 21.5 / 22.7 / 23.7: the
-// fitted A box did not bring m = 1 / 16 to m = 64's time, so the probe's slow small-m read was not
-// (only) the box's out-of-bounds rows; with one consumer warpgroup at N = 56 it stays 13-16 %
-// slower than rung 31 there. The normwise error at k = 8192 and 32768 is cuBLASLt's (1.05e-4).
-// block128 (6bc9f8c, the same command with --scaling block128): 28672 x 8192 67.6 / 68.0 us at m =
-// 16 / 64 (1.11 / 1.12x cuBLASLt's block128) against rung 31's 68.2 / 83.3 (1.10 / 0.90x).
-// `auto` takes it on the H200 for outer scales at 16 <= m <= 64 and block128 at 16 < m <= 64 with
-// n >= 16384 and n >= 2k.
+// Rung 34, decode_fp8_wide: rung 31's fp8 decode product in rung 33's orientation; fp8 (any e4m3 /
+// e5m2 pair), bf16 or float C, all three scalings; m > 64: rungs::Unsupported (rung 31 runs them).
+// W stored k x n, A stored k x m and rows TMA cannot address are copied K-major and aligned first
+// (pack::operands_fp8), as rung 31's.
+// Adds over 31 decode_fp8: A's rows take wgmma's 64-row side and W's rows its N, fitted so one wave of
+// unsplit blocks covers n, as rung 33 does for f16 / bf16: N = 56 rows of W in one consumer warpgroup,
+// or 64, 112, 224 or 256 in two (32, 56, 112 or 128 each, the same 64 rows of A), the narrowest whose
+// tiles fit one block per SM (n = 7168: 56, n = 28672: 224; 128 blocks on 132 SMs, where rung 31 runs
+// 112 blocks of 128 rows split twice and 224 in 1.7 waves). 128 fp8 of k a stage (W's N x 128-byte box
+// and A's box), as many stages as fit (6 at N = 224, 14 at 56). Each stage's four m64nNk32 sum into a
+// partial accumulator p, waited for, the stage released, then added into the fp32 sums d (rung 31's
+// promotion every 128 products): d += p for tensor and outer, d += a[i][kt] b[j / 128][kt] p for
+// block128 (a thread's two rows of A read their a, its columns' one or two 128-row blocks of W their
+// b, a k tile ahead). Tensor and outer scales multiply d in the epilogue; the store is rung 33's. A's
+// box is m rounded up to 8 rows tall (the rest of the 64 rows zeroed once).
+// Bounded by: reading W once; each warpgroup's wait for its own MMAs every k tile (the other
+// warpgroup's MMAs fill it where there are two; at N = 56, n = 7168, the tensor core idles while the
+// one warpgroup adds).
+// Prediction: 28672 x 8192, outer, 60.6-62.2 us at m = 1..64 against rung 31's 63.3-67.6 (H200);
+// measured: 62.2-63.3 us (1.31-1.55x cuBLASLt), 13-16 % slower than rung 31 at 7168 x 8192.
 #include "gemm/26_decode_wgmma.cuh"
 
 #include "core/errors.hpp"

@@ -87,10 +87,9 @@ Plan job_plan(const Job& job, bool reads_c, size_t elem_bytes, bool a_transposed
 }
 
 // One staging thread per core up to 12. Staging is bound by the host's memory bandwidth, which
-// more threads reach further while the copy engines run (scripts/experiments/host_membw/host_membw.cpp: memcpy
-// beside both engines' DMA at 45.6 / 60.5 / 60.7 GB/s with 8 / 12 / 16 threads on the H100's host,
-// 25.4 / 46.0 / 52.4 on the H200's; 16 staging threads measured no faster than 12, b38f3f2,
-// docs/gemm_host.md). A call uses them all only when it stages much (choose_staging below).
+// more threads reach further while the copy engines run (scripts/experiments/host_membw/host_membw.cpp);
+// 16 staging threads measured no faster than 12 (docs/gemm_host.md). A call uses them all only when
+// it stages much (choose_staging below).
 int pool_threads(int forced) {
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   return forced > 0 ? forced : static_cast<int>(std::min(12u, hw));
@@ -99,22 +98,17 @@ int pool_threads(int forced) {
 Staging choose_staging(const Tuning& tune, int pool_threads, double staged_bytes, bool c_staged) {
   Staging staging;
   // All of the pool's threads for calls that stage 32 MiB or more, at most 8 below that, unless
-  // Tuning::staging_threads says. Measured (`scripts/experiments/host_probe/host_probe.cpp threads`, counts
-  // alternated call by call, medians; H100's host / H200's): 4096^3 pageable 13.08, 12.78 / 11.68,
-  // 10.59 ms with 8 threads, 11.74, 11.20 / 10.69, 10.23 with 12, 11.77, 10.70 / 10.91, 10.03 with 16;
-  // 1024^3 0.901, 0.983 / 0.780, 0.786 ms with 8, 0.920, 1.005 / 0.807, 0.799 with 12, 0.951, 1.109 /
-  // 0.844, 0.837 with 16 (its pack no faster, the extra pollers in the way). With the slots packed by
-  // streaming stores (e649662), 4096^3 with 8 / 12 / 16: 9.28 / 9.57 / 10.61 ms (H100's host), 6.68 /
-  // 6.02 / 6.37 (H200's). The others sleep through the call.
+  // Tuning::staging_threads says: a small call's pack is no faster with more, and the extra pollers
+  // are in the way (scripts/experiments/host_probe/host_probe.cpp `threads`, docs/gemm_host.md). The
+  // others sleep through the call.
   staging.threads = tune.staging_threads > 0 || staged_bytes >= double(size_t{32} << 20) ? pool_threads
                                                                                          : std::min(8, pool_threads);
   staging.stream_pack = tune.streaming_pack;
   staging.stream_unpack = tune.streaming_unpack;
   // A quarter of the threads unpack C in the background while the others pack, in calls that stage less
-  // than 256 MiB. Measured (scripts/experiments/host_probe/host_probe.cpp `async`, in turn / in the background
-  // alternated call by call, medians; H100's host / H200's): 1024^3 pageable -11, -12 % / -7, -4 %;
-  // 4096^3 -4, -7 % / -11, 0 %; but 8192^3 (768 MiB staged, bound by the host's memory bandwidth,
-  // where three fewer threads pack) -4, +4 % / +14, +2 %.
+  // than 256 MiB: 4-12 % faster at 1024^3 pageable, 0-11 % at 4096^3, but -4 to +14 % in time at
+  // 8192^3 (768 MiB staged, bound by the host's memory bandwidth, three fewer threads packing);
+  // scripts/experiments/host_probe/host_probe.cpp `async`, docs/gemm_host.md.
   if (c_staged && staging.threads > 1) {
     const int u = tune.unpack_threads >= 0                   ? tune.unpack_threads
                   : staged_bytes < double(size_t{256} << 20) ? std::max(1, staging.threads / 4)

@@ -33,7 +33,7 @@ Plan choose_plan(int64_t m, int64_t n, int64_t k, double compute_s, double trans
   Plan p;
   p.row_panels = panels(m, min_rows);
   // B stored k x n goes in whole rows (one column panel): measured faster than column panels of
-  // 2 KiB rows at 4096^3 (3.95 vs 4.2 ms) and 8192^3 (23.6 vs 26.7 ms), pinned, on the H100.
+  // 2 KiB rows at 4096^3 and 8192^3, pinned (docs/gemm_host.md).
   p.col_panels = b_transposed ? panels(n, min_width) : 1;
   if (k >= 256) {
     p.kmajor_fraction = heavy ? 0.5 : 0.25;

@@ -8,10 +8,9 @@
 //  1. k-major: the first `kmajor_fraction` of k, in `kmajor_chunks` chunks, each chunk sent for
 //     all rows and all columns. Every byte sent enables the most work possible (the full
 //     m x n x chunk product), so the multiplications start after the first two pieces and
-//     run at full rate; but no block of C is finished yet. (Measured with --trace, H100: these
-//     products of one row panel each ran at 38-41 TFLOP/s at 4096^3 against 49 for one whole-chunk
-//     product; but the whole-chunk product starts only after the chunk's last piece, 0.3 ms later,
-//     and the flow measured the same, 4.10 ms against 4.05-4.09, and 8192^3 slower, 24.8 ms.)
+//     run at full rate; but no block of C is finished yet. (One whole-chunk product per chunk runs
+//     faster than these one-row-panel products but starts only after the chunk's last piece: that
+//     flow measured level at 4096^3 and slower at 8192^3; docs/gemm_host.md.)
 //  2. square order: the rest of k as one chunk, rows and columns panels interleaved (A0 B0 A1
 //     B1 ...). After A_i arrives, row panel i times every column panel already here is finished
 //     and goes back at once: C streams back while A and B still stream in.
@@ -38,8 +37,8 @@ struct Plan {
   int kmajor_row_panels = 0;           // ...phase 1 sends op(A) in this many pieces, each a group of
                                        // consecutive row panels (0: one piece per row panel). Taller
                                        // pieces make phase 1's products larger (--plan RxC:kN/F:rP).
-                                       // Not chosen: measured level with 0 (d6c5089,
-                                       // scripts/experiments/host_probe/host_pieces.sh, docs/gemm_host.md)
+                                       // Not chosen: measured level with 0
+                                       // (scripts/experiments/host_probe/host_pieces.sh, docs/gemm_host.md)
 };
 
 // The plan for an m x n x k job: at most 16 panels a side, and phase 1 half of k when
@@ -55,7 +54,7 @@ struct Plan {
 // sms: the device's SMs (0: unknown). Products run one after another on one stream, so when the
 // multiplication bounds the flow (compute_s >= transfer_s) a row panel is made as tall as one
 // wave of 128 x 128 tiles allows for its product (rows x n): 128 * (sms / (n / 128)) rows.
-// 256-row strips of 4096^3 filled half the H100 (8 row panels measured 3.77 ms, 16 measured 3.95).
+// 256-row strips of 4096^3 filled half the H100 (8 row panels measured faster than 16).
 Plan choose_plan(int64_t m, int64_t n, int64_t k, double compute_s, double transfer_s, bool a_transposed = false,
                  bool b_transposed = false, int64_t min_width = 512, int sms = 0);
 

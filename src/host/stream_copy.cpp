@@ -1,6 +1,6 @@
 // Packing a pinned slot that a DMA reads next: with ordinary stores its lines are left dirty in the
 // host's caches, and the copy engine's reads of them then ran at 14-21 GB/s instead of ~54 (a 1024^3
-// pageable gemm_host call traced on the H100, e649662; C's lines written by the host just before a
+// pageable gemm_host call traced on the H100; C's lines written by the host just before a
 // pinned call cost the same way, docs/gemm_host.md). Streaming stores write around the caches, and do
 // not read the destination lines first.
 #include "host/stream_copy.hpp"

@@ -3,7 +3,7 @@
 // the length of one gemm_host call) idle workers poll instead of sleeping, so a parallel copy
 // starts in well under a microsecond instead of after a futex wake-up (~5-50 us). Spinning may be
 // limited to the first few workers (a small call: pollers past 8 slowed 1024^3 pageable flows by
-// 2-13 %: scripts/experiments/host_probe/host_probe.cpp `threads`, b38f3f2); the others then sleep through the
+// 2-13 %: scripts/experiments/host_probe/host_probe.cpp `threads`); the others then sleep through the
 // call's jobs, which the caller and the pollers run.
 #pragma once
 

@@ -152,7 +152,7 @@ __device__ __forceinline__ uint32_t pack2(float v0, float v1) {
 template <typename T, int N = 256>
 __device__ __forceinline__ void fill_c_chunk(const float (&d)[N / 2], uint32_t base, int c, float alpha) {
   // Shared-space addresses and st.shared: through a generic pointer the compiler emitted generic
-  // stores (ST.E, ncu at a5861b6), which must first resolve the address space.
+  // stores (ST.E), which must first resolve the address space.
   for_chunk_pairs<T>(c, [&](int j, int h, int offset) {
     const uint32_t p = base + static_cast<uint32_t>(offset);
     const float v0 = alpha * d[4 * j + 2 * h], v1 = alpha * d[4 * j + 2 * h + 1];
