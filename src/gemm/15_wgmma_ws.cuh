@@ -6,7 +6,6 @@
 #include "detail/sm90/store.cuh"
 #include "gemm/wgmma_ws.cuh"
 #include "gemm/ws/cooperative.cuh"
-#include "gemm/ws/fp8_scales.cuh"
 #include "gemm/ws/k_loop.cuh"
 #include "gemm/ws/tma_stages.cuh"
 
@@ -142,10 +141,10 @@ struct WholeTilesOf : TmaStagesOf<TN, RING_> {
 };
 using WholeTiles = WholeTilesOf<BN, STAGES>;  // 128 x 256 tiles, 4 stages of 48 KB
 
-// Accumulator (every rung but 29 and 30): the tensor core's accumulator over the tile's whole k,
-// the mainloop's k loop as it is. fp8: the scales that do not depend on k applied before the store
-// (scale_acc_fp8). Promote (29_wgmma_fp8_promote.cu) and OrderedPromote (30_wgmma_fp8_overlap.cu)
-// run their own k loop over the mainloop's stages, adding partial sums into fp32 registers.
+// Accumulator (rungs 15, 17-21, 23): the tensor core's accumulator over the tile's whole k, the
+// mainloop's k loop as it is. ScaledInTensorCore (28_wgmma_fp8.cu) adds fp8's scales before the
+// store; Promote (29_wgmma_fp8_promote.cuh) and OrderedPromote (30_wgmma_fp8_overlap.cu) run their
+// own k loop over the mainloop's stages, adding partial sums into fp32 registers.
 struct InTensorCore {
   template <class M, class S, typename T, bool A_MN, bool B_MN, class Walk, class Epi, class Ctx, class Release>
   static __device__ __forceinline__ void multiply(float (&d)[128], const Walk& walk, int p, int t, int kb, int ke,
@@ -154,11 +153,10 @@ struct InTensorCore {
                                                   Release&& release) {
     multiply_piece<M, S, T, A_MN, B_MN>(d, walk, p, t, kb, ke, smem, full, cw, it, epi, ctx, release, a.m, a.n);
   }
-  // Before the tile's store: fp8's tensor or outer scales (nothing for other types).
+  // Before the tile's store: nothing (fp8 sums need their scales: rung 28's ScaledInTensorCore).
   template <typename T>
-  static __device__ __forceinline__ void scale(float (&d)[128], const typename Problem<T>::Args& a, int row0,
-                                               int col0) {
-    if constexpr (Problem<T>::fp8) scale_acc_fp8(d, a, row0, col0);
+  static __device__ __forceinline__ void scale(float (&)[128], const typename Problem<T>::Args&, int, int) {
+    static_assert(!Problem<T>::fp8, "fp8 sums need their scales (ScaledInTensorCore, or a promotion)");
   }
   static __device__ __forceinline__ void after_tiles(int, int) {}  // after the consumer's last tile
 };
