@@ -142,7 +142,7 @@ struct WholeTilesOf : TmaStagesOf<TN, RING_> {
 using WholeTiles = WholeTilesOf<BN, STAGES>;  // 128 x 256 tiles, 4 stages of 48 KB
 
 // Accumulator (rungs 15, 17-21, 23): the tensor core's accumulator over the tile's whole k, the
-// mainloop's k loop as it is. ScaledInTensorCore (28_wgmma_fp8.cu) adds fp8's scales before the
+// mainloop's k loop as it is. ScaledInTensorCore (28_wgmma_fp8.cuh) adds fp8's scales before the
 // store; Promote (29_wgmma_fp8_promote.cuh) and OrderedPromote (30_wgmma_fp8_overlap.cu) run their
 // own k loop over the mainloop's stages, adding partial sums into fp32 registers.
 struct InTensorCore {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "gemm/17_wgmma_tma_store.cuh"
+#include "gemm/28_wgmma_fp8.cuh"
 
 #include <type_traits>
 
@@ -129,7 +130,7 @@ struct PromoteWith {
   template <typename T>
   static __device__ __forceinline__ void scale(float (&d)[128], const typename Problem<T>::Args& a, int row0,
                                                int col0) {
-    InTensorCore::scale<T>(d, a, row0, col0);  // tensor and outer (block128's are applied above)
+    ScaledInTensorCore::scale<T>(d, a, row0, col0);  // tensor and outer (block128's are applied above)
   }
   static __device__ __forceinline__ void after_tiles(int cw, int it) { Turns::after_tiles(cw, it); }
 };

@@ -17,13 +17,13 @@
 //      (20_wgmma_ragged.cuh: C that TMA cannot store written by the producer's idle warps);
 //  - Accumulation, defaulted: where the k loop's sums live: InTensorCore (15_wgmma_ws.cuh),
 //      Promote (29_wgmma_fp8_promote.cuh: fp8 partial sums promoted into fp32 registers every k
-//      tile, block128 scales applied there), ScaledInTensorCore (28_wgmma_fp8.cu: the k-independent
+//      tile, block128 scales applied there), ScaledInTensorCore (28_wgmma_fp8.cuh: the k-independent
 //      fp8 scales after the tensor core's sums), OrderedPromote (30_wgmma_fp8_overlap.cu: the two
 //      consumers take turns on the tensor core), SumPerStage (wgmma_x3.cuh: each stage's products
 //      summed apart and added in fp32).
 // fp8 problems (rungs 28-30) run the same frame with the element type Fp8<TA8, TB8, TC>: the k
 // loop's stage issues fp8 wgmmas, the accumulation applies the scales (ScaledInTensorCore,
-// 28_wgmma_fp8.cu; Promote, 29_wgmma_fp8_promote.cuh).
+// 28_wgmma_fp8.cuh; Promote, 29_wgmma_fp8_promote.cuh).
 // The frame holds what every rung shares: the stage ring and its barriers, the warpgroups' roles,
 // the per-piece calls into the parts, and the launch.
 #pragma once
