@@ -61,6 +61,10 @@ struct VariantInfo {
   // line; gemm's and the dist ladders' branches name theirs. Empty for a ladder's first rung and
   // for the vendor baseline.
   std::string parent{};
+  // gemm's rungs on the tensor-core skeleton (docs/gemm_tc.md, "The skeleton"): the C++ types of
+  // their four parts, Schedule, Mainloop, Epilogue and Accumulation, without namespaces (e.g.
+  // "WholeTilesOf<256, 4>"). Empty for every other rung.
+  std::vector<std::string> parts{};
 };
 
 // The rungs of one ladder, in ladder order, vendor baseline included ("cublas").

@@ -27,4 +27,6 @@ void run_f16(const ArgsH& a) { ws::run<Parts>(a, "wgmma_ws"); }
 void run_bf16(const ArgsBF& a) { ws::run<Parts>(a, "wgmma_ws"); }
 void run_tf32(const Args& a) { ws::run<Parts>(a, "wgmma_ws"); }
 
+std::vector<std::string> parts() { return ws::part_names<Parts>(); }
+
 }  // namespace rungs::sgemm::wgmma_ws

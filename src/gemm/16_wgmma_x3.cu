@@ -20,4 +20,6 @@ namespace rungs::sgemm::wgmma_x3 {
 
 void run_tf32x3(const Args& a) { x3_kernel::run<x3_kernel::SplitCopies>(a, "wgmma_x3"); }
 
+std::vector<std::string> parts() { return ws::part_names<x3_kernel::Parts<x3_kernel::SplitCopies>>(); }
+
 }  // namespace rungs::sgemm::wgmma_x3

@@ -102,4 +102,6 @@ using Parts = ws::Parts<ws::PingPong, ws::WholeTilesOf<128, 6>, ws::TmaStore>;
 void run_f16(const ArgsH& a) { ws::run<Parts>(a, "wgmma_pingpong"); }
 void run_bf16(const ArgsBF& a) { ws::run<Parts>(a, "wgmma_pingpong"); }
 
+std::vector<std::string> parts() { return ws::part_names<Parts>(); }
+
 }  // namespace rungs::sgemm::wgmma_pingpong

@@ -69,4 +69,6 @@ using Parts = ws::Parts<ws::RoundRobin, ws::WholeTiles, ws::Overlap>;
 void run_f16(const ArgsH& a) { ws::run<Parts>(a, "wgmma_overlap"); }
 void run_bf16(const ArgsBF& a) { ws::run<Parts>(a, "wgmma_overlap"); }
 
+std::vector<std::string> parts() { return ws::part_names<Parts>(); }
+
 }  // namespace rungs::sgemm::wgmma_overlap

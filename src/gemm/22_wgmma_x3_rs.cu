@@ -65,4 +65,6 @@ namespace rungs::sgemm::wgmma_x3_rs {
 
 void run_tf32x3(const Args& a) { x3_kernel::run<x3_kernel::SplitInRegisters>(a, "wgmma_x3_rs"); }
 
+std::vector<std::string> parts() { return ws::part_names<x3_kernel::Parts<x3_kernel::SplitInRegisters>>(); }
+
 }  // namespace rungs::sgemm::wgmma_x3_rs

@@ -32,4 +32,6 @@ void run_fp8(const ArgsF8& a) {
   ws::run_fp8<Parts>(a, "wgmma_fp8");
 }
 
+std::vector<std::string> parts() { return ws::part_names<Parts>(); }
+
 }  // namespace rungs::sgemm::wgmma_fp8

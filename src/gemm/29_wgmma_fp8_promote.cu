@@ -26,4 +26,6 @@ using Parts = ws::Parts<ws::RoundRobin, ws::WholeTiles, ws::TmaStore, ws::Promot
 
 void run_fp8(const ArgsF8& a) { ws::run_fp8<Parts>(a, "wgmma_fp8_promote"); }
 
+std::vector<std::string> parts() { return ws::part_names<Parts>(); }
+
 }  // namespace rungs::sgemm::wgmma_fp8_promote

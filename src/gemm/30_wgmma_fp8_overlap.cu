@@ -52,4 +52,6 @@ using Parts = ws::Parts<ws::RoundRobin, ws::WholeTiles, ws::TmaStore, ws::Ordere
 
 void run_fp8(const ArgsF8& a) { ws::run_fp8<Parts>(a, "wgmma_fp8_overlap"); }
 
+std::vector<std::string> parts() { return ws::part_names<Parts>(); }
+
 }  // namespace rungs::sgemm::wgmma_fp8_overlap

@@ -67,6 +67,8 @@ struct ArgsF8 {
   cudaStream_t stream;
 };
 using RunFnF8 = void (*)(const ArgsF8&);
+// The C++ types of a skeleton rung's Schedule, Mainloop, Epilogue and Accumulation.
+using PartsFn = std::vector<std::string> (*)();
 
 // f(a8, b8, c): the problem's types as tags, A's and B's (__nv_fp8_e4m3 or __nv_fp8_e5m2) and C's
 // (__nv_bfloat16 or float), so an fp8 rung instantiates its kernels once per combination.
@@ -99,6 +101,7 @@ struct Rung {
   RunFnH f16 = nullptr;     // __half inputs and output
   RunFnBF bf16 = nullptr;   // __nv_bfloat16 inputs and output
   RunFnF8 fp8 = nullptr;    // fp8 inputs (ArgsF8), scaled, bf16 or float output
+  PartsFn parts = nullptr;  // a rung on the tensor-core skeleton: its parts' types (ws::part_names)
 };
 
 // The ladder in order; index = rung number (file prefix).
@@ -146,40 +149,49 @@ namespace wgmma_ws {                                  // 15_wgmma_ws.cu (sm_90a)
 void run_tf32(const Args&);
 void run_f16(const ArgsH&);
 void run_bf16(const ArgsBF&);
+std::vector<std::string> parts();
 }  // namespace wgmma_ws
 namespace wgmma_x3 {                                  // 16_wgmma_x3.cu (sm_90a)
 void run_tf32x3(const Args&);
+std::vector<std::string> parts();
 }  // namespace wgmma_x3
 namespace wgmma_tma_store {                           // 17_wgmma_tma_store.cu (sm_90a)
 void run_tf32(const Args&);
 void run_f16(const ArgsH&);
 void run_bf16(const ArgsBF&);
+std::vector<std::string> parts();
 }  // namespace wgmma_tma_store
 namespace wgmma_pingpong {                            // 18_wgmma_pingpong.cu (sm_90a)
 void run_f16(const ArgsH&);
 void run_bf16(const ArgsBF&);
+std::vector<std::string> parts();
 }  // namespace wgmma_pingpong
 namespace wgmma_streamk {                             // 19_wgmma_streamk.cu (sm_90a)
 void run_tf32(const Args&);
 void run_f16(const ArgsH&);
 void run_bf16(const ArgsBF&);
+std::vector<std::string> parts();
 }  // namespace wgmma_streamk
 namespace wgmma_ragged {                              // 20_wgmma_ragged.cu (sm_90a)
 void run_tf32(const Args&);
 void run_f16(const ArgsH&);
 void run_bf16(const ArgsBF&);
+std::vector<std::string> parts();
 }  // namespace wgmma_ragged
 namespace wgmma_overlap {                             // 21_wgmma_overlap.cu (sm_90a)
 void run_f16(const ArgsH&);
 void run_bf16(const ArgsBF&);
+std::vector<std::string> parts();
 }  // namespace wgmma_overlap
 namespace wgmma_x3_rs {                               // 22_wgmma_x3_rs.cu (sm_90a)
 void run_tf32x3(const Args&);
+std::vector<std::string> parts();
 }  // namespace wgmma_x3_rs
 namespace wgmma_balanced {                            // 23_wgmma_balanced.cu (sm_90a)
 void run_tf32(const Args&);
 void run_f16(const ArgsH&);
 void run_bf16(const ArgsBF&);
+std::vector<std::string> parts();
 }  // namespace wgmma_balanced
 // The decode rungs: few rows of A (m <= 128) against a large W, CUDA cores.
 namespace decode_rows {                               // 24_decode_rows.cu
@@ -201,12 +213,15 @@ void run_bf16(const ArgsBF&);
 // The fp8 rungs.
 namespace wgmma_fp8 {                                 // 28_wgmma_fp8.cu (sm_90a)
 void run_fp8(const ArgsF8&);
+std::vector<std::string> parts();
 }  // namespace wgmma_fp8
 namespace wgmma_fp8_promote {                         // 29_wgmma_fp8_promote.cu (sm_90a)
 void run_fp8(const ArgsF8&);
+std::vector<std::string> parts();
 }  // namespace wgmma_fp8_promote
 namespace wgmma_fp8_overlap {                         // 30_wgmma_fp8_overlap.cu (sm_90a)
 void run_fp8(const ArgsF8&);
+std::vector<std::string> parts();
 }  // namespace wgmma_fp8_overlap
 namespace decode_fp8 {                                // 31_decode_fp8.cu (sm_90a)
 void run_fp8(const ArgsF8&);  // m <= 128

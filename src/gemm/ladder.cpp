@@ -57,42 +57,51 @@ const std::vector<Rung>& ladder() {
        "warp-specialized persistent wgmma: TMA producer warpgroup + 2 consumers (setmaxnreg), clusters of 2 "
        "multicasting B, banded tile order (sm_90a); f16 bf16 tf32 any transpose, unaligned or tf32 m/n-major "
        "operands copied to aligned k-major scratch first",
-       90, false, nullptr, wgmma_ws::run_tf32, nullptr, wgmma_ws::run_f16, wgmma_ws::run_bf16},
+       90, false, nullptr, wgmma_ws::run_tf32, nullptr, wgmma_ws::run_f16, wgmma_ws::run_bf16, nullptr,
+       wgmma_ws::parts},
       {"wgmma_x3", "wgmma_ws",
        "3xTF32 on rung 15's structure: operands split once into tf32 big and small parts, hi*lo + lo*hi + hi*hi "
        "per k step, each 32-deep stage summed apart and added in fp32 (sm_90a); tf32x3",
-       90, false, nullptr, nullptr, wgmma_x3::run_tf32x3, nullptr, nullptr},
+       90, false, nullptr, nullptr, wgmma_x3::run_tf32x3, nullptr, nullptr, nullptr,
+       wgmma_x3::parts},
       {"wgmma_tma_store", "wgmma_ws",
        "rung 15 with its epilogue through shared memory and TMA stores, left in flight while the next tile "
        "runs (sm_90a); f16 bf16 tf32 (beta != 0 or an unaligned C: rung 15's direct stores)",
-       90, false, nullptr, wgmma_tma_store::run_tf32, nullptr, wgmma_tma_store::run_f16, wgmma_tma_store::run_bf16},
+       90, false, nullptr, wgmma_tma_store::run_tf32, nullptr, wgmma_tma_store::run_f16, wgmma_tma_store::run_bf16, nullptr,
+       wgmma_tma_store::parts},
       {"wgmma_pingpong", "wgmma_tma_store",
        "ping-pong consumers: each warpgroup owns whole 128x128 tiles and they take turns on the tensor cores, one's "
        "TMA-store epilogue under the other's MMAs (sm_90a); f16 bf16 any transpose",
-       90, false, nullptr, nullptr, nullptr, wgmma_pingpong::run_f16, wgmma_pingpong::run_bf16},
+       90, false, nullptr, nullptr, nullptr, wgmma_pingpong::run_f16, wgmma_pingpong::run_bf16, nullptr,
+       wgmma_pingpong::parts},
       {"wgmma_streamk", "wgmma_tma_store",
        "rung 17 with a stream-K tail: the last two rounds' tiles split by k evenly over all clusters, partial sums "
        "added by each tile's first cluster (sm_90a); f16 bf16 tf32",
-       90, false, nullptr, wgmma_streamk::run_tf32, nullptr, wgmma_streamk::run_f16, wgmma_streamk::run_bf16},
+       90, false, nullptr, wgmma_streamk::run_tf32, nullptr, wgmma_streamk::run_f16, wgmma_streamk::run_bf16, nullptr,
+       wgmma_streamk::parts},
       {"wgmma_ragged", "wgmma_tma_store",
        "rung 17 for ragged shapes: the last tile column multiplied only as wide as it is (wgmma n64/n128), rows "
        "past m skipped, and C that TMA cannot store written by the producer's idle warps while the next tile runs "
        "(sm_90a); f16 bf16 tf32",
-       90, false, nullptr, wgmma_ragged::run_tf32, nullptr, wgmma_ragged::run_f16, wgmma_ragged::run_bf16},
+       90, false, nullptr, wgmma_ragged::run_tf32, nullptr, wgmma_ragged::run_f16, wgmma_ragged::run_bf16, nullptr,
+       wgmma_ragged::parts},
       {"wgmma_overlap", "wgmma_tma_store",
        "rung 17 with each tile's epilogue under the next tile's MMAs: C packed to 16 bits in registers, its "
        "shared-memory fill and TMA stores issued after the next tile's first two k tiles' MMAs (sm_90a); f16 bf16",
-       90, false, nullptr, nullptr, nullptr, wgmma_overlap::run_f16, wgmma_overlap::run_bf16},
+       90, false, nullptr, nullptr, nullptr, wgmma_overlap::run_f16, wgmma_overlap::run_bf16, nullptr,
+       wgmma_overlap::parts},
       {"wgmma_x3_rs", "wgmma_x3",
        "3xTF32 with A split in registers: A's fp32 tile read once by TMA (in place when k-contiguous), split "
        "into tf32 parts by the consumers, wgmma's register form for A; B split by a copy as in rung 16 (sm_90a); "
        "tf32x3",
-       90, false, nullptr, nullptr, wgmma_x3_rs::run_tf32x3, nullptr, nullptr},
+       90, false, nullptr, nullptr, wgmma_x3_rs::run_tf32x3, nullptr, nullptr, nullptr,
+       wgmma_x3_rs::parts},
       {"wgmma_balanced", "wgmma_ragged",
        "rung 20 with its ragged edges balanced: a narrow last tile column (<= 64 columns) dealt two tiles each "
        "to the clusters with one full tile fewer, run last, with two k tiles per stage; a short last tile row "
        "(odd tile rows) paired side by side (sm_90a); f16 bf16 tf32",
-       90, false, nullptr, wgmma_balanced::run_tf32, nullptr, wgmma_balanced::run_f16, wgmma_balanced::run_bf16},
+       90, false, nullptr, wgmma_balanced::run_tf32, nullptr, wgmma_balanced::run_f16, wgmma_balanced::run_bf16, nullptr,
+       wgmma_balanced::parts},
       // The decode rungs: C = A W^T with m <= 128 rows of A (CUDA cores), bound by reading W once.
       {"decode_rows", "",
        "decode GEMM on CUDA cores: gemv rung 6's design carrying up to 8 rows of A (staged in shared memory as "
@@ -119,17 +128,20 @@ const std::vector<Rung>& ladder() {
        "fp8 on rung 17's structure: wgmma.m64n256k32 e4m3/e5m2 (any pair), 128 fp8 of k per stage, summed in the "
        "tensor core's accumulator over all of k (not promoted), tensor and outer scales applied to it in the "
        "epilogue (sm_90a); any transpose (m/n-major or unaligned operands copied k-major first); not block128",
-       90, false, nullptr, nullptr, nullptr, nullptr, nullptr, wgmma_fp8::run_fp8},
+       90, false, nullptr, nullptr, nullptr, nullptr, nullptr, wgmma_fp8::run_fp8,
+       wgmma_fp8::parts},
       {"wgmma_fp8_promote", "wgmma_fp8",
        "rung 28 with two-level accumulation: each k tile (128 k) multiplied in two 128-column halves "
        "(wgmma.m64n128k32 from a zeroed partial sum) whose sums are added into fp32 registers, block128 scales "
        "applied there, tensor and outer in the epilogue (sm_90a); fp8 any pair, every scaling",
-       90, false, nullptr, nullptr, nullptr, nullptr, nullptr, wgmma_fp8_promote::run_fp8},
+       90, false, nullptr, nullptr, nullptr, nullptr, nullptr, wgmma_fp8_promote::run_fp8,
+       wgmma_fp8_promote::parts},
       {"wgmma_fp8_overlap", "wgmma_fp8_promote",
        "rung 29 with the promotion hidden: the two consumer warpgroups issue their half-k-tile MMAs in turns "
        "(named barriers), so one adds its partial sum into fp32 registers while the tensor core runs the "
        "other's (sm_90a); fp8 any pair, every scaling",
-       90, false, nullptr, nullptr, nullptr, nullptr, nullptr, wgmma_fp8_overlap::run_fp8},
+       90, false, nullptr, nullptr, nullptr, nullptr, nullptr, wgmma_fp8_overlap::run_fp8,
+       wgmma_fp8_overlap::parts},
       {"decode_fp8", "decode_wgmma",
        "rung 26's decode design for fp8: C^T = W A^T on wgmma.m64nNk32 e4m3/e5m2 (any pair) with m as N (8 to "
        "128), 128 fp8 of k per TMA stage (up to 13 stages), the partial sums promoted into fp32 registers every "

@@ -38,9 +38,15 @@
 #include "gemm/pack.hpp"
 #include "gemm/ws/parts.cuh"
 
+#include <cxxabi.h>
+
+#include <cctype>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <typeinfo>
+#include <vector>
 
 namespace rungs::sgemm::ws {
 
@@ -227,6 +233,38 @@ void run_fp8(const ArgsF8& user, const char* name) {
     launch<Fp8<TA8, TB8, TC>, false, false, false, P>(k, name);
   };
   with_fp8_types(a, go);
+}
+
+// A part's C++ type without namespaces ("WholeTilesOf<256, 4>", "Staged<TmaStore>"), and a rung's
+// four (sgemm::Rung::parts, VariantInfo::parts).
+template <class T>
+std::string part_name() {
+  int status = 0;
+  char* d = abi::__cxa_demangle(typeid(T).name(), nullptr, nullptr, &status);
+  std::string s = status == 0 && d != nullptr ? d : typeid(T).name();
+  std::free(d);
+  std::string out;
+  for (size_t i = 0; i < s.size();) {
+    if (s.compare(i, 23, "(anonymous namespace)::") == 0) {
+      i += 23;
+      continue;
+    }
+    size_t j = i;
+    while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_')) ++j;
+    if (j > i && s.compare(j, 2, "::") == 0) {  // a qualifier
+      i = j + 2;
+    } else if (j > i) {
+      out.append(s, i, j - i), i = j;
+    } else {
+      out += s[i++];
+    }
+  }
+  return out;
+}
+template <class P>
+std::vector<std::string> part_names() {
+  return {part_name<typename P::Schedule>(), part_name<typename P::Mainloop>(), part_name<typename P::Epilogue>(),
+          part_name<typename P::Accumulation>()};
 }
 
 }  // namespace rungs::sgemm::ws

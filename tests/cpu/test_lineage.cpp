@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <map>
 #include <set>
 #include <string>
@@ -92,6 +93,70 @@ TEST(Lineage, TensorCoreBranches) {
   EXPECT_EQ(parent["wgmma_fp8"], "wgmma_tma_store");
   EXPECT_EQ(parent["decode_fp8_wide"], "decode_fp8");
   EXPECT_TRUE(parent["cublas"].empty());
+}
+
+// The tensor-core skeleton (docs/gemm_tc.md): a rung on it names its four parts (their C++ types),
+// and differs from its parent in one of them. A part's numbers (a tile width, a ring depth) are
+// its parameters, not another part: WholeTilesOf<128, 6> is WholeTiles at rung 18's width.
+// Rungs 16, 20 and 23 still change two parts each, and seven Hopper rungs run kernels of their own:
+// both lists are exact, so a rung that moves onto the skeleton, or one that splits, updates them.
+std::string kind_of(const std::string& part) {
+  std::string k;
+  for (char c : part) k += std::isdigit(static_cast<unsigned char>(c)) ? '#' : c;
+  return k;
+}
+
+TEST(Lineage, SkeletonRungsDifferFromTheirParentInOnePart) {
+  const std::set<std::string> two_parts = {
+      "wgmma_x3",        // Mainloop X3<SplitCopies>, Accumulation SumPerStage (3xTF32's split, its fp32 sums)
+      "wgmma_ragged",    // Mainloop Ragged, Epilogue Staged<TmaStore> (ragged tiles, C that TMA cannot store)
+      "wgmma_balanced",  // Schedule Balanced, Mainloop Paired (the narrow tiles' deal, two k tiles a stage)
+  };
+  const std::set<std::string> own_kernels = {"wgmma",           "decode_wgmma", "decode_streamk", "decode_fp8",
+                                             "decode_resident", "decode_wide",  "decode_fp8_wide"};
+  std::map<std::string, VariantInfo> by_name;
+  for (const VariantInfo& r : variants(Op::gemm)) by_name[r.name] = r;
+  std::set<std::string> differ_in_two, without_parts;
+  int checked = 0;
+  for (const auto& [name, r] : by_name) {
+    SCOPED_TRACE(name);
+    if (r.baseline || r.min_sm < 90) {
+      EXPECT_TRUE(r.parts.empty());
+      continue;
+    }
+    if (r.parts.empty()) {
+      without_parts.insert(name);
+      continue;
+    }
+    ASSERT_EQ(r.parts.size(), 4u);
+    for (const std::string& p : r.parts) EXPECT_FALSE(p.empty());
+    const VariantInfo& parent = by_name.at(r.parent);
+    if (parent.parts.empty()) continue;  // built on a kernel of its own (rung 15 on rung 14)
+    int differ = 0;
+    for (size_t i = 0; i < 4; ++i) differ += kind_of(r.parts[i]) != kind_of(parent.parts[i]);
+    ++checked;
+    if (differ == 2)
+      differ_in_two.insert(name);
+    else
+      EXPECT_EQ(differ, 1) << "parts differing from " << r.parent;
+  }
+  EXPECT_EQ(differ_in_two, two_parts);
+  EXPECT_EQ(without_parts, own_kernels);
+  EXPECT_GE(checked, 10);
+}
+
+// What a skeleton rung's parts read as (the names the docs use).
+TEST(Lineage, SkeletonPartsAreTheTypesTheRungsName) {
+  std::map<std::string, std::vector<std::string>> parts;
+  for (const VariantInfo& r : variants(Op::gemm)) parts[r.name] = r.parts;
+  EXPECT_EQ(parts["wgmma_ws"],
+            (std::vector<std::string>{"RoundRobin", "WholeTilesOf<256, 4>", "DirectStore", "InTensorCore"}));
+  EXPECT_EQ(parts["wgmma_pingpong"],
+            (std::vector<std::string>{"PingPong", "WholeTilesOf<128, 6>", "TmaStore", "InTensorCore"}));
+  EXPECT_EQ(parts["wgmma_ragged"].at(2), "Staged<TmaStore>");
+  EXPECT_EQ(parts["wgmma_x3_rs"].at(1), "X3<SplitInRegisters>");
+  EXPECT_EQ(parts["wgmma_fp8"].at(3), "ScaledInTensorCore");
+  EXPECT_EQ(parts["wgmma_fp8_overlap"].at(3), "PromoteWith<Turns>");
 }
 
 }  // namespace
