@@ -775,11 +775,21 @@ std::string format_list(const std::vector<std::pair<std::string, std::vector<Var
       continue;
     }
     os << op << " (" << rungs.size() << " rungs):\n";
-    TextTable t({{"#", true}, {"name", false}, {"min_sm", false}, {"baseline", false}, {"summary", false}});
+    TextTable t({{"#", true}, {"name", false}, {"min_sm", false}, {"baseline", false}, {"builds on", false},
+                 {"summary", false}});
     for (const auto& v : rungs)
       t.add({std::to_string(v.rung), v.name, v.min_sm == 0 ? "0 (host)" : std::to_string(v.min_sm),
-             v.baseline ? "yes" : "-", v.summary});
+             v.baseline ? "yes" : "-", v.parent.empty() ? "-" : v.parent, v.summary});
     os << t.render();
+    // The tensor-core skeleton's rungs, by their parts (docs/gemm_tc.md, "The skeleton").
+    bool heading = false;
+    for (const auto& v : rungs) {
+      if (v.parts.size() != 4) continue;
+      if (!heading) os << "\n" << op << " on the tensor-core skeleton: Schedule, Mainloop, Epilogue, Accumulation\n";
+      heading = true;
+      os << "  " << v.name << " (" << v.rung << "): " << v.parts[0] << ", " << v.parts[1] << ", " << v.parts[2] << ", "
+         << v.parts[3] << "\n";
+    }
   }
   return os.str();
 }

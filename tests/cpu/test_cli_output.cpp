@@ -541,11 +541,16 @@ TEST(CliOutput, InfoAndList) {
   for (const char* s : {"NVIDIA H100", "sm_90", "132 SMs", "1980 MHz", "L2", "66.9 TFLOP/s", "128 fp32 lanes",
                         "2950 GB/s measured", "3350 GB/s theoretical", "CUDA runtime", "CUDA driver", "cuBLAS"})
     EXPECT_NE(info.find(s), std::string::npos) << s;
-  const std::string list = format_list({{"gemm", {{"cpu_naive", "host loop", 0, 0, false}, {"cublas", "vendor", 1, 75, true}}},
-                                        {"gemv", {}}});
-  for (const char* s : {"#", "name", "min_sm", "baseline", "summary", "cpu_naive", "host loop", "0 (host)", "75", "yes",
-                        "gemv: (none yet)"})
+  VariantInfo ws{"wgmma_ws", "frame", 15, 90, false, "f16 bf16", "wgmma",
+                 {"RoundRobin", "WholeTilesOf<256, 4>", "DirectStore", "InTensorCore"}};
+  const std::string list = format_list(
+      {{"gemm", {{"cpu_naive", "host loop", 0, 0, false}, {"cublas", "vendor", 1, 75, true}, ws}}, {"gemv", {}}});
+  for (const char* s : {"#", "name", "min_sm", "baseline", "builds on", "summary", "cpu_naive", "host loop", "0 (host)",
+                        "75", "yes", "gemv: (none yet)", "gemm on the tensor-core skeleton",
+                        "wgmma_ws (15): RoundRobin, WholeTilesOf<256, 4>, DirectStore, InTensorCore"})
     EXPECT_NE(list.find(s), std::string::npos) << s;
+  // The parts' lines do not start with a number: scripts read the table's rows by their first field.
+  EXPECT_EQ(list.find("\n15 wgmma_ws"), std::string::npos);
 }
 
 TEST(CliDevice, PeakTable) {
