@@ -24,8 +24,9 @@
 // fp8 problems (rungs 28-30) run the same frame with the element type Fp8<TA8, TB8, TC>: the k
 // loop's stage issues fp8 wgmmas, the accumulation applies the scales (ScaledInTensorCore,
 // 28_wgmma_fp8.cuh; Promote, 29_wgmma_fp8_promote.cuh).
-// The frame holds what every rung shares: the stage ring and its barriers, the warpgroups' roles,
-// the per-piece calls into the parts, and the launch.
+// The frame holds what every rung shares: the shared memory (the stage ring, the C buffers, the
+// barriers), the barriers' set-up, the tile walk and the launch; the threads' roles are the
+// schedule's (Schedule::block).
 #pragma once
 
 #include "core/errors.hpp"
@@ -56,7 +57,7 @@ namespace rungs::sgemm::ws {
 // (C^T = B^T A^T, so that an n-contiguous B is this kernel's A_MN operand): the kernel's m x n
 // result is C's transpose, stored as such.
 template <typename T, bool A_MN, bool B_MN, bool C_T, class P>
-__global__ void __launch_bounds__(THREADS, 1)
+__global__ void __launch_bounds__(P::Schedule::THREADS, 1)
     wgmma_ws_kernel(const __grid_constant__ typename P::Mainloop::Maps maps, const __grid_constant__ CUtensorMap map_c,
                     typename Problem<T>::Args a, int tiles_m, int tiles_n, bool c_vec, int64_t tma_cols,
                     typename P::Schedule::Params sp) {
@@ -66,7 +67,6 @@ __global__ void __launch_bounds__(THREADS, 1)
   using Ac = typename P::Accumulation;
   constexpr int STAGES = M::RING, STAGE_BYTES = M::RING_STAGE_BYTES;  // the mainloop's stage ring
   constexpr bool TF32 = std::is_same_v<T, float>, FP8 = Problem<T>::fp8;
-  using TC = typename Problem<T>::C;  // C's element type (T but for fp8)
   static_assert(!(TF32 && B_MN) && (!C_T || TF32), "tf32: B K-major; C_T for tf32 only");
   static_assert(!FP8 || !E::storers, "fp8: the consumers store C (mma_stage: K-major operands, whole tiles)");
   static_assert(!E::storers || S::whole_tiles, "the storer warps walk whole tiles only");
@@ -89,47 +89,14 @@ __global__ void __launch_bounds__(THREADS, 1)
   S::init_barriers(sched_bars, tid);
   if constexpr (E::storers) E::init_barriers(c_full, c_empty, tid);
   detail::cluster_sync();  // the peer's barriers exist before anyone signals them
-  // TAIL: no cluster barrier at the kernel's end; the producer's tail keeps the block until
-  // nothing of the peer's can reach it. With storer warps the barrier stays (their producer
-  // warpgroup spilled with the tail).
-  constexpr bool TAIL = !E::storers;
   const typename S::template Walk<M::TILE_N> walk(sp, tiles_m, tiles_n, rank);
 
-  if (wg == 0) {
-    detail::setmaxnreg_dec<S::wide_producer && !TF32 ? 56 : 40>();
-    if (tid == 0) {
-      int it = 0;  // k tiles issued by this block so far, over all its tiles: slot it % STAGES
-      // Fill i (use i / STAGES of slot i % STAGES) needs the slot's use before it released by the
-      // consumers of both blocks (the first STAGES fills need nothing).
-      auto wait_released = [&](int i) {
-        if (i >= STAGES) detail::mbar_wait(&empty[i % STAGES], ((i / STAGES) - 1) & 1);
-      };
-      for (int p = 0; p < walk.count; ++p)
-        M::template load<M, T, A_MN, B_MN>(walk, p, maps, smem, full, static_cast<int>(a.n), rank, it, wait_released);
-      if constexpr (TAIL) {
-        // The block may leave once every stage it filled has been released by the consumers of
-        // both blocks: then no remote arrive or multicast into it is still on its way (CUTLASS's
-        // producer tail, in place of a cluster barrier at the kernel's end).
-        for (int j = 0; j < STAGES; ++j) wait_released(it + j);
-      }
-    } else if constexpr (E::storers) {
-      E::template storer<T, C_T>(walk, a, tma_cols, c_buf, c_full, c_empty, tid);
-    }
-  } else {
-    detail::setmaxnreg_inc<S::wide_producer && !TF32 ? 216 : 232>();
-    const int cw = wg - 1;  // this consumer's share of the tiles: the schedule's (S::consume)
-    auto release = [&](int slot) {  // both blocks' producers may refill `slot`
-      if (tid % 128 == 0)
-        for (uint32_t c = 0; c < CLUSTER; ++c) detail::mbar_arrive_cluster(&empty[slot], c);
-    };
-    const ConsumerCtx<T> ctx{a, &map_c, c_buf + cw * C_BYTES, &c_full[cw], &c_empty[cw], tma_cols, cw, tid, c_vec};
-    typename E::template Consumer<TC, C_T> epi;
-    S::template consume<S, M, Ac, T, A_MN, B_MN>(walk, a, smem, full, sched_bars, cw, epi, ctx, release);
-    epi.finish(ctx);
-  }
-  // TAIL: no cluster barrier here; the producer's tail above keeps the block until nothing of the
-  // peer's can still reach it.
-  if constexpr (!TAIL) detail::cluster_sync();  // no block leaves while its peer may still signal or write into it
+  const Block<T, P> b{maps, map_c, a,  smem, c_buf, full, empty, c_full, c_empty, sched_bars, walk, tma_cols, tid,
+                      wg,   rank,  c_vec};
+  S::template block<S, M, E, Ac, T, A_MN, B_MN, C_T>(b);
+  // No block leaves while its peer may still signal or write into it: a cluster barrier, or the
+  // schedule's own tail (the Cooperative producer's).
+  if constexpr (S::template exit_barrier<E>) detail::cluster_sync();
 }
 
 template <class M, class E, class S>
@@ -155,8 +122,9 @@ void launch(const typename Problem<T>::Args& a, const typename P::Mainloop::Maps
   constexpr int SMEM_BYTES = smem_bytes<M, E, S>();
   static_assert(SMEM_BYTES <= 227 * 1024, "fits the 227 KB a Hopper block may have");
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), SMEM_BYTES);
-  const int fit = detail::max_active_clusters(reinterpret_cast<const void*>(kernel), THREADS, SMEM_BYTES, CLUSTER, name);
-  const int clusters = static_cast<int>(std::min<int64_t>(cluster_tiles, fit));
+  const int fit =
+      detail::max_active_clusters(reinterpret_cast<const void*>(kernel), S::THREADS, SMEM_BYTES, CLUSTER, name);
+  const int clusters = static_cast<int>(S::clusters(cluster_tiles, fit));
   const bool c_vec = reinterpret_cast<uintptr_t>(a.C) % (2 * C_SIZE) == 0 && a.ldc % 2 == 0;
   // TMA stores need C's base and rows 16-byte aligned, and write alpha * AB only: beta != 0 (or an
   // unaligned C) takes the direct epilogue. They clip a row at the 16-byte chunk that holds column
@@ -174,7 +142,7 @@ void launch(const typename Problem<T>::Args& a, const typename P::Mainloop::Maps
   const Grid g{tiles_m, tiles_n, cluster_tiles, clusters, static_cast<int>(ceil_div(a.k, static_cast<int64_t>(BK))),
                a.m, a.n, a.stream, &ws, &flags};
   const typename S::Params sp = S::plan(g);
-  const detail::ClusterLaunch l(static_cast<unsigned>(clusters * CLUSTER), THREADS, SMEM_BYTES, CLUSTER, a.stream);
+  const detail::ClusterLaunch l(static_cast<unsigned>(clusters * CLUSTER), S::THREADS, SMEM_BYTES, CLUSTER, a.stream);
   RUNGS_CUDA(cudaLaunchKernelEx(&l.cfg, kernel, maps, mc, a, static_cast<int>(tiles_m), static_cast<int>(tiles_n),
                                 c_vec, tma_cols, sp));
   detail::check_launch(name);

@@ -6,12 +6,67 @@
 #include "gemm/ws/k_loop.cuh"
 #include "gemm/ws/parts.cuh"
 
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
 namespace rungs::sgemm::ws {
 
 struct Cooperative {
+  static constexpr int THREADS = 128 * (CONSUMERS + 1);  // warpgroup 0 produces, 1 and 2 consume
   static constexpr int SLOT_READERS = CONSUMERS;  // a block's consumers that read and release each stage
   static constexpr int BARRIERS = 0;              // mbarriers of the schedule's own (none)
   static __device__ __forceinline__ void init_barriers(uint64_t*, int) {}
+  // A persistent grid: as many clusters as fit at once, at most one per cluster tile.
+  static int64_t clusters(int64_t cluster_tiles, int fit) { return std::min<int64_t>(cluster_tiles, fit); }
+  // A cluster barrier at the kernel's end only with storer warps (their warpgroup spilled with the
+  // producer's tail); otherwise the producer's tail keeps the block until nothing of the peer's can
+  // reach it.
+  template <class E>
+  static constexpr bool exit_barrier = E::storers;
+  // The block's roles: warpgroup 0 the producer (its thread 0 issues every load; with E::storers its
+  // warps 1-3 store C), warpgroups 1 and 2 the consumers (consume, below).
+  template <class S, class M, class E, class Ac, typename T, bool A_MN, bool B_MN, bool C_T, class B>
+  static __device__ __forceinline__ void block(const B& b) {
+    constexpr bool TF32 = std::is_same_v<T, float>;
+    constexpr int STAGES = M::RING;
+    using TC = typename Problem<T>::C;  // C's element type (T but for fp8)
+    const int tid = b.tid, wg = b.wg;
+    if (wg == 0) {
+      detail::setmaxnreg_dec<S::wide_producer && !TF32 ? 56 : 40>();
+      if (tid == 0) {
+        int it = 0;  // k tiles issued by this block so far, over all its tiles: slot it % STAGES
+        // Fill i (use i / STAGES of slot i % STAGES) needs the slot's use before it released by the
+        // consumers of both blocks (the first STAGES fills need nothing).
+        auto wait_released = [&](int i) {
+          if (i >= STAGES) detail::mbar_wait(&b.empty[i % STAGES], ((i / STAGES) - 1) & 1);
+        };
+        for (int p = 0; p < b.walk.count; ++p)
+          M::template load<M, T, A_MN, B_MN>(b.walk, p, b.maps, b.smem, b.full, static_cast<int>(b.a.n), b.rank, it,
+                                             wait_released);
+        if constexpr (!S::template exit_barrier<E>) {
+          // The block may leave once every stage it filled has been released by the consumers of
+          // both blocks: then no remote arrive or multicast into it is still on its way (CUTLASS's
+          // producer tail, in place of a cluster barrier at the kernel's end).
+          for (int j = 0; j < STAGES; ++j) wait_released(it + j);
+        }
+      } else if constexpr (E::storers) {
+        E::template storer<T, C_T>(b.walk, b.a, b.tma_cols, b.c_buf, b.c_full, b.c_empty, tid);
+      }
+    } else {
+      detail::setmaxnreg_inc<S::wide_producer && !TF32 ? 216 : 232>();
+      const int cw = wg - 1;  // this consumer's share of the tiles: the schedule's (S::consume)
+      auto release = [&](int slot) {  // both blocks' producers may refill `slot`
+        if (tid % 128 == 0)
+          for (uint32_t c = 0; c < CLUSTER; ++c) detail::mbar_arrive_cluster(&b.empty[slot], c);
+      };
+      const ConsumerCtx<T> ctx{b.a,         &b.map_c, b.c_buf + cw * C_BYTES, &b.c_full[cw], &b.c_empty[cw],
+                               b.tma_cols, cw,       tid,                    b.c_vec};
+      typename E::template Consumer<TC, C_T> epi;
+      S::template consume<S, M, Ac, T, A_MN, B_MN>(b.walk, b.a, b.smem, b.full, b.bars, cw, epi, ctx, release);
+      epi.finish(ctx);
+    }
+  }
   // One stage's MMAs of consumer cw: its 64 rows of A against the first N columns of B.
   template <typename T, bool A_MN, bool B_MN, int N>
   static __device__ __forceinline__ void stage(float (&d)[128], const unsigned char* As, const unsigned char* Bs,

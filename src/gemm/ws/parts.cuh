@@ -4,11 +4,14 @@
 //  - Schedule: whole_tiles, wide_producer, rs_in_flight; Params and plan(Grid) on the host;
 //    Walk<TILE_N>(params, tiles_m, tiles_n, rank) on the device: count pieces, piece(p, t, kb, ke),
 //    locate(p, m0, n0, solo, kb, ke), tile(p, t, m0, n0, solo) and finish(d, kb, ke, cw, store),
-//    which stores a finished tile (or adds a split tile's partial sums). The consumers' roles:
-//    SLOT_READERS (a block's consumers that release each stage), BARRIERS (mbarriers of its own,
-//    set up by init_barriers(bars, tid)), stage<T, A_MN, B_MN, N>(d, As, Bs, cw) (one stage's
-//    MMAs of a consumer) and consume<S, M, Ac, T, A_MN, B_MN>(walk, args, smem, full, bars, cw,
-//    epi, ctx, release) (a consumer's pieces): ws/cooperative.cuh's, or PingPong's.
+//    which stores a finished tile (or adds a split tile's partial sums). The kernel is the schedule:
+//    THREADS a block, clusters(cluster_tiles, fit) in the grid, exit_barrier<E> (a cluster barrier
+//    at the kernel's end), and block<S, M, E, Ac, T, A_MN, B_MN, C_T>(Block) the threads' roles;
+//    SLOT_READERS (a block's consumers that release each stage), BARRIERS (mbarriers of its own, set
+//    up by init_barriers(bars, tid)), stage<T, A_MN, B_MN, N>(d, As, Bs, cw) (one stage's MMAs of a
+//    consumer) and consume<S, M, Ac, T, A_MN, B_MN>(walk, args, smem, full, bars, cw, epi, ctx,
+//    release) (a consumer's pieces): ws/cooperative.cuh's (a producer warpgroup, both consumers on
+//    every tile), PingPong's (18_wgmma_pingpong.cu).
 //  - Mainloop: TILE_N, RING stages of RING_STAGE_BYTES, ACC accumulator registers per consumer
 //    thread; Maps (its tensor maps) from make_maps<Self, T, A_MN, B_MN>(args) on the host;
 //    prefetch<Self, B_MN>(maps), and load<Self, T, A_MN, B_MN>(walk, p, maps, smem, full, n, rank,
@@ -38,7 +41,7 @@ namespace rungs::sgemm::ws {
 using detail::ceil_div;
 
 constexpr int BM = 128, BN = 256, STAGES = 4;
-constexpr int CONSUMERS = 2, THREADS = 128 * (CONSUMERS + 1);  // warpgroup 0 produces
+constexpr int CONSUMERS = 2;  // consumer warpgroups (the schedule says what each multiplies)
 constexpr int CLUSTER = 2;  // blocks along m sharing B (1 measured 0.73-0.82x cuBLAS bf16, 2: 0.77-0.96x)
 constexpr int ROW = 128;                                         // bytes per smem row (one swizzle row)
 constexpr int A_BYTES = BM * ROW, B_BYTES = BN * ROW, STAGE_BYTES = A_BYTES + B_BYTES;  // 16 + 32 KB
@@ -119,6 +122,23 @@ struct ConsumerCtx {
   uint64_t *c_full, *c_empty;  // this consumer's hand-over barriers (parts with storers)
   int64_t tma_cols;  // columns C's TMA stores may write (0: none)
   int cw, tid;
+  bool c_vec;
+};
+
+// What the frame hands a schedule's block roles (Schedule::block): the kernel's parameters, the
+// block's shared memory (the stage ring, the C buffers, the barriers) and its walk.
+template <typename T, class P>
+struct Block {
+  using Walk = typename P::Schedule::template Walk<P::Mainloop::TILE_N>;
+  const typename P::Mainloop::Maps& maps;
+  const CUtensorMap& map_c;
+  const typename Problem<T>::Args& a;
+  unsigned char *smem, *c_buf;
+  uint64_t *full, *empty, *c_full, *c_empty, *bars;
+  const Walk& walk;
+  int64_t tma_cols;
+  int tid, wg;  // this thread, its warpgroup
+  uint32_t rank;
   bool c_vec;
 };
 
