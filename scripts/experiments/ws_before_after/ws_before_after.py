@@ -17,9 +17,10 @@ with open(sys.argv[1]) as f:
             header = cells
             continue
         r = dict(zip(header, cells))
-        if r["rung"] == "" or r["variant"] in ("cublas", "cublas_tf32", "cublas_tc"):
+        if r["variant"] in ("cublas", "cublas_tf32", "cublas_tc") or (r["rung"] == "" and r["variant"] != "auto"):
             continue
-        key = (int(r["rung"]), r["variant"], r["dtype"], f'{r["m"]} x {r["n"]} x {r["k"]}')
+        kind = r["dtype"] + (" " + r["scaling"] if r.get("scaling") else "") + (" " + r["trans"] if r.get("trans") else "")
+        key = (int(r["rung"]) if r["rung"] else 99, r["variant"], kind, f'{r["m"]} x {r["n"]} x {r["k"]}')
         if r["pass"] != "true":
             fails.append((side, key, r["status"], r["reason"]))
             continue
@@ -27,7 +28,8 @@ with open(sys.argv[1]) as f:
         if r["speedup_vs_baseline"]:
             base[key][side].append(float(r["speedup_vs_baseline"]))
 
-print("| rung | dtype | m x n x k | before ms | after ms | after / before | x cuBLAS before | x cuBLAS after |")
+ratios = []
+print("| rung | kind | m x n x k | before ms | after ms | after / before | x cuBLAS before | x cuBLAS after |")
 print("|---|---|---|---:|---:|---:|---:|---:|")
 for key in sorted(times, key=lambda k: (k[0], k[2], k[3])):
     b, a = times[key].get("before", []), times[key].get("after", [])
@@ -35,6 +37,11 @@ for key in sorted(times, key=lambda k: (k[0], k[2], k[3])):
         continue
     mb, ma = statistics.median(b), statistics.median(a)
     x = [f"{statistics.median(base[key][s]):.3f}" if base[key][s] else "" for s in ("before", "after")]
+    ratios.append((mb / ma, key))
     print(f"| {key[0]} {key[1]} | {key[2]} | {key[3]} | {mb:.4f} | {ma:.4f} | {ma / mb:.3f} | {x[0]} | {x[1]} |")
+if ratios:
+    low = min(ratios)
+    print(f"\nspeed after / before over {len(ratios)} rows: median {statistics.median(r for r, _ in ratios):.3f}, "
+          f"lowest {low[0]:.3f} ({low[1][1]}, {low[1][2]}, {low[1][3]})")
 for f in fails:
     print("not passed:", *f)

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# The warp-specialized rungs (15-23) of this tree against those of another commit, interleaved in
-# one run: ROUNDS rounds of `rungs bench gemm` at the seed sizes and the ragged shapes, the other
-# build first in each round; then the table of medians (ws_before_after.py).
+# The tensor-core rungs of this tree against those of another commit, interleaved in one run:
+# ROUNDS rounds of `rungs bench gemm`, the other build first in each round; then the table of
+# medians (ws_before_after.py).
 # Usage (on the GPU, after scripts/gpu.sh build): scripts/experiments/ws_before_after/ws_before_after.sh
 #   BEFORE=<commit> (default d1f851d: the family as one kernel with boolean switches), or
-#   SRC_BEFORE=<dir> (that commit's src/, when this clone lacks it); ROUNDS (default 3).
+#   SRC_BEFORE=<dir> (that commit's src/, when this clone lacks it); ROUNDS (default 3);
+#   SET=ws (default: rungs 15-23 at the seed and ragged shapes) or SET=guard (every tensor-core
+#   rung, 14-34, and auto at the skeleton's guard shapes: the dense squares, decode, fp8 in its
+#   three scalings, fp8 decode, the prefill products), PARTS (guard: any of "dense decode fp8
+#   prefill", default all, so that a 10-minute call can take some of them).
 # Output: $OUT/ws_before_after.csv and $OUT/ws_before_after.md.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
@@ -30,10 +34,39 @@ run() {  # label binary bench-args...
   sed "s/^/$label,$round,/" "$tmp" >>"$csv"
   rm -f "$tmp"
 }
+guard() {  # side binary: the guard's shapes, the parts asked for
+  local side=$1 bin=$2 part
+  for part in ${PARTS:-dense decode fp8 prefill}; do
+    case $part in
+      dense)
+        run $side $bin --dtype bf16,f16,tf32 --size 2048,4096,8192 --variant 14,15,17,18,19,20,21,23,auto
+        run $side $bin --dtype tf32x3 --size 2048,4096,8192 --variant 16,22,auto ;;
+      decode)
+        for nk in "7168 8192" "28672 8192" "8192 28672"; do
+          set -- $nk
+          run $side $bin --dtype bf16 --trans nt --m 1,16,64,128 --n "$1" --k "$2" --variant 26,27,32,33,auto
+        done ;;
+      fp8)
+        for sc in tensor outer block128; do
+          run $side $bin --dtype fp8 --trans nt --scaling $sc --size 2048,4096,8192 --variant 28,29,30,auto
+          run $side $bin --dtype fp8 --trans nt --scaling $sc --m 1,16,64,128 --n 7168,28672 --k 8192 --variant 31,34,auto
+        done ;;
+      prefill)
+        for nk in "6144 4096" "4096 4096" "28672 4096" "4096 14336" "128256 4096"; do
+          set -- $nk
+          run $side $bin --dtype bf16 --trans nt --m 2048 --n "$1" --k "$2" --variant auto
+        done ;;
+    esac
+  done
+}
 for round in $(seq 1 "$ROUNDS"); do
   for side in before after; do
     bin=build-gpu/rungs
     [ $side = before ] && bin=$OLD/build/rungs
+    if [ "${SET:-ws}" = guard ]; then
+      guard $side $bin
+      continue
+    fi
     run $side $bin --dtype bf16,f16,tf32 --size 2048,4096,8192 --variant 15,17,19,20,21,23
     run $side $bin --dtype bf16,tf32 --m 4096 --n 4104 --k 4096 --variant 17,20,23
     run $side $bin --dtype bf16,tf32 --m 4095 --n 4097 --k 4093 --variant 17,20,23
