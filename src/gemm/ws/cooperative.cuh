@@ -1,6 +1,8 @@
-// The cooperative consumers, the Schedule base of every rung on the frame but rung 18's PingPong:
-// both consumer warpgroups work on every tile, consumer cw on its rows 64 cw .. 64 cw + 63, and
-// each stage is read by both (a slot is free after CONSUMERS arrivals from each block).
+// The Schedule base of the frame's rungs, Cooperative: the block's roles (a producer warpgroup and
+// two consumer warpgroups, block) and the consumers' work on the tiles, both on every tile,
+// consumer cw on its rows 64 cw .. 64 cw + 63, each stage read by both (a slot is free after
+// CONSUMERS arrivals from each block of the cluster). PingPong (rung 18) keeps the roles and
+// replaces the work; Unspecialized (rung 14) keeps the work and replaces the roles.
 #pragma once
 
 #include "gemm/ws/k_loop.cuh"
