@@ -144,6 +144,7 @@ namespace wgmma {                                     // 14_wgmma.cu (sm_90a)
 void run_tf32(const Args&);
 void run_f16(const ArgsH&);
 void run_bf16(const ArgsBF&);
+std::vector<std::string> parts();
 }  // namespace wgmma
 namespace wgmma_ws {                                  // 15_wgmma_ws.cu (sm_90a)
 void run_tf32(const Args&);

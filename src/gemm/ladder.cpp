@@ -50,9 +50,10 @@ const std::vector<Rung>& ladder() {
        "PTX mma.sync + ldmatrix, swizzled conflict-free shared memory, 4-stage cp.async pipeline (Ampere design); f16 bf16",
        80, false, nullptr, nullptr, nullptr, mma_sync::run_f16, mma_sync::run_bf16},
       {"wgmma", "mma_sync",
-       "Hopper wgmma.m64n256 from TMA-loaded 128B-swizzled tiles, 4 mbarrier stages (sm_90a); f16 bf16 any "
-       "transpose (rows TMA cannot address copied aligned first); tf32 through a k-major, tf32-rounded copy",
-       90, false, nullptr, wgmma::run_tf32, nullptr, wgmma::run_f16, wgmma::run_bf16},
+       "Hopper wgmma.m64n256 from TMA-loaded 128B-swizzled tiles, 4 mbarrier stages, clusters of 2 multicasting "
+       "B, one tile per block, no producer warpgroup: thread 0 loads and refills (sm_90a); f16 bf16 tf32 any "
+       "transpose (rows TMA cannot address copied aligned first)",
+       90, false, nullptr, wgmma::run_tf32, nullptr, wgmma::run_f16, wgmma::run_bf16, nullptr, wgmma::parts},
       {"wgmma_ws", "wgmma",
        "warp-specialized persistent wgmma: TMA producer warpgroup + 2 consumers (setmaxnreg), clusters of 2 "
        "multicasting B, banded tile order (sm_90a); f16 bf16 tf32 any transpose, unaligned or tf32 m/n-major "

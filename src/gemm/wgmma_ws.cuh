@@ -1,11 +1,14 @@
-// The tensor-core skeleton's frame (rungs 15-23 and 28-30): a persistent, clustered wgmma GEMM
-// (sm_90a) in which warpgroup 0 produces (one thread issues every TMA load) and warpgroups 1 and 2
-// consume: 64 rows each of every 128-row tile (the Cooperative schedules), or whole tiles in turn
-// (PingPong); wgmma from shared memory, or with A through registers. A rung is the frame composed from four parts, `Parts<Schedule, Mainloop, Epilogue,
-// Accumulation>` (their interfaces: ws/parts.cuh):
+// The tensor-core skeleton's frame (rungs 14-23 and 28-30): a clustered wgmma GEMM (sm_90a) in
+// which, for most schedules, warpgroup 0 produces (one thread issues every TMA load) over a
+// persistent grid and warpgroups 1 and 2 consume: 64 rows each of every 128-row tile (the
+// Cooperative schedules), or whole tiles in turn (PingPong); rung 14's Unspecialized has no
+// producer. wgmma from shared memory, or with A through registers. A rung is the frame composed
+// from four parts, `Parts<Schedule, Mainloop, Epilogue, Accumulation>` (their interfaces:
+// ws/parts.cuh):
 //  - Schedule: which tiles (and which k tiles of them) each cluster runs, in what order, and which
 //      consumer multiplies what (ws/cooperative.cuh: both, every tile): RoundRobin (15_wgmma_ws.cuh),
-//      StreamK (19_wgmma_streamk.cu), Balanced (23_wgmma_balanced.cu), PingPong (18_wgmma_pingpong.cu);
+//      StreamK (19_wgmma_streamk.cu), Balanced (23_wgmma_balanced.cu), PingPong (18_wgmma_pingpong.cu),
+//      Unspecialized (14_wgmma.cu);
 //  - Mainloop: how a tile's k tiles reach shared memory and how wide they are multiplied:
 //      WholeTiles (15_wgmma_ws.cuh), Ragged (20_wgmma_ragged.cuh: the narrowest wgmma width that
 //      holds the tile's columns), Paired (23_wgmma_balanced.cu: a narrow tile's k tiles two a
