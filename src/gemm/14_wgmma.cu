@@ -41,7 +41,6 @@ struct Unspecialized : RoundRobin {
   static __device__ __forceinline__ void block(const B& b) {
     static_assert(!M::pairs && !E::storers, "one k tile a stage; the consumers store C");
     constexpr int RING = M::RING;
-    using TC = typename Problem<T>::C;
     const int tid = b.tid, cw = b.wg;
     int t = 0, kb = 0, ke = 0;
     if (b.walk.count > 0) b.walk.piece(0, t, kb, ke);  // the block's one tile (count is 0 or 1)
@@ -66,11 +65,7 @@ struct Unspecialized : RoundRobin {
         load(next++);
       }
     };
-    const ConsumerCtx<T> ctx{b.a,         &b.map_c, b.c_buf + cw * C_BYTES, &b.c_full[cw], &b.c_empty[cw],
-                             b.tma_cols, cw,       tid,                    b.c_vec};
-    typename E::template Consumer<TC, C_T> epi;
-    S::template consume<S, M, Ac, T, A_MN, B_MN>(b.walk, b.a, b.smem, b.full, b.bars, cw, epi, ctx, release);
-    epi.finish(ctx);
+    consumer<S, M, E, Ac, T, A_MN, B_MN, C_T>(b, cw, release);
   }
 };
 

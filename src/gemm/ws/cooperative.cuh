@@ -32,7 +32,6 @@ struct Cooperative {
   static __device__ __forceinline__ void block(const B& b) {
     constexpr bool TF32 = std::is_same_v<T, float>;
     constexpr int STAGES = M::RING;
-    using TC = typename Problem<T>::C;  // C's element type (T but for fp8)
     const int tid = b.tid, wg = b.wg;
     if (wg == 0) {
       detail::setmaxnreg_dec<S::wide_producer && !TF32 ? 56 : 40>();
@@ -62,12 +61,18 @@ struct Cooperative {
         if (tid % 128 == 0)
           for (uint32_t c = 0; c < CLUSTER; ++c) detail::mbar_arrive_cluster(&b.empty[slot], c);
       };
-      const ConsumerCtx<T> ctx{b.a,         &b.map_c, b.c_buf + cw * C_BYTES, &b.c_full[cw], &b.c_empty[cw],
-                               b.tma_cols, cw,       tid,                    b.c_vec};
-      typename E::template Consumer<TC, C_T> epi;
-      S::template consume<S, M, Ac, T, A_MN, B_MN>(b.walk, b.a, b.smem, b.full, b.bars, cw, epi, ctx, release);
-      epi.finish(ctx);
+      consumer<S, M, E, Ac, T, A_MN, B_MN, C_T>(b, cw, release);
     }
+  }
+  // Consumer cw's role: its epilogue's state and view of the block, its pieces (S::consume), then
+  // the epilogue's end. release(slot): the stage's slot may be refilled.
+  template <class S, class M, class E, class Ac, typename T, bool A_MN, bool B_MN, bool C_T, class B, class Release>
+  static __device__ __forceinline__ void consumer(const B& b, int cw, Release&& release) {
+    const ConsumerCtx<T> ctx{b.a,        &b.map_c, b.c_buf + cw * C_BYTES, &b.c_full[cw], &b.c_empty[cw],
+                             b.tma_cols, cw,       b.tid,                  b.c_vec};
+    typename E::template Consumer<typename Problem<T>::C, C_T> epi;
+    S::template consume<S, M, Ac, T, A_MN, B_MN>(b.walk, b.a, b.smem, b.full, b.bars, cw, epi, ctx, release);
+    epi.finish(ctx);
   }
   // One stage's MMAs of consumer cw: its 64 rows of A against the first N columns of B.
   template <typename T, bool A_MN, bool B_MN, int N>
