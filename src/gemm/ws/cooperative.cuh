@@ -2,7 +2,7 @@
 // two consumer warpgroups, block) and the consumers' work on the tiles, both on every tile,
 // consumer cw on its rows 64 cw .. 64 cw + 63, each stage read by both (a slot is free after
 // CONSUMERS arrivals from each block of the cluster). PingPong (rung 18) keeps the roles and
-// replaces the work.
+// replaces the work; Unspecialized (rung 14) keeps the work and replaces the roles.
 #pragma once
 
 #include "gemm/ws/k_loop.cuh"
