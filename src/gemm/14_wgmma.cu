@@ -4,16 +4,17 @@
 // Adds over 13 mma_sync: wgmma.m64n256 from shared memory (no ldmatrix, no register fragments for
 // A and B); TMA brings each 128-byte-wide operand box in its stored layout with the 128-byte swizzle
 // wgmma reads without conflicts; a ring of 4 stages completed on mbarriers ("full": TMA bytes
-// landed; "empty": the consumers of both blocks of a cluster of 2 released the slot, each block
-// loading half of the tile's B and multicasting it). Its Schedule, Unspecialized (below): one
-// 128 x 256 tile per block, the grid all tiles at once, two warpgroups that both multiply (64 rows
-// each), and no producer: thread 0 issues the first 4 stages' loads, then refills each slot itself
-// as soon as both blocks' consumers released it. The rest is rung 15's parts (WholeTiles,
-// DirectStore, InTensorCore).
-// Bounded by: thread 0 waits for the slowest consumer of the cluster before each refill, stalling
-// its warpgroup's next MMAs; no persistent grid (a tail wave at most sizes); C stored from registers.
-// Prediction: within 0.95-1.05x of its own-kernel time (the same tiles, ring and stores, plus B's
-// multicast); measured: not yet on a GPU.
+// landed; "empty": both warpgroups released the slot). Its Schedule, Unspecialized (below): one
+// 128 x 256 tile per block, no cluster, the grid all tiles at once, two warpgroups that both
+// multiply (64 rows each), and no producer: thread 0 issues the first 4 stages' loads, then refills
+// each slot itself as soon as both warpgroups released it. The rest is rung 15's parts
+// (WholeTiles, DirectStore, InTensorCore).
+// Bounded by: thread 0 waits for the slower warpgroup before each refill, stalling its own next
+// MMAs; no persistent grid (a tail wave at most sizes); every block reads its own B (no multicast);
+// C stored from registers.
+// Prediction: within 0.95-1.05x of its own-kernel time (the same tiles, ring and stores); measured
+// on the H200 with a cluster of 2 (B multicast, each refill waiting for both blocks): 0.83x at
+// 8192^3 bf16, hence no cluster.
 #include "gemm/15_wgmma_ws.cuh"
 
 #include <cstdint>
@@ -24,12 +25,16 @@ namespace rungs::sgemm::ws {
 // the block's two warpgroups both consumers, thread 0 also loading.
 struct Unspecialized : RoundRobin {
   static constexpr int THREADS = 128 * CONSUMERS;  // no producer warpgroup
+  static constexpr int CLUSTER = 1;  // no cluster: thread 0 waits for its own block's consumers only
+  template <int TBN>
+  using Walk = WalkOf<TBN, CLUSTER>;
   static int64_t clusters(int64_t cluster_tiles, int) { return cluster_tiles; }
   template <class E>
-  static constexpr bool exit_barrier = true;  // no producer's tail: a cluster barrier at the end
+  static constexpr bool exit_barrier = false;  // no peer block; every load it issued was consumed
   // The piece's k tile kt alone, as the mainloop's loads see a piece: one stage.
   template <class Walk>
   struct OneKTile {
+    static constexpr int CLUSTER = Walk::CLUSTER;
     const Walk& walk;
     int kt;
     __device__ __forceinline__ void locate(int p, int& m0, int& n0, bool& solo, int& kb, int& ke) const {
@@ -55,11 +60,10 @@ struct Unspecialized : RoundRobin {
     if (tid == 0)
       for (int i = 0; i < RING && kb + i < ke; ++i) load(i);
     int next = RING;  // thread 0's next fill
-    // Consumer cw releases a slot to both blocks; thread 0 then waits until every consumer of the
-    // cluster has, and refills the slot with the fill RING after the released one.
+    // Consumer cw releases a slot; thread 0 then waits until both consumers have, and refills the
+    // slot with the fill RING after the released one.
     auto release = [&](int slot) {
-      if (tid % 128 == 0)
-        for (uint32_t c = 0; c < CLUSTER; ++c) detail::mbar_arrive_cluster(&b.empty[slot], c);
+      if (tid % 128 == 0) detail::mbar_arrive(&b.empty[slot]);
       if (tid == 0 && kb + next < ke) {
         detail::mbar_wait(&b.empty[slot], ((next / RING) - 1) & 1);
         load(next++);

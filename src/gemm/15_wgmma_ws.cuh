@@ -13,32 +13,33 @@
 
 namespace rungs::sgemm::ws {
 
-// The tiles of cluster-tile t: the cluster's pair of tile rows (2 * cm, 2 * cm + 1) and column tn.
+// The tiles of cluster-tile t: the cluster's tile rows (CL * cm .. CL * cm + CL - 1) and column tn.
 __device__ __forceinline__ void cluster_tile(int t, int cluster_rows, int tiles_n, int& cm, int& tn) {
   detail::swizzle_tile(t, cluster_rows, tiles_n, BAND, cm, tn);
 }
-// This block's tile of cluster tile (cm, tn): the cluster's tile rows 2 cm, 2 cm + 1, column tn
-// (tiles TBN columns wide: the mainloop's).
-template <int TBN = BN>
+// This block's tile of cluster tile (cm, tn): tile row CL cm + rank of a cluster of CL blocks
+// along m, column tn (tiles TBN columns wide: the mainloop's).
+template <int TBN = BN, int CL = CLUSTER>
 __device__ __forceinline__ void tile_origin(int cm, int tn, uint32_t rank, int& m0, int& n0) {
-  m0 = (cm * CLUSTER + static_cast<int>(rank)) * BM, n0 = tn * TBN;
+  m0 = (cm * CL + static_cast<int>(rank)) * BM, n0 = tn * TBN;
 }
 
 // The banded order (8 cluster rows per band, so the tiles in flight share A and B panels in L2):
-// this block's tile of cluster tile t, tiles TBN columns wide. A schedule's walk over whole or split
-// tiles builds on it.
-template <int TBN>
+// this block's tile of cluster tile t, tiles TBN columns wide, clusters of CL blocks along m. A
+// schedule's walk over whole or split tiles builds on it.
+template <int TBN, int CL = CLUSTER>
 struct BandedTiles {
+  static constexpr int CLUSTER = CL;  // blocks along m sharing B (the mainloop's loads read it)
   detail::ClusterWalk walk;
   int tiles_n;
   uint32_t rank;
   __device__ __forceinline__ BandedTiles(int tiles_m, int tiles_n_, uint32_t rank_)
-      : walk(detail::cluster_walk(tiles_m, tiles_n_, CLUSTER)), tiles_n(tiles_n_), rank(rank_) {}
+      : walk(detail::cluster_walk(tiles_m, tiles_n_, CL)), tiles_n(tiles_n_), rank(rank_) {}
   // This block's tile of piece p (of cluster tile t); solo: see Balanced.
   __device__ __forceinline__ void tile(int, int t, int& m0, int& n0, bool& solo) const {
     int cm, tn;
     cluster_tile(t, walk.rows, tiles_n, cm, tn);
-    tile_origin<TBN>(cm, tn, rank, m0, n0);
+    tile_origin<TBN, CL>(cm, tn, rank, m0, n0);
     solo = false;
   }
 };
@@ -53,14 +54,14 @@ struct RoundRobin : Cooperative {
     int kt = 0;
   };
   static Params plan(const Grid& g) { return Params{g.kt}; }
-  // The walk over tiles TBN columns wide (the mainloop's width).
-  template <int TBN>
-  struct Walk : BandedTiles<TBN> {
-    using BandedTiles<TBN>::walk;
+  // The walk over tiles TBN columns wide (the mainloop's width), clusters of CL blocks.
+  template <int TBN, int CL = CLUSTER>
+  struct WalkOf : BandedTiles<TBN, CL> {
+    using BandedTiles<TBN, CL>::walk;
     Params sp;
     int count;
-    __device__ __forceinline__ Walk(const Params& p, int tiles_m, int tiles_n_, uint32_t rank_)
-        : BandedTiles<TBN>(tiles_m, tiles_n_, rank_), sp(p) {
+    __device__ __forceinline__ WalkOf(const Params& p, int tiles_m, int tiles_n_, uint32_t rank_)
+        : BandedTiles<TBN, CL>(tiles_m, tiles_n_, rank_), sp(p) {
       count = walk.first < walk.count ? (walk.count - walk.first + walk.stride - 1) / walk.stride : 0;
     }
     // Piece p: cluster tile t, k tiles kb .. ke - 1.
@@ -78,6 +79,8 @@ struct RoundRobin : Cooperative {
       store();
     }
   };
+  template <int TBN>
+  using Walk = WalkOf<TBN>;
 };
 
 // Epilogue: each consumer stores its accumulator straight from registers (4 bytes per lane, masked

@@ -55,6 +55,7 @@ struct Balanced : Cooperative {
   template <int TBN>
   struct Walk {
     static_assert(TBN == BN, "the deal of 256-column tiles");
+    static constexpr int CLUSTER = Cooperative::CLUSTER;  // the mainloop's loads read it
     Params sp;
     detail::NarrowDeal::Share share;
     int count, tiles_m, tiles_n;

@@ -88,7 +88,7 @@ __global__ void __launch_bounds__(P::Schedule::THREADS, 1)
   // and C's for the consumers' stores where they use it.
   if (tid == 0) M::template prefetch<M, B_MN>(maps);
   if (E::tma && tid == 128 && tma_cols > 0) detail::tma_prefetch(&map_c);
-  detail::init_pipeline_barriers(full, empty, STAGES, S::SLOT_READERS * CLUSTER);
+  detail::init_pipeline_barriers(full, empty, STAGES, S::SLOT_READERS * S::CLUSTER);
   S::init_barriers(sched_bars, tid);
   if constexpr (E::storers) E::init_barriers(c_full, c_empty, tid);
   detail::cluster_sync();  // the peer's barriers exist before anyone signals them
@@ -119,14 +119,14 @@ void launch(const typename Problem<T>::Args& a, const typename P::Mainloop::Maps
   // C_SIZE: C's element bytes.
   constexpr int BK = bk<T>(), C_SIZE = int(sizeof(typename Pr::C));
   const int64_t tiles_m = ceil_div(a.m, BM), tiles_n = ceil_div(a.n, M::TILE_N);
-  const int64_t cluster_tiles = ceil_div(tiles_m, CLUSTER) * tiles_n;
+  const int64_t cluster_tiles = ceil_div(tiles_m, S::CLUSTER) * tiles_n;
   if (cluster_tiles > INT32_MAX) throw Unsupported(std::string("rungs: ") + name + ": too many tiles for one launch");
   auto* kernel = &wgmma_ws_kernel<T, A_MN, B_MN, C_T, P>;
   constexpr int SMEM_BYTES = smem_bytes<M, E, S>();
   static_assert(SMEM_BYTES <= 227 * 1024, "fits the 227 KB a Hopper block may have");
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), SMEM_BYTES);
   const int fit =
-      detail::max_active_clusters(reinterpret_cast<const void*>(kernel), S::THREADS, SMEM_BYTES, CLUSTER, name);
+      detail::max_active_clusters(reinterpret_cast<const void*>(kernel), S::THREADS, SMEM_BYTES, S::CLUSTER, name);
   const int clusters = static_cast<int>(S::clusters(cluster_tiles, fit));
   const bool c_vec = reinterpret_cast<uintptr_t>(a.C) % (2 * C_SIZE) == 0 && a.ldc % 2 == 0;
   // TMA stores need C's base and rows 16-byte aligned, and write alpha * AB only: beta != 0 (or an
@@ -145,7 +145,8 @@ void launch(const typename Problem<T>::Args& a, const typename P::Mainloop::Maps
   const Grid g{tiles_m, tiles_n, cluster_tiles, clusters, static_cast<int>(ceil_div(a.k, static_cast<int64_t>(BK))),
                a.m, a.n, a.stream, &ws, &flags};
   const typename S::Params sp = S::plan(g);
-  const detail::ClusterLaunch l(static_cast<unsigned>(clusters * CLUSTER), S::THREADS, SMEM_BYTES, CLUSTER, a.stream);
+  const detail::ClusterLaunch l(static_cast<unsigned>(clusters * S::CLUSTER), S::THREADS, SMEM_BYTES, S::CLUSTER,
+                                a.stream);
   RUNGS_CUDA(cudaLaunchKernelEx(&l.cfg, kernel, maps, mc, a, static_cast<int>(tiles_m), static_cast<int>(tiles_n),
                                 c_vec, tma_cols, sp));
   detail::check_launch(name);
@@ -158,7 +159,7 @@ void launch(const typename Problem<T>::Args& a, const typename P::Mainloop::Maps
 template <typename T, bool A_MN, bool B_MN, bool C_T, class P>
 void launch(const typename Problem<T>::Args& a, const char* name) {
   using M = typename P::Mainloop;
-  launch<T, A_MN, B_MN, C_T, P>(a, M::template make_maps<M, T, A_MN, B_MN>(a), name);
+  launch<T, A_MN, B_MN, C_T, P>(a, M::template make_maps<M, P::Schedule::CLUSTER, T, A_MN, B_MN>(a), name);
 }
 
 // A rung's entry: operands TMA cannot read in place copied aligned (gemm/pack.hpp), then the

@@ -16,6 +16,7 @@ namespace rungs::sgemm::ws {
 
 struct Cooperative {
   static constexpr int THREADS = 128 * (CONSUMERS + 1);  // warpgroup 0 produces, 1 and 2 consume
+  static constexpr int CLUSTER = ws::CLUSTER;  // blocks of a cluster, along m, sharing B
   static constexpr int SLOT_READERS = CONSUMERS;  // a block's consumers that read and release each stage
   static constexpr int BARRIERS = 0;              // mbarriers of the schedule's own (none)
   static __device__ __forceinline__ void init_barriers(uint64_t*, int) {}
@@ -57,9 +58,9 @@ struct Cooperative {
     } else {
       detail::setmaxnreg_inc<S::wide_producer && !TF32 ? 216 : 232>();
       const int cw = wg - 1;  // this consumer's share of the tiles: the schedule's (S::consume)
-      auto release = [&](int slot) {  // both blocks' producers may refill `slot`
+      auto release = [&](int slot) {  // every block's producer may refill `slot`
         if (tid % 128 == 0)
-          for (uint32_t c = 0; c < CLUSTER; ++c) detail::mbar_arrive_cluster(&b.empty[slot], c);
+          for (uint32_t c = 0; c < S::CLUSTER; ++c) detail::mbar_arrive_cluster(&b.empty[slot], c);
       };
       consumer<S, M, E, Ac, T, A_MN, B_MN, C_T>(b, cw, release);
     }

@@ -1,10 +1,12 @@
 // The skeleton's vocabulary: the tile and stage-ring constants, the element types a rung runs
 // (Problem), a rung as its four parts (Parts), what a schedule is given to plan (Grid) and what an
 // epilogue sees of its block (ConsumerCtx). What each part provides the frame (wgmma_ws.cuh):
-//  - Schedule: whole_tiles, wide_producer, rs_in_flight; Params and plan(Grid) on the host;
+//  - Schedule: whole_tiles, wide_producer, rs_in_flight, CLUSTER (blocks of a cluster along m,
+//    sharing B); Params and plan(Grid) on the host;
 //    Walk<TILE_N>(params, tiles_m, tiles_n, rank) on the device: count pieces, piece(p, t, kb, ke),
 //    locate(p, m0, n0, solo, kb, ke), tile(p, t, m0, n0, solo) and finish(d, kb, ke, cw, store),
-//    which stores a finished tile (or adds a split tile's partial sums). The kernel is the schedule:
+//    which stores a finished tile (or adds a split tile's partial sums), and CLUSTER (the mainloop's
+//    loads read it from the walk). The kernel is the schedule:
 //    THREADS a block, clusters(cluster_tiles, fit) in the grid, exit_barrier<E> (a cluster barrier
 //    at the kernel's end), and block<S, M, E, Ac, T, A_MN, B_MN, C_T>(Block) the threads' roles;
 //    SLOT_READERS (a block's consumers that release each stage), BARRIERS (mbarriers of its own, set
@@ -13,7 +15,7 @@
 //    release) (a consumer's pieces): ws/cooperative.cuh's (a producer warpgroup, both consumers on
 //    every tile), PingPong's (18_wgmma_pingpong.cu).
 //  - Mainloop: TILE_N, RING stages of RING_STAGE_BYTES, ACC accumulator registers per consumer
-//    thread; Maps (its tensor maps) from make_maps<Self, T, A_MN, B_MN>(args) on the host;
+//    thread; Maps (its tensor maps) from make_maps<Self, CLUSTER, T, A_MN, B_MN>(args) on the host;
 //    prefetch<Self, B_MN>(maps), and load<Self, T, A_MN, B_MN>(walk, p, maps, smem, full, n, rank,
 //    it, wait_released): the producer thread's loads of piece p. The TMA stage mainloops
 //    (ws/tma_stages.cuh) add width, two and multiply, which ws/k_loop.cuh's k loop reads.
@@ -42,7 +44,8 @@ using detail::ceil_div;
 
 constexpr int BM = 128, BN = 256, STAGES = 4;
 constexpr int CONSUMERS = 2;  // consumer warpgroups (the schedule says what each multiplies)
-constexpr int CLUSTER = 2;  // blocks along m sharing B (1 measured 0.73-0.82x cuBLAS bf16, 2: 0.77-0.96x)
+constexpr int CLUSTER = 2;  // the schedules' cluster: blocks along m sharing B (1 measured 0.73-0.82x
+                            // cuBLAS bf16 with a producer warpgroup, 2: 0.77-0.96x)
 constexpr int ROW = 128;                                         // bytes per smem row (one swizzle row)
 constexpr int A_BYTES = BM * ROW, B_BYTES = BN * ROW, STAGE_BYTES = A_BYTES + B_BYTES;  // 16 + 32 KB
 constexpr int C_BYTES = 16384;  // each consumer's C staging buffer (64 rows x 256 bytes), where used

@@ -18,8 +18,10 @@ template <class M, typename T, bool A_MN, bool B_MN, class Walk, class WaitRelea
 __device__ __forceinline__ void load_piece(const Walk& walk, int p, const CUtensorMap& map_a, const CUtensorMap& map_b,
                                            const CUtensorMap& map_b64, unsigned char* smem, uint64_t* full, int n,
                                            uint32_t rank, int& it, WaitReleased&& wait_released) {
-  // The mainloop's ring (RING stages of STAGE) and tile width (TN columns: TB bytes of B a k tile).
+  // The mainloop's ring (RING stages of STAGE) and tile width (TN columns: TB bytes of B a k tile);
+  // the schedule's clusters of CLUSTER blocks along m.
   constexpr int BK = bk<T>(), TN = M::TILE_N, RING = M::RING, STAGE = M::RING_STAGE_BYTES, TB = TN * ROW;
+  constexpr int CLUSTER = Walk::CLUSTER;
   int m0, n0, kb, ke;
   bool solo;
   walk.locate(p, m0, n0, solo, kb, ke);
@@ -49,7 +51,7 @@ __device__ __forceinline__ void load_piece(const Walk& walk, int p, const CUtens
       constexpr uint16_t all = (1u << CLUSTER) - 1;
       if (!B_MN && two) {  // 64 rows of n, k-contiguous, from block 0 to both
         if (rank == 0) detail::tma_load_2d_multicast(sb, &map_b64, k0, n0, bar, all);
-      } else if (solo) {  // a short pair: all of its own B, the same boxes, no multicast
+      } else if (solo || CLUSTER == 1) {  // a short pair, or no cluster: all of its own B, no multicast
         if constexpr (B_MN) {
           for (int j = 0; j < TN / 64 && 64 * j < nb; ++j)
             detail::tma_load_2d(sb + j * BK * ROW, &map_b, n0 + 64 * j, k0, bar);
@@ -80,7 +82,7 @@ struct TmaStagesOf {
   struct Maps {
     CUtensorMap a, b, b64;  // b64: Paired's narrow tiles (B k-contiguous)
   };
-  template <class Self, typename T, bool A_MN, bool B_MN>
+  template <class Self, int CLUSTER, typename T, bool A_MN, bool B_MN>
   static Maps make_maps(const typename Problem<T>::Args& a) {
     using Pr = Problem<T>;
     constexpr int BK = bk<T>(), E_SIZE = int(sizeof(typename Pr::A));
