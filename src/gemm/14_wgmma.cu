@@ -31,15 +31,15 @@ struct Unspecialized : RoundRobin {
   static int64_t clusters(int64_t cluster_tiles, int) { return cluster_tiles; }
   template <class E>
   static constexpr bool exit_barrier = false;  // no peer block; every load it issued was consumed
-  // The piece's k tile kt alone, as the mainloop's loads see a piece: one stage.
-  template <class Walk>
+  // The block's tile and k tile kt alone, as the mainloop's loads see a piece: one stage. The tile
+  // is located once: each refill sits in thread 0's path between its warpgroup's MMAs.
+  template <int CL>
   struct OneKTile {
-    static constexpr int CLUSTER = Walk::CLUSTER;
-    const Walk& walk;
-    int kt;
-    __device__ __forceinline__ void locate(int p, int& m0, int& n0, bool& solo, int& kb, int& ke) const {
-      walk.locate(p, m0, n0, solo, kb, ke);
-      kb = kt, ke = kt + 1;
+    static constexpr int CLUSTER = CL;
+    int m0, n0, kt;
+    bool solo;
+    __device__ __forceinline__ void locate(int, int& m0_, int& n0_, bool& solo_, int& kb, int& ke) const {
+      m0_ = m0, n0_ = n0, solo_ = solo, kb = kt, ke = kt + 1;
     }
   };
   template <class S, class M, class E, class Ac, typename T, bool A_MN, bool B_MN, bool C_T, class B>
@@ -47,13 +47,14 @@ struct Unspecialized : RoundRobin {
     static_assert(!M::pairs && !E::storers, "one k tile a stage; the consumers store C");
     constexpr int RING = M::RING;
     const int tid = b.tid, cw = b.wg;
-    int t = 0, kb = 0, ke = 0;
-    if (b.walk.count > 0) b.walk.piece(0, t, kb, ke);  // the block's one tile (count is 0 or 1)
+    int m0 = 0, n0 = 0, kb = 0, ke = 0;
+    bool solo = false;
+    if (b.walk.count > 0) b.walk.locate(0, m0, n0, solo, kb, ke);  // the block's one tile (count 0 or 1)
     // Thread 0: k tile kb + i into ring position i (fill i), no wait (the slot's use before it,
     // fill i - RING, was released before this is called).
     auto load = [&](int i) {
       int it = i;
-      const OneKTile<typename B::Walk> one{b.walk, kb + i};
+      const OneKTile<CLUSTER> one{m0, n0, kb + i, solo};
       M::template load<M, T, A_MN, B_MN>(one, 0, b.maps, b.smem, b.full, static_cast<int>(b.a.n), b.rank, it,
                                          [](int) {});
     };
