@@ -20,11 +20,7 @@
 // narrow ones (block 1 past m).
 #pragma once
 
-#if defined(__CUDACC__)
-#define RUNGS_HD __host__ __device__ __forceinline__
-#else
-#define RUNGS_HD inline
-#endif
+#include "detail/host_device.hpp"
 
 namespace rungs::detail {
 

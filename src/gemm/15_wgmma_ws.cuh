@@ -129,8 +129,8 @@ struct DirectStore {
 };
 
 // Mainloop: every tile multiplies all TN columns of B, one k tile a stage (RING stages in flight).
-template <int TN, int RING_>
-struct WholeTilesOf : TmaStagesOf<TN, RING_> {
+template <int TN, int RING_, int FILL = 256, int TM = BM>
+struct WholeTilesOf : TmaStagesOf<TN, RING_, FILL, TM> {
   static constexpr bool ragged = false;  // tiles narrower than TN (a narrower B load and wgmma)
   static constexpr bool pairs = false;   // stages of two k tiles for a narrow tile
   __device__ __forceinline__ static int width(int) { return TN; }
@@ -149,16 +149,16 @@ using WholeTiles = WholeTilesOf<BN, STAGES>;  // 128 x 256 tiles, 4 stages of 48
 // store; Promote (29_wgmma_fp8_promote.cuh) and OrderedPromote (30_wgmma_fp8_overlap.cu) run their
 // own k loop over the mainloop's stages, adding partial sums into fp32 registers.
 struct InTensorCore {
-  template <class M, class S, typename T, bool A_MN, bool B_MN, class Walk, class Epi, class Ctx, class Release>
-  static __device__ __forceinline__ void multiply(float (&d)[128], const Walk& walk, int p, int t, int kb, int ke,
+  template <class M, class S, typename T, bool A_MN, bool B_MN, int R, class Walk, class Epi, class Ctx, class Release>
+  static __device__ __forceinline__ void multiply(float (&d)[R], const Walk& walk, int p, int t, int kb, int ke,
                                                   const typename Problem<T>::Args& a, const unsigned char* smem,
                                                   uint64_t* full, int cw, int& it, Epi& epi, const Ctx& ctx,
                                                   Release&& release) {
     multiply_piece<M, S, T, A_MN, B_MN>(d, walk, p, t, kb, ke, smem, full, cw, it, epi, ctx, release, a.m, a.n);
   }
   // Before the tile's store: nothing (fp8 sums need their scales: rung 28's ScaledInTensorCore).
-  template <typename T>
-  static __device__ __forceinline__ void scale(float (&)[128], const typename Problem<T>::Args&, int, int) {
+  template <typename T, int R>
+  static __device__ __forceinline__ void scale(float (&)[R], const typename Problem<T>::Args&, int, int) {
     static_assert(!Problem<T>::fp8, "fp8 sums need their scales (ScaledInTensorCore, or a promotion)");
   }
   static __device__ __forceinline__ void after_tiles(int, int) {}  // after the consumer's last tile

@@ -1,7 +1,8 @@
 // Rung 27, decode_streamk: rung 26 (decode shapes, C^T = W A^T on wgmma with m as N, W n x k or k x n
 // streamed by TMA) with a stream-K schedule; f16 and bf16, sm_90a; copies as rung 26's.
-// Adds over 26 decode_wgmma, in the Schedule: the work is the list of units (tile, k tile), u = tile
-// * KT + kt (tile = group of A's rows * tiles_n + tile of BM rows of W, BM chosen as rung 26 does), cut
+// Adds over 26 decode_wgmma, in the Schedule, StreamKRangesOf (below): the work is the list of units
+// (tile, k tile), u = tile * KT + kt (tile = group of A's rows * W's tiles + tile of BM rows of W, BM
+// and the fills chosen as rung 26 chooses them), cut
 // into P contiguous ranges as equal as integers allow, P = the SM count (fewer where a range would be
 // under 4 k tiles), one persistent block per range. A range crosses tiles: the block sums each tile's
 // segment in registers and the producer streams the whole range without a pause (its stage index and
@@ -9,7 +10,8 @@
 // same bytes (n = 7168: 132 blocks where rung 26 runs 112). A whole-tile segment is stored as rung 26
 // stores it. A cut one (only a block's first and last can be) leaves its fp32 sums in one of the
 // block's two workspace slots (2 P slots of BM x N floats: 17 MB at 128 x 128 on 132 SMs; none when
-// no tile is cut), and a programmatic dependent launch, scheduled while the grid runs and waiting in
+// no tile is cut), and a programmatic dependent launch (the schedule's after_launch), scheduled while
+// the grid runs and waiting in
 // griddepcontrol.wait, adds each cut tile's segments in k order and applies alpha / beta
 // (deterministic, no atomics; BM N / 1024 blocks per cut tile, one 16-byte load per thread and
 // segment, so the loads are independent, not a chain of L2 round trips).
@@ -19,171 +21,186 @@
 // Prediction: the second pass as one round of loads, launched under the grid, removes most of the
 // excess over rung 26; measured: halved, 3-8 us above rung 26 at 7168 x 8192 (H100), still slower than
 // rung 26 at every decode shape.
+#include "gemm/15_wgmma_ws.cuh"
 #include "gemm/26_decode_wgmma.cuh"
+#include "gemm/ws/split_k.cuh"
 
 #include "core/errors.hpp"
 #include "core/scratch.hpp"
+#include "detail/stream_ranges.hpp"
 
 #include <algorithm>
+#include <memory>
+#include <type_traits>
 
-namespace rungs::sgemm::decode_streamk {
+namespace rungs::sgemm::ws {
 
-namespace {
-
-using namespace decode_wgmma;
-using detail::ceil_div;
-
-constexpr int MIN_KT_PER_RANGE = 4;
-
-// The block that owns unit u when `units` are cut into P ranges, range b = [units b / P,
-// units (b + 1) / P): the last b whose range starts at or before u.
-__host__ __device__ __forceinline__ int64_t owner(int64_t u, int64_t units, int64_t P) {
-  return ((u + 1) * P - 1) / units;
-}
-__host__ __device__ __forceinline__ int64_t range_start(int64_t b, int64_t units, int64_t P) {
-  return units * b / P;
-}
-
-// Block b walks units [start(b), start(b + 1)). A whole tile: C = alpha * acc + beta * C; a cut
-// segment: its fp32 sums go to slot 2 b (the block's first segment) or 2 b + 1 (its last), laid
-// out [row of A - m0][row of W - n0] (BM x N floats). With a cut tile, the second pass (launched
-// programmatically) may be scheduled at once.
-template <typename T, int N, int H, bool W_MN>
-__global__ void __launch_bounds__(THREADS, 1)
-    decode_kernel(const __grid_constant__ CUtensorMap map_w, const __grid_constant__ CUtensorMap map_a, ArgsT<T> a,
-                  float* part, int64_t units, int tiles_n, int64_t KT) {
-  constexpr int STAGES = stages<N, H>(), STAGE_BYTES = stage_bytes<N, H>(), BM = bm<H>();
-  static_assert(smem_bytes<N, H>() <= 227 * 1024, "fits the 227 KB a Hopper block may have");
-  static_assert(STAGES >= 2, "a pipeline");
-  extern __shared__ unsigned char smem_raw[];
-  if (part != nullptr) detail::griddep_launch_dependents();
-  unsigned char* smem = detail::smem_align_1024(smem_raw);
-  uint64_t* full = reinterpret_cast<uint64_t*>(smem + STAGES * STAGE_BYTES);
-  uint64_t* empty = full + STAGES;
-  const int tid = static_cast<int>(threadIdx.x), wg = tid / 128;
-  detail::init_pipeline_barriers(full, empty, STAGES, 2);  // empty: both consumer warpgroups
-  __syncthreads();
-  const int64_t b = blockIdx.x, P = gridDim.x;
-  const int64_t u0 = range_start(b, units, P), u1 = range_start(b + 1, units, P);
-
-  if (wg == 2) {  // the producer warp: the whole range, across tile boundaries
-    if (tid == 256) {
-      detail::tma_prefetch(&map_w);
-      detail::tma_prefetch(&map_a);
-      for (int64_t u = u0; u < u1; ++u) {
-        const int64_t tile = u / KT;
-        const int n0 = static_cast<int>(tile % tiles_n) * BM, m0 = static_cast<int>(tile / tiles_n) * N;
-        produce_k_tile<N, H, W_MN>(smem, full, empty, static_cast<int>(u - u0), &map_w, &map_a,
-                                   static_cast<int>(u % KT), n0, m0);
-      }
-    }
-    return;
-  }
-
-  const int n = static_cast<int>(a.n), m = static_cast<int>(a.m);
-  float d[H][N / 2];
-  for (int64_t u = u0; u < u1;) {  // one segment (the range's part of one tile) per pass
-    const int64_t tile = u / KT, seg0 = u, seg1 = u1 < (tile + 1) * KT ? u1 : (tile + 1) * KT;
-#pragma unroll
-    for (int h = 0; h < H; ++h)
-#pragma unroll
-      for (int i = 0; i < N / 2; ++i) {
-        d[h][i] = 0.0f;
-        asm volatile("" : "+f"(d[h][i])::"memory");  // the zeros are set here, not moved among the wgmmas
-      }
-    for (; u < seg1; ++u) consume_k_tile<T, N, H, W_MN>(smem, full, empty, static_cast<int>(u - u0), d, wg, tid);
-    detail::wgmma_wait<0>();
-
-    // d[h] holds C^T's rows n0 + 64 (H wg + h) .. (C's columns) and columns m0 .. (C's rows).
-    const int n0 = static_cast<int>(tile % tiles_n) * BM, m0 = static_cast<int>(tile / tiles_n) * N;
-    if (seg1 - seg0 == KT) {
-#pragma unroll
-      for (int h = 0; h < H; ++h)
-        detail::store_acc_64xn_t<T, N>(d[h], a.C, a.ldc, n0 + (wg * H + h) * 64, m0, n, m, a.alpha, a.beta);
-    } else {
-      float* slot = part + (2 * b + (seg0 == u0 ? 0 : 1)) * (BM * N);
-#pragma unroll
-      for (int h = 0; h < H; ++h)
-        detail::store_acc_64xn_t<float, N>(d[h], slot, BM, (wg * H + h) * 64, 0, BM, N, 1.0f, 0.0f);
-    }
-  }
-}
+namespace decode_ranges {
 
 // Blocks (j, ..): the tile holding the start of range j + 1, if that start cuts it and range j is the
-// tile's first (so each cut tile is done once): C = alpha * (its segments' sums, in k order, i.e.
-// in block order) + beta * C (beta == 0: C unread). Launched as a programmatic dependent of
-// decode_kernel: it waits for that grid's partial sums.
-template <typename T, int N, int H>
+// tile's first (so each cut tile is done once): C^T = alpha * (its segments' sums, in k order, i.e.
+// in block order) + beta * C^T (beta == 0: C unread), in the kernel's orientation (rows m: W's,
+// columns n: A's; tile = tile column * tiles_m + tile row, TM x TN). Launched as a programmatic
+// dependent of the grid: it waits for that grid's partial sums. Block (j, y) adds quad y * 256 + t
+// of the tile: 4 consecutive rows of W (columns of C), one 16-byte load per segment; every quad's
+// loads are independent of the others', spread over TM TN / 1024 blocks per cut tile (a loop over
+// the tile in one block would wait out an L2 latency per iteration: 64 at N = 128).
+template <typename T, int TM, int TN>
 __global__ void __launch_bounds__(256)
-    add_segments(const float* __restrict__ part, ArgsT<T> a, int64_t units, int64_t P, int tiles_n, int64_t KT) {
-  constexpr int BM = bm<H>();
+    add_segments(const float* __restrict__ part, ArgsT<T> a, detail::StreamRanges r, int tiles_m) {
   detail::griddep_wait();
-  const int64_t j = blockIdx.x, cut = range_start(j + 1, units, P), tile = cut / KT;
-  if (cut % KT == 0 || owner(tile * KT, units, P) != j) return;
-  const int64_t b1 = owner((tile + 1) * KT - 1, units, P);
-  const int n0 = static_cast<int>(tile % tiles_n) * BM, m0 = static_cast<int>(tile / tiles_n) * N;
+  const int64_t KT = r.KT, j = blockIdx.x, cut = r.start(j + 1), tile = cut / KT;
+  if (cut % KT == 0 || r.owner(tile * KT) != j) return;
+  const int64_t b1 = r.owner((tile + 1) * KT - 1);
+  const int m0 = static_cast<int>(tile % tiles_m) * TM, n0 = static_cast<int>(tile / tiles_m) * TN;
   // Block j's segment is its last (slot 2j + 1) unless its range starts at the tile's start; the
-  // later blocks' segments are their first (slot 2b).
-  const int64_t first_slot = 2 * j + (range_start(j, units, P) < tile * KT ? 1 : 0);
-  // Block (j, y) adds quad y * 256 + t of the tile: 4 consecutive rows of W (columns of C), one
-  // 16-byte load per segment; every quad's loads are independent of the others', spread over
-  // BM N / 1024 blocks per cut tile (a loop over the tile in one block would wait out an L2
-  // latency per iteration: 64 at N = 128).
+  // later blocks' segments are their first (slot 2b). A slot: [column - n0][row - m0], TM x TN.
+  const int64_t first_slot = 2 * j + (r.start(j) < tile * KT ? 1 : 0);
   const int e = (static_cast<int>(blockIdx.y) * 256 + static_cast<int>(threadIdx.x)) * 4;
-  const int row = m0 + e / BM, col = n0 + e % BM;
-  if (row >= a.m || col >= a.n) return;
-  float4 acc = __ldcg(reinterpret_cast<const float4*>(part + first_slot * (BM * N) + e));
+  const int col = n0 + e / TM, row = m0 + e % TM;
+  if (col >= a.n || row >= a.m) return;
+  float4 acc = __ldcg(reinterpret_cast<const float4*>(part + first_slot * (TM * TN) + e));
   for (int64_t b = j + 1; b <= b1; b += 4) {  // the later segments' loads 4 at a time, added in order
     float4 v[4];
 #pragma unroll
     for (int i = 0; i < 4; ++i)
-      if (b + i <= b1) v[i] = __ldcg(reinterpret_cast<const float4*>(part + 2 * (b + i) * (BM * N) + e));
+      if (b + i <= b1) v[i] = __ldcg(reinterpret_cast<const float4*>(part + 2 * (b + i) * (TM * TN) + e));
 #pragma unroll
     for (int i = 0; i < 4; ++i)
       if (b + i <= b1) acc.x += v[i].x, acc.y += v[i].y, acc.z += v[i].z, acc.w += v[i].w;
   }
   const float v[4] = {acc.x, acc.y, acc.z, acc.w};
 #pragma unroll
-  for (int i = 0; i < 4; ++i)
-    if (col + i < a.n) detail::store_c(a.C, a.ldc, row, col + i, v[i], a.alpha, a.beta);
+  for (int i = 0; i < 4; ++i)  // C^T's (row + i, col) is C's (col, row + i)
+    if (row + i < a.m) detail::store_c(a.C, a.ldc, col, row + i, v[i], a.alpha, a.beta);
 }
 
-template <typename T, int N, int H, bool W_MN>
-void launch(const ArgsT<T>& a) {
-  constexpr int SMEM = smem_bytes<N, H>(), BM = bm<H>();
-  const Maps maps = make_maps<T, N, H, W_MN>(a);
-  const int64_t tiles_n = ceil_div(a.n, BM), groups = ceil_div(a.m, N), KT = ceil_div(a.k, BK);
-  const int64_t units = tiles_n * groups * KT;
-  const int64_t P = std::max<int64_t>(1, std::min<int64_t>(detail::sm_count(), units / MIN_KT_PER_RANGE));
-  bool cut = false;  // does some range start inside a tile?
-  for (int64_t b = 1; b < P; ++b) cut = cut || range_start(b, units, P) % KT != 0;
-  detail::Scratch part(cut ? static_cast<size_t>(2 * P * BM * N) * sizeof(float) : 0, a.stream);
-  auto* kernel = &decode_kernel<T, N, H, W_MN>;
-  detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), SMEM);
-  kernel<<<static_cast<unsigned>(P), THREADS, SMEM, a.stream>>>(maps.w, maps.a, a, part.as<float>(), units,
-                                                                 static_cast<int>(tiles_n), KT);
-  detail::check_launch("decode_streamk");
-  if (cut) {
-    static_assert(BM * N % 1024 == 0, "whole blocks of 256 quads");
-    launch_dependent(&add_segments<T, N, H>, dim3(static_cast<unsigned>(P - 1), BM * N / 1024), 256, a.stream,
-                     part.as<float>(), a, units, P, static_cast<int>(tiles_n), KT);
-    detail::check_launch("decode_streamk");
+}  // namespace decode_ranges
+
+// Schedule: SplitKOf's block roles (W consumer warpgroups, a producer warp) over P persistent blocks
+// (the SM count, fewer where a range would be under 4 k tiles), block b walking units [units b / P,
+// units (b + 1) / P) across tile boundaries: its pieces are its segments, one per tile it touches; a
+// whole tile is stored, a cut segment's sums go to the block's slot for its first or last segment,
+// and add_segments (after_launch) adds the cut tiles up.
+template <int W>
+struct StreamKRangesOf : SplitKOf<W> {
+  using SplitKOf<W>::TILE_M;
+  static constexpr int MIN_KT_PER_RANGE = 4;
+  struct Params {
+    detail::StreamRanges r;
+    float* part = nullptr;  // 2 P slots of TILE_M x TILE_N floats where some range cuts a tile
+  };
+  template <class S>
+  static ClusterShape shape(const void*, int, int64_t tiles, int kt, const char*) {
+    const int64_t units = tiles * kt;
+    return {std::max<int64_t>(1, std::min<int64_t>(detail::sm_count(), units / MIN_KT_PER_RANGE)), 1};
   }
-}
+  static Params plan(const Grid& g) {
+    Params p{detail::StreamRanges{g.cluster_tiles * g.kt, g.clusters, g.kt}, nullptr};
+    if (p.r.cuts()) {
+      *g.keep_ws = std::make_unique<detail::Scratch>(
+          static_cast<size_t>(2 * p.r.P) * static_cast<size_t>(g.tile_m) * static_cast<size_t>(g.tile_n) * sizeof(float),
+          g.stream);
+      p.part = (*g.keep_ws)->template as<float>();
+    }
+    return p;
+  }
+  // The second pass: every cut tile's segments added in k order, launched under the grid.
+  template <class Args>
+  static void after_launch(const Args& a, const Params& p, const Grid& g, const char* name) {
+    using T = std::remove_cv_t<std::remove_pointer_t<decltype(a.C)>>;
+    if (p.part == nullptr) return;
+    auto go = [&](auto tn) {
+      constexpr int TN = decltype(tn)::value;
+      static_assert(TILE_M * TN % 1024 == 0, "whole blocks of 256 quads");
+      decode_wgmma::launch_dependent(&decode_ranges::add_segments<T, TILE_M, TN>,
+                                     dim3(static_cast<unsigned>(p.r.P - 1), TILE_M * TN / 1024), 256, a.stream,
+                                     static_cast<const float*>(p.part), a, p.r, static_cast<int>(g.tiles_m));
+    };
+    decode_wgmma::with_n(g.tile_n, go);
+    detail::check_launch(name);
+  }
+  template <int TBN>
+  struct Walk {
+    static constexpr int CLUSTER = 1;  // the mainloop's loads read it
+    Params sp;
+    int count, tiles_m;
+    __device__ __forceinline__ Walk(const Params& p, int tiles_m_, int, uint32_t) : sp(p), tiles_m(tiles_m_) {
+      count = p.r.segments(blockIdx.x);
+    }
+    // Piece p: the block's p-th segment, tile t's k tiles kb .. ke - 1.
+    __device__ __forceinline__ void piece(int p, int& t, int& kb, int& ke) const {
+      int64_t tile;
+      sp.r.segment(blockIdx.x, p, tile, kb, ke);
+      t = static_cast<int>(tile);
+    }
+    __device__ __forceinline__ void tile(int, int t, int& m0, int& n0, bool& solo) const {
+      m0 = (t % tiles_m) * TILE_M, n0 = (t / tiles_m) * TBN, solo = false;
+    }
+    __device__ __forceinline__ void locate(int p, int& m0, int& n0, bool& solo, int& kb, int& ke) const {
+      int t;
+      piece(p, t, kb, ke);
+      tile(p, t, m0, n0, solo);
+    }
+  };
+  template <class S, class M, class E, class Ac, typename T, bool A_MN, bool B_MN, bool C_T, class B>
+  static __device__ __forceinline__ void block(const B& b) {
+    if (b.walk.sp.part != nullptr) detail::griddep_launch_dependents();
+    SplitKOf<W>::template roles<S, M, E, Ac, T, A_MN, B_MN, C_T>(b);
+  }
+  // Consumer cw's segments: each one's k loop, then the tile's store (a whole tile) or the sums into
+  // the block's slot (a cut one: slot 2 b for its first segment, 2 b + 1 for its last).
+  template <class S, class M, class Ac, typename T, bool A_MN, bool B_MN, class Walk, class Epi, class Ctx,
+            class Release>
+  static __device__ __forceinline__ void consume(const Walk& walk, const typename Problem<T>::Args& a,
+                                                 const unsigned char* smem, uint64_t* full, uint64_t*, int cw,
+                                                 Epi& epi, const Ctx& ctx, Release&& release) {
+    constexpr int N = M::TILE_N;
+    int it = 0;
+    float d[M::ACC];
+    for (int p = 0; p < walk.count; ++p) {
+      int t, kb, ke, m0, n0;
+      bool solo;
+      walk.piece(p, t, kb, ke);
+      clear_acc(d);
+      Ac::template multiply<M, S, T, A_MN, B_MN>(d, walk, p, t, kb, ke, a, smem, full, cw, it, epi, ctx, release);
+      walk.tile(p, t, m0, n0, solo);
+      if (ke - kb == walk.sp.r.KT) {
+        epi.store(ctx, d, m0, n0);
+      } else {
+        float* slot = walk.sp.part + (2 * int64_t(blockIdx.x) + (p == 0 ? 0 : 1)) * (TILE_M * N);
+        detail::store_acc_64xn_t<float, N>(d, slot, TILE_M, cw * 64, 0, TILE_M, N, 1.0f, 0.0f);
+      }
+    }
+  }
+};
 
-// A stored k x m (a transposed copy: A is the product's few rows) and rows TMA cannot address
-// (an aligned copy) are made readable first (pack::operands_a_k).
+}  // namespace rungs::sgemm::ws
+
+namespace rungs::sgemm::decode_streamk {
+
+namespace {
+
+template <int N, int TM>
+using Parts = ws::Parts<ws::StreamKRangesOf<TM / 64>, ws::WholeTilesOf<N, ws::split_k_ring<N, TM>(), 256, TM>,
+                        ws::DirectStore>;
+
+// C^T = W A^T (ws::transposed), tiles as rung 26 chooses them (ws::with_tile_rows: with 256-row
+// tiles each range holds about a tile or more, and the cut tiles' partial sums stay a few per cent
+// of W's bytes); L2 fills of 256 bytes.
 template <typename T>
 void run16(const ArgsT<T>& user) {
   detail::require_sm90a("decode_streamk");
   std::unique_ptr<detail::Scratch> keep_a, keep_b;  // freed on the stream after the kernel
   const ArgsT<T> a = pack::operands_a_k(user, keep_a, keep_b);
-  // 256-row tiles (N >= 64) where they give half the SMs a whole tile: each range then holds
-  // about a tile or more, and the cut tiles' partial sums (BM x N floats each) stay a few per cent
-  // of W's bytes; shorter n keeps 128 rows.
-  const int64_t sms = detail::sm_count();
-  with_shape(a, [&](int64_t wide_tiles) { return 2 * wide_tiles >= sms; }, [&](auto n, auto h, auto w_mn) {
-    launch<T, decltype(n)::value, decltype(h)::value, decltype(w_mn)::value>(a);
+  const ArgsT<T> s = ws::transposed(a);
+  decode_wgmma::with_n(a.m, [&](auto n) {
+    constexpr int N = decltype(n)::value;
+    ws::with_tile_rows<N>(a, [&](auto tm) {
+      constexpr int TM = decltype(tm)::value;
+      if (a.tb == Trans::N) ws::launch<T, true, false, true, Parts<N, TM>>(s, "decode_streamk");
+      else ws::launch<T, false, false, true, Parts<N, TM>>(s, "decode_streamk");
+    });
   });
 }
 
@@ -191,5 +208,7 @@ void run16(const ArgsT<T>& user) {
 
 void run_f16(const ArgsH& a) { run16(a); }
 void run_bf16(const ArgsBF& a) { run16(a); }
+
+std::vector<std::string> parts() { return ws::part_names<Parts<128, 128>>(); }
 
 }  // namespace rungs::sgemm::decode_streamk

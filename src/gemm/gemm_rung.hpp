@@ -206,10 +206,12 @@ void run_bf16(const ArgsBF&);
 namespace decode_wgmma {                              // 26_decode_wgmma.cu (sm_90a)
 void run_f16(const ArgsH&);
 void run_bf16(const ArgsBF&);
+std::vector<std::string> parts();
 }  // namespace decode_wgmma
 namespace decode_streamk {                            // 27_decode_streamk.cu (sm_90a)
 void run_f16(const ArgsH&);
 void run_bf16(const ArgsBF&);
+std::vector<std::string> parts();
 }  // namespace decode_streamk
 // The fp8 rungs.
 namespace wgmma_fp8 {                                 // 28_wgmma_fp8.cu (sm_90a)
@@ -226,17 +228,21 @@ std::vector<std::string> parts();
 }  // namespace wgmma_fp8_overlap
 namespace decode_fp8 {                                // 31_decode_fp8.cu (sm_90a)
 void run_fp8(const ArgsF8&);  // m <= 128
+std::vector<std::string> parts();
 }  // namespace decode_fp8
 namespace decode_resident {                           // 32_decode_resident.cu (sm_90a)
 void run_f16(const ArgsH&);
 void run_bf16(const ArgsBF&);
+std::vector<std::string> parts();
 }  // namespace decode_resident
 namespace decode_wide {                               // 33_decode_wide.cu (sm_90a)
 void run_f16(const ArgsH&);
 void run_bf16(const ArgsBF&);
+std::vector<std::string> parts();
 }  // namespace decode_wide
 namespace decode_fp8_wide {                           // 34_decode_fp8_wide.cu (sm_90a)
-void run_fp8(const ArgsF8&);  // m <= 64, nt, aligned rows (else rung 31)
+void run_fp8(const ArgsF8&);  // m <= 64
+std::vector<std::string> parts();
 }  // namespace decode_fp8_wide
 
 // C = beta * C over m x n (beta == 0 writes zeros without reading C). Used for k == 0 / alpha == 0.

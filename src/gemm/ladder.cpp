@@ -115,15 +115,18 @@ const std::vector<Rung>& ladder() {
        80, false, nullptr, nullptr, nullptr, decode_splitk::run_f16, decode_splitk::run_bf16},
       {"decode_wgmma", "wgmma",
        "decode shapes (few rows of A, W stored n x k): C^T = W A^T on wgmma.m64nNk16 with m as N (8 to 128), "
-       "W streamed by TMA through up to 8 stages, split-K with a deterministic second pass when the tiles do not "
-       "fill the SMs (sm_90a); f16 bf16, W either layout (A stored k x m, or rows TMA cannot address, copied first)",
-       90, false, nullptr, nullptr, nullptr, decode_wgmma::run_f16, decode_wgmma::run_bf16},
+       "W streamed by TMA through up to 8 stages, k split over the blocks of a cluster when the tiles do not fill "
+       "the SMs, the splits' sums added in split order through distributed shared memory (deterministic) "
+       "(sm_90a); f16 bf16, W either layout (A stored k x m, or rows TMA cannot address, copied first)",
+       90, false, nullptr, nullptr, nullptr, decode_wgmma::run_f16, decode_wgmma::run_bf16, nullptr,
+       decode_wgmma::parts},
       {"decode_streamk", "decode_wgmma",
        "rung 26 with a stream-K schedule: one persistent block per SM, the (tile, k tile) units cut into equal "
        "contiguous ranges that cross tiles, the TMA stages streaming across tile boundaries, cut tiles' fp32 "
        "partial sums added in k order by a second kernel (deterministic) (sm_90a); f16 bf16 (A stored k x m, or "
        "rows TMA cannot address, copied first)",
-       90, false, nullptr, nullptr, nullptr, decode_streamk::run_f16, decode_streamk::run_bf16},
+       90, false, nullptr, nullptr, nullptr, decode_streamk::run_f16, decode_streamk::run_bf16, nullptr,
+       decode_streamk::parts},
       // The fp8 rungs (e4m3 / e5m2 operands, Scales, bf16 or float C).
       {"wgmma_fp8", "wgmma_tma_store",
        "fp8 on rung 17's structure: wgmma.m64n256k32 e4m3/e5m2 (any pair), 128 fp8 of k per stage, summed in the "
@@ -148,24 +151,29 @@ const std::vector<Rung>& ladder() {
        "128), 128 fp8 of k per TMA stage (up to 13 stages), the partial sums promoted into fp32 registers every "
        "k tile with the block128 scales, tensor and outer in the epilogue, split-K for short n (sm_90a); m <= 128, "
        "every scaling (m/n-major or unaligned operands copied k-major first)",
-       90, false, nullptr, nullptr, nullptr, nullptr, nullptr, decode_fp8::run_fp8},
+       90, false, nullptr, nullptr, nullptr, nullptr, nullptr, decode_fp8::run_fp8,
+       decode_fp8::parts},
       {"decode_resident", "decode_wgmma",
        "rung 26 with every block resident at once: two blocks per SM, each with the stages that fit half an SM's "
        "shared memory, 128-row tiles split against the 2 x SMs slots, so no SM idles and no second wave "
        "(sm_90a); f16 bf16 (A stored k x m, or rows TMA cannot address, copied first)",
-       90, false, nullptr, nullptr, nullptr, decode_resident::run_f16, decode_resident::run_bf16},
+       90, false, nullptr, nullptr, nullptr, decode_resident::run_f16, decode_resident::run_bf16, nullptr,
+       decode_resident::parts},
       {"decode_wide", "decode_wgmma",
        "decode shapes in cuBLAS's orientation: A's rows on wgmma's 64-row side (one consumer warpgroup per 64), "
        "W's rows as its N, fitted so one wave of unsplit tiles covers n (N = 32 to 256: 56 at n = 7168, 224 at "
        "28672), whole k per block, no split (sm_90a); f16 bf16, W stored n x k (tb = T); A stored k x m, or rows "
        "TMA cannot address, copied first",
-       90, false, nullptr, nullptr, nullptr, decode_wide::run_f16, decode_wide::run_bf16},
-      {"decode_fp8_wide", "decode_fp8",
-       "rung 31's fp8 decode product in rung 33's orientation: A's rows (m <= 64) on wgmma.m64nNk32's 64-row side, "
-       "W's rows as its N fitted to one wave (56 at n = 7168, 224 at 28672), each k tile's partial sums promoted "
-       "into fp32 registers with the block128 scales, tensor and outer in the epilogue, no split (sm_90a); fp8 "
-       "any pair, every scaling, m <= 64 (operands not K-major, or rows TMA cannot address, copied first)",
-       90, false, nullptr, nullptr, nullptr, nullptr, nullptr, decode_fp8_wide::run_fp8},
+       90, false, nullptr, nullptr, nullptr, decode_wide::run_f16, decode_wide::run_bf16, nullptr,
+       decode_wide::parts},
+      {"decode_fp8_wide", "decode_wide",
+       "rung 33 for fp8 with rung 31's promotion: A's rows (m <= 64) on wgmma.m64nNk32's 64-row side, W's rows "
+       "as its N fitted to one wave (56 at n = 7168, 224 at 28672, over two consumer warpgroups from 64), each k "
+       "tile's partial sums promoted into fp32 registers with the block128 scales, tensor and outer in the "
+       "epilogue, no split (sm_90a); fp8 any pair, every scaling, m <= 64 (operands not K-major, or rows TMA "
+       "cannot address, copied first)",
+       90, false, nullptr, nullptr, nullptr, nullptr, nullptr, decode_fp8_wide::run_fp8,
+       decode_fp8_wide::parts},
   };
   return rungs;
 }

@@ -1,14 +1,17 @@
-// The tensor-core skeleton's frame (rungs 14-23 and 28-30): a clustered wgmma GEMM (sm_90a) in
-// which, for most schedules, warpgroup 0 produces (one thread issues every TMA load) over a
-// persistent grid and warpgroups 1 and 2 consume: 64 rows each of every 128-row tile (the
+// The tensor-core skeleton's frame (rungs 14-23, 26-34): a clustered wgmma GEMM
+// (sm_90a) in which, for most schedules, warpgroup 0 produces (one thread issues every TMA load) over
+// a persistent grid and warpgroups 1 and 2 consume: 64 rows each of every 128-row tile (the
 // Cooperative schedules), or whole tiles in turn (PingPong); rung 14's Unspecialized has no
-// producer. wgmma from shared memory, or with A through registers. A rung is the frame composed
+// producer; the decode schedules (ws/split_k.cuh) a producer warp and a consumer warpgroup per 64
+// rows. wgmma from shared memory, or with A through registers. A rung is the frame composed
 // from four parts, `Parts<Schedule, Mainloop, Epilogue, Accumulation>` (their interfaces:
 // ws/parts.cuh):
 //  - Schedule: which tiles (and which k tiles of them) each cluster runs, in what order, and which
 //      consumer multiplies what (ws/cooperative.cuh: both, every tile): RoundRobin (15_wgmma_ws.cuh),
 //      StreamK (19_wgmma_streamk.cu), Balanced (23_wgmma_balanced.cu), PingPong (18_wgmma_pingpong.cu),
-//      Unspecialized (14_wgmma.cu);
+//      Unspecialized (14_wgmma.cu); for decode shapes SplitKOf (ws/split_k.cuh: rung 26, Resident
+//      in 32_decode_resident.cu), StreamKRangesOf (27_decode_streamk.cu), OneWaveOf
+//      (ws/split_k.cuh: rungs 33 and 34);
 //  - Mainloop: how a tile's k tiles reach shared memory and how wide they are multiplied:
 //      WholeTiles (15_wgmma_ws.cuh), Ragged (20_wgmma_ragged.cuh: the narrowest wgmma width that
 //      holds the tile's columns), Paired (23_wgmma_balanced.cu: a narrow tile's k tiles two a
@@ -23,8 +26,9 @@
 //      tile, block128 scales applied there), ScaledInTensorCore (28_wgmma_fp8.cuh: the k-independent
 //      fp8 scales after the tensor core's sums), OrderedPromote (30_wgmma_fp8_overlap.cu: the two
 //      consumers take turns on the tensor core), SumPerStage (wgmma_x3.cuh: each stage's products
-//      summed apart and added in fp32).
-// fp8 problems (rungs 28-30) run the same frame with the element type Fp8<TA8, TB8, TC>: the k
+//      summed apart and added in fp32); for fp8 decode shapes PromoteSwapped (31_decode_fp8.cu)
+//      and PromoteNarrow (34_decode_fp8_wide.cu), a consumer's whole width a promotion.
+// fp8 problems (rungs 28-31, 34) run the same frame with the element type Fp8<TA8, TB8, TC>: the k
 // loop's stage issues fp8 wgmmas, the accumulation applies the scales (ScaledInTensorCore,
 // 28_wgmma_fp8.cuh; Promote, 29_wgmma_fp8_promote.cuh).
 // The frame holds what every rung shares: the shared memory (the stage ring, the C buffers, the
@@ -60,7 +64,7 @@ namespace rungs::sgemm::ws {
 // (C^T = B^T A^T, so that an n-contiguous B is this kernel's A_MN operand): the kernel's m x n
 // result is C's transpose, stored as such.
 template <typename T, bool A_MN, bool B_MN, bool C_T, class P>
-__global__ void __launch_bounds__(P::Schedule::THREADS, 1)
+__global__ void __launch_bounds__(P::Schedule::THREADS, P::Schedule::BLOCKS_PER_SM)
     wgmma_ws_kernel(const __grid_constant__ typename P::Mainloop::Maps maps, const __grid_constant__ CUtensorMap map_c,
                     typename Problem<T>::Args a, int tiles_m, int tiles_n, bool c_vec, int64_t tma_cols,
                     typename P::Schedule::Params sp) {
@@ -70,7 +74,7 @@ __global__ void __launch_bounds__(P::Schedule::THREADS, 1)
   using Ac = typename P::Accumulation;
   constexpr int STAGES = M::RING, STAGE_BYTES = M::RING_STAGE_BYTES;  // the mainloop's stage ring
   constexpr bool TF32 = std::is_same_v<T, float>, FP8 = Problem<T>::fp8;
-  static_assert(!(TF32 && B_MN) && (!C_T || TF32), "tf32: B K-major; C_T for tf32 only");
+  static_assert(!(TF32 && B_MN), "tf32: B K-major");
   static_assert(!FP8 || !E::storers, "fp8: the consumers store C (mma_stage: K-major operands, whole tiles)");
   static_assert(!E::storers || S::whole_tiles, "the storer warps walk whole tiles only");
   extern __shared__ unsigned char smem_raw[];
@@ -118,16 +122,17 @@ void launch(const typename Problem<T>::Args& a, const typename P::Mainloop::Maps
   using Pr = Problem<T>;
   // C_SIZE: C's element bytes.
   constexpr int BK = bk<T>(), C_SIZE = int(sizeof(typename Pr::C));
-  const int64_t tiles_m = ceil_div(a.m, BM), tiles_n = ceil_div(a.n, M::TILE_N);
+  const int64_t tiles_m = ceil_div(a.m, M::TILE_M), tiles_n = ceil_div(a.n, M::TILE_N);
   const int64_t cluster_tiles = ceil_div(tiles_m, S::CLUSTER) * tiles_n;
   if (cluster_tiles > INT32_MAX) throw Unsupported(std::string("rungs: ") + name + ": too many tiles for one launch");
   auto* kernel = &wgmma_ws_kernel<T, A_MN, B_MN, C_T, P>;
   constexpr int SMEM_BYTES = smem_bytes<M, E, S>();
   static_assert(SMEM_BYTES <= 227 * 1024, "fits the 227 KB a Hopper block may have");
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), SMEM_BYTES);
-  const int fit =
-      detail::max_active_clusters(reinterpret_cast<const void*>(kernel), S::THREADS, SMEM_BYTES, S::CLUSTER, name);
-  const int clusters = static_cast<int>(S::clusters(cluster_tiles, fit));
+  const int kt = static_cast<int>(ceil_div(a.k, static_cast<int64_t>(BK)));
+  const ClusterShape shape =
+      S::template shape<S>(reinterpret_cast<const void*>(kernel), SMEM_BYTES, cluster_tiles, kt, name);
+  const int clusters = static_cast<int>(shape.clusters);
   const bool c_vec = reinterpret_cast<uintptr_t>(a.C) % (2 * C_SIZE) == 0 && a.ldc % 2 == 0;
   // TMA stores need C's base and rows 16-byte aligned, and write alpha * AB only: beta != 0 (or an
   // unaligned C) takes the direct epilogue. They clip a row at the 16-byte chunk that holds column
@@ -142,14 +147,15 @@ void launch(const typename Problem<T>::Args& a, const typename P::Mainloop::Maps
                                                             c_cols, a.ldc, 64, 128 / C_SIZE)
                                : CUtensorMap{};
   std::unique_ptr<detail::Scratch> ws, flags;  // freed on the stream after the kernel
-  const Grid g{tiles_m, tiles_n, cluster_tiles, clusters, static_cast<int>(ceil_div(a.k, static_cast<int64_t>(BK))),
-               a.m, a.n, a.stream, &ws, &flags};
+  const Grid g{tiles_m, tiles_n, cluster_tiles, clusters, shape.blocks, kt, M::TILE_M, M::TILE_N, a.m, a.n,
+               a.stream, &ws, &flags};
   const typename S::Params sp = S::plan(g);
-  const detail::ClusterLaunch l(static_cast<unsigned>(clusters * S::CLUSTER), S::THREADS, SMEM_BYTES, S::CLUSTER,
+  const detail::ClusterLaunch l(static_cast<unsigned>(clusters * shape.blocks), S::THREADS, SMEM_BYTES, shape.blocks,
                                 a.stream);
   RUNGS_CUDA(cudaLaunchKernelEx(&l.cfg, kernel, maps, mc, a, static_cast<int>(tiles_m), static_cast<int>(tiles_n),
                                 c_vec, tma_cols, sp));
   detail::check_launch(name);
+  S::after_launch(a, sp, g, name);  // a second pass of the schedule's (its scratch still held)
 #if defined(RUNGS_HANG_DEBUG)
   detail::hang_report<<<1, 1, 0, a.stream>>>();
 #endif
@@ -207,7 +213,7 @@ void run_fp8(const ArgsF8& user, const char* name) {
   with_fp8_types(a, go);
 }
 
-// A part's C++ type without namespaces ("WholeTilesOf<256, 4>", "Staged<TmaStore>"), and a rung's
+// A part's C++ type without namespaces ("WholeTilesOf<256, 4, 256, 128>", "Staged<TmaStore>"), and a rung's
 // four (sgemm::Rung::parts, VariantInfo::parts).
 template <class T>
 std::string part_name() {

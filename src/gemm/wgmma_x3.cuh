@@ -78,7 +78,7 @@ struct SplitCopies {
 template <class AP>
 struct X3 {
   using L = Layout<AP>;
-  static constexpr int TILE_N = BN, RING = L::STAGES, RING_STAGE_BYTES = L::STAGE_BYTES;
+  static constexpr int TILE_M = BM, TILE_N = BN, RING = L::STAGES, RING_STAGE_BYTES = L::STAGE_BYTES;
   static constexpr int ACC = 64;  // accumulator registers per consumer thread (64 x 128 fp32)
   using Maps = x3_kernel::Maps;
   template <class Self, bool B_MN>

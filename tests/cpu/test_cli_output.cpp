@@ -542,12 +542,12 @@ TEST(CliOutput, InfoAndList) {
                         "2950 GB/s measured", "3350 GB/s theoretical", "CUDA runtime", "CUDA driver", "cuBLAS"})
     EXPECT_NE(info.find(s), std::string::npos) << s;
   VariantInfo ws{"wgmma_ws", "frame", 15, 90, false, "f16 bf16", "wgmma",
-                 {"RoundRobin", "WholeTilesOf<256, 4>", "DirectStore", "InTensorCore"}};
+                 {"RoundRobin", "WholeTilesOf<256, 4, 256, 128>", "DirectStore", "InTensorCore"}};
   const std::string list = format_list(
       {{"gemm", {{"cpu_naive", "host loop", 0, 0, false}, {"cublas", "vendor", 1, 75, true}, ws}}, {"gemv", {}}});
   for (const char* s : {"#", "name", "min_sm", "baseline", "builds on", "summary", "cpu_naive", "host loop", "0 (host)",
                         "75", "yes", "gemv: (none yet)", "gemm on the tensor-core skeleton",
-                        "wgmma_ws (15): RoundRobin, WholeTilesOf<256, 4>, DirectStore, InTensorCore"})
+                        "wgmma_ws (15): RoundRobin, WholeTilesOf<256, 4, 256, 128>, DirectStore, InTensorCore"})
     EXPECT_NE(list.find(s), std::string::npos) << s;
   // The parts' lines do not start with a number: scripts read the table's rows by their first field.
   EXPECT_EQ(list.find("\n15 wgmma_ws"), std::string::npos);

@@ -91,18 +91,22 @@ TEST(Lineage, TensorCoreBranches) {
   EXPECT_EQ(parent["wgmma_balanced"], "wgmma_ragged");
   EXPECT_EQ(parent["decode_wgmma"], "wgmma");
   EXPECT_EQ(parent["wgmma_fp8"], "wgmma_tma_store");
-  EXPECT_EQ(parent["decode_fp8_wide"], "decode_fp8");
+  EXPECT_EQ(parent["decode_fp8_wide"], "decode_wide");
   EXPECT_TRUE(parent["cublas"].empty());
 }
 
 // The tensor-core skeleton (docs/gemm_tc.md): a rung on it names its four parts (their C++ types),
 // and differs from its parent in one of them. A part's numbers (a tile width, a ring depth) are
 // its parameters, not another part: WholeTilesOf<128, 6> is WholeTiles at rung 18's width.
-// Rungs 16, 20 and 23 still change two parts each, and six Hopper rungs run kernels of their own:
-// both lists are exact, so a rung that moves onto the skeleton, or one that splits, updates them.
+// Every sm_90 rung is on the skeleton. Rungs 16, 20 and 23 still change two parts each: the list is
+// exact, so a rung that splits updates it.
 std::string kind_of(const std::string& part) {
-  std::string k;
-  for (char c : part) k += std::isdigit(static_cast<unsigned char>(c)) ? '#' : c;
+  std::string k;  // each number one '#'
+  for (size_t i = 0; i < part.size(); ++i) {
+    const bool digit = std::isdigit(static_cast<unsigned char>(part[i]));
+    if (!digit) k += part[i];
+    else if (i == 0 || !std::isdigit(static_cast<unsigned char>(part[i - 1]))) k += '#';
+  }
   return k;
 }
 
@@ -112,8 +116,6 @@ TEST(Lineage, SkeletonRungsDifferFromTheirParentInOnePart) {
       "wgmma_ragged",    // Mainloop Ragged, Epilogue Staged<TmaStore> (ragged tiles, C that TMA cannot store)
       "wgmma_balanced",  // Schedule Balanced, Mainloop Paired (the narrow tiles' deal, two k tiles a stage)
   };
-  const std::set<std::string> own_kernels = {"decode_wgmma", "decode_streamk", "decode_fp8", "decode_resident",
-                                             "decode_wide",  "decode_fp8_wide"};
   std::map<std::string, VariantInfo> by_name;
   for (const VariantInfo& r : variants(Op::gemm)) by_name[r.name] = r;
   std::set<std::string> differ_in_two, without_parts;
@@ -141,7 +143,7 @@ TEST(Lineage, SkeletonRungsDifferFromTheirParentInOnePart) {
       EXPECT_EQ(differ, 1) << "parts differing from " << r.parent;
   }
   EXPECT_EQ(differ_in_two, two_parts);
-  EXPECT_EQ(without_parts, own_kernels);
+  EXPECT_TRUE(without_parts.empty()) << *without_parts.begin() << " names no parts";
   EXPECT_GE(checked, 12);
 }
 
@@ -151,9 +153,9 @@ TEST(Lineage, SkeletonPartsAreTheTypesTheRungsName) {
   for (const VariantInfo& r : variants(Op::gemm)) parts[r.name] = r.parts;
   EXPECT_EQ(parts["wgmma"].at(0), "Unspecialized");
   EXPECT_EQ(parts["wgmma_ws"],
-            (std::vector<std::string>{"RoundRobin", "WholeTilesOf<256, 4>", "DirectStore", "InTensorCore"}));
+            (std::vector<std::string>{"RoundRobin", "WholeTilesOf<256, 4, 256, 128>", "DirectStore", "InTensorCore"}));
   EXPECT_EQ(parts["wgmma_pingpong"],
-            (std::vector<std::string>{"PingPong", "WholeTilesOf<128, 6>", "TmaStore", "InTensorCore"}));
+            (std::vector<std::string>{"PingPong", "WholeTilesOf<128, 6, 256, 128>", "TmaStore", "InTensorCore"}));
   EXPECT_EQ(parts["wgmma_ragged"].at(2), "Staged<TmaStore>");
   EXPECT_EQ(parts["wgmma_x3_rs"].at(1), "X3<SplitInRegisters>");
   EXPECT_EQ(parts["wgmma_fp8"].at(3), "ScaledInTensorCore");

@@ -8,7 +8,7 @@
 #   SET=ws (default: rungs 15-23 at the seed and ragged shapes) or SET=guard (every tensor-core
 #   rung, 14-34, and auto at the skeleton's guard shapes: the dense squares, decode, fp8 in its
 #   three scalings, fp8 decode, the prefill products), PARTS (guard: any of "dense decode fp8
-#   prefill", default all, so that a 10-minute call can take some of them).
+#   fp8decode prefill", default all, so that a 10-minute call can take some of them).
 # Output: $OUT/ws_before_after.csv and $OUT/ws_before_after.md.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
@@ -36,7 +36,7 @@ run() {  # label binary bench-args...
 }
 guard() {  # side binary: the guard's shapes, the parts asked for
   local side=$1 bin=$2 part
-  for part in ${PARTS:-dense decode fp8 prefill}; do
+  for part in ${PARTS:-dense decode fp8 fp8decode prefill}; do
     case $part in
       dense)
         run $side $bin --dtype bf16,f16,tf32 --size 2048,4096,8192 --variant 14,15,17,18,19,20,21,23,auto
@@ -49,6 +49,9 @@ guard() {  # side binary: the guard's shapes, the parts asked for
       fp8)
         for sc in tensor outer block128; do
           run $side $bin --dtype fp8 --trans nt --scaling $sc --size 2048,4096,8192 --variant 28,29,30,auto
+        done ;;
+      fp8decode)
+        for sc in tensor outer block128; do
           run $side $bin --dtype fp8 --trans nt --scaling $sc --m 1,16,64,128 --n 7168,28672 --k 8192 --variant 31,34,auto
         done ;;
       prefill)

@@ -37,18 +37,19 @@ __device__ __forceinline__ void wgmma_stage_64xn(float (&d)[R], const unsigned c
 }
 
 // One stage of fp8 operands (both K-major, one 128-byte row of k = 128 elements per stage, the
-// 128-byte swizzle) for warpgroup `half`'s 64 rows of A against the 256 columns of B: four
-// m64n256k32, each k step 32 bytes into the rows (as wgmma_stage_64xn's K-major case).
+// 128-byte swizzle) for warpgroup `half`'s 64 rows of A against the first N columns of B: four
+// m64nNk32, each k step 32 bytes into the rows (as wgmma_stage_64xn's K-major case).
 // accumulate = false: the stage's first MMA starts a fresh sum (the rest add to it).
-template <typename TA8, typename TB8>
-__device__ __forceinline__ void wgmma_stage_64x256_fp8(float (&d)[128], const unsigned char* As,
-                                                       const unsigned char* Bs, int half, bool accumulate = true) {
+template <typename TA8, typename TB8, int N = 256, int R>
+__device__ __forceinline__ void wgmma_stage_64xn_fp8(float (&d)[R], const unsigned char* As, const unsigned char* Bs,
+                                                     int half, bool accumulate = true) {
+  static_assert(R >= N / 2, "d holds the 64 x N accumulator");
   constexpr int ROW = 128, KI = 32;
 #pragma unroll
   for (int kk = 0; kk < ROW / KI; ++kk) {
     const uint64_t da = smem_desc(As + half * 64 * ROW + kk * KI, 16, 1024);
     const uint64_t db = smem_desc(Bs + kk * KI, 16, 1024);
-    wgmma<256, TA8, TB8>(d, da, db, accumulate || kk > 0);
+    wgmma<N, TA8, TB8>(d, da, db, accumulate || kk > 0);
   }
 }
 

@@ -16,12 +16,22 @@ namespace rungs::sgemm::ws {
 
 struct Cooperative {
   static constexpr int THREADS = 128 * (CONSUMERS + 1);  // warpgroup 0 produces, 1 and 2 consume
+  static constexpr int BLOCKS_PER_SM = 1;  // resident blocks an SM holds (the kernel's launch bounds)
   static constexpr int CLUSTER = ws::CLUSTER;  // blocks of a cluster, along m, sharing B
   static constexpr int SLOT_READERS = CONSUMERS;  // a block's consumers that read and release each stage
   static constexpr int BARRIERS = 0;              // mbarriers of the schedule's own (none)
   static __device__ __forceinline__ void init_barriers(uint64_t*, int) {}
   // A persistent grid: as many clusters as fit at once, at most one per cluster tile.
   static int64_t clusters(int64_t cluster_tiles, int fit) { return std::min<int64_t>(cluster_tiles, fit); }
+  // After the kernel's launch, on its stream: nothing (a schedule's second pass).
+  template <class Args, class Params>
+  static void after_launch(const Args&, const Params&, const Grid&, const char*) {}
+  // The launch (S: the schedule itself): S::clusters of S::CLUSTER blocks each.
+  template <class S>
+  static ClusterShape shape(const void* kernel, int smem, int64_t cluster_tiles, int, const char* name) {
+    const int fit = detail::max_active_clusters(kernel, S::THREADS, smem, S::CLUSTER, name);
+    return {S::clusters(cluster_tiles, fit), S::CLUSTER};
+  }
   // A cluster barrier at the kernel's end only with storer warps (their warpgroup spilled with the
   // producer's tail); otherwise the producer's tail keeps the block until nothing of the peer's can
   // reach it.
@@ -76,10 +86,11 @@ struct Cooperative {
     epi.finish(ctx);
   }
   // One stage's MMAs of consumer cw: its 64 rows of A against the first N columns of B.
-  template <typename T, bool A_MN, bool B_MN, int N>
-  static __device__ __forceinline__ void stage(float (&d)[128], const unsigned char* As, const unsigned char* Bs,
-                                               int cw) {
-    mma_stage<T, A_MN, B_MN, N>(d, As, Bs, cw);
+  // accumulate = false (fp8): the stage starts a fresh sum.
+  template <typename T, bool A_MN, bool B_MN, int N, int R>
+  static __device__ __forceinline__ void stage(float (&d)[R], const unsigned char* As, const unsigned char* Bs, int cw,
+                                               bool accumulate = true) {
+    mma_stage<T, A_MN, B_MN, N>(d, As, Bs, cw, accumulate);
   }
   // Consumer cw's part of every piece of the walk: the accumulation's k loop into d, then the
   // walk's finish, which stores the tile through the epilogue (or hands on a split tile's partial

@@ -11,15 +11,28 @@
 
 namespace rungs::sgemm::ws {
 
-// One stage's MMAs for warpgroup `half`: fp8 (both operands K-major, n256: WholeTiles only) or T's.
-template <typename T, bool A_MN, bool B_MN, int N>
-__device__ __forceinline__ void mma_stage(float (&d)[128], const unsigned char* As, const unsigned char* Bs, int half) {
+// One stage's MMAs for warpgroup `half`: fp8 (both operands K-major) or T's; d: the accumulator of
+// 64 x 2R (R >= N / 2). accumulate = false (fp8): the stage's first MMA starts a fresh sum.
+template <typename T, bool A_MN, bool B_MN, int N, int R>
+__device__ __forceinline__ void mma_stage(float (&d)[R], const unsigned char* As, const unsigned char* Bs, int half,
+                                          bool accumulate = true) {
   using Pr = Problem<T>;
   if constexpr (Pr::fp8) {
-    static_assert(!A_MN && !B_MN && N == BN, "fp8: K-major operands, whole tiles");
-    detail::wgmma_stage_64x256_fp8<typename Pr::A, typename Pr::B>(d, As, Bs, half);
+    static_assert(!A_MN && !B_MN, "fp8: K-major operands");
+    detail::wgmma_stage_64xn_fp8<typename Pr::A, typename Pr::B, N>(d, As, Bs, half, accumulate);
   } else {
     detail::wgmma_stage_64xn<T, A_MN, B_MN, N>(d, As, Bs, half);
+  }
+}
+
+// The accumulator zeroed where this is called: the empty asm keeps the compiler from moving the
+// zeros among the wgmmas (ptxas serializes them then: C7515).
+template <int R>
+__device__ __forceinline__ void clear_acc(float (&d)[R]) {
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    d[i] = 0.0f;
+    asm volatile("" : "+f"(d[i])::"memory");
   }
 }
 
@@ -28,8 +41,8 @@ __device__ __forceinline__ void mma_stage(float (&d)[128], const unsigned char* 
 // two: stages of two k tiles) against the rows of A the schedule gives the consumer (S::stage). `it` counts the consumer's stages over all its pieces; release(slot):
 // both blocks' producers may refill the slot. The epilogue's in_mainloop hook runs after each k
 // tile's MMAs are issued.
-template <class M, class S, typename T, bool A_MN, bool B_MN, class Walk, class Epi, class Ctx, class Release>
-__device__ __forceinline__ void multiply_piece(float (&d)[128], const Walk& walk, int p, int t, int kb, int ke,
+template <class M, class S, typename T, bool A_MN, bool B_MN, int R, class Walk, class Epi, class Ctx, class Release>
+__device__ __forceinline__ void multiply_piece(float (&d)[R], const Walk& walk, int p, int t, int kb, int ke,
                                                const unsigned char* smem, uint64_t* full, int cw, int& it, Epi& epi,
                                                const Ctx& ctx, Release&& release, int64_t m, int64_t n) {
   constexpr bool RS = std::is_same_v<T, float> && A_MN;
@@ -57,7 +70,7 @@ __device__ __forceinline__ void multiply_piece(float (&d)[128], const Walk& walk
         const int h = pair ? (kt - kb) & 1 : 0;
         detail::wgmma_fence();
         detail::wgmma_stage_64xn_rs<N>(d, cur,
-                                       smem + (it % RING) * STAGE + (pair ? 2 * A_BYTES + h * B_PAIR : A_BYTES));
+                                       smem + (it % RING) * STAGE + (pair ? 2 * A_BYTES + h * B_PAIR : M::A_TILE_BYTES));
         detail::wgmma_commit();
         // Stage it - 1's MMAs have retired: its slot and nxt are free (a schedule whose
         // finishing code spills with a group in flight across stages waits for stage it's too).
@@ -111,7 +124,7 @@ __device__ __forceinline__ void multiply_piece(float (&d)[128], const Walk& walk
         const int s = it % RING;
         detail::mbar_wait(&full[s], (it / RING) & 1);
         const unsigned char* As = smem + s * STAGE;
-        const unsigned char* Bs = As + A_BYTES;
+        const unsigned char* Bs = As + M::A_TILE_BYTES;
         detail::wgmma_fence();
         S::template stage<T, A_MN, B_MN, N>(d, As, Bs, cw);
         detail::wgmma_commit();

@@ -2,19 +2,23 @@
 // (Problem), a rung as its four parts (Parts), what a schedule is given to plan (Grid) and what an
 // epilogue sees of its block (ConsumerCtx). What each part provides the frame (wgmma_ws.cuh):
 //  - Schedule: whole_tiles, wide_producer, rs_in_flight, CLUSTER (blocks of a cluster along m,
-//    sharing B); Params and plan(Grid) on the host;
+//    sharing B); on the host shape<S>(kernel, smem, cluster_tiles, kt, name), the grid's clusters
+//    and the blocks of each (CLUSTER, or split-K's splits), then Params and plan(Grid), and
+//    after_launch(args, params, grid, name) (a second pass on the stream);
 //    Walk<TILE_N>(params, tiles_m, tiles_n, rank) on the device: count pieces, piece(p, t, kb, ke),
 //    locate(p, m0, n0, solo, kb, ke), tile(p, t, m0, n0, solo) and finish(d, kb, ke, cw, store),
 //    which stores a finished tile (or adds a split tile's partial sums), and CLUSTER (the mainloop's
 //    loads read it from the walk). The kernel is the schedule:
 //    THREADS a block, clusters(cluster_tiles, fit) in the grid, exit_barrier<E> (a cluster barrier
-//    at the kernel's end), and block<S, M, E, Ac, T, A_MN, B_MN, C_T>(Block) the threads' roles;
+//    at the kernel's end), BLOCKS_PER_SM (its launch bounds), and block<S, M, E, Ac, T, A_MN, B_MN,
+//    C_T>(Block) the threads' roles;
 //    SLOT_READERS (a block's consumers that release each stage), BARRIERS (mbarriers of its own, set
 //    up by init_barriers(bars, tid)), stage<T, A_MN, B_MN, N>(d, As, Bs, cw) (one stage's MMAs of a
 //    consumer) and consume<S, M, Ac, T, A_MN, B_MN>(walk, args, smem, full, bars, cw, epi, ctx,
 //    release) (a consumer's pieces): ws/cooperative.cuh's (a producer warpgroup, both consumers on
 //    every tile), PingPong's (18_wgmma_pingpong.cu).
-//  - Mainloop: TILE_N, RING stages of RING_STAGE_BYTES, ACC accumulator registers per consumer
+//  - Mainloop: TILE_M x TILE_N tiles (A_TILE_BYTES of A a k tile), RING stages of
+//    RING_STAGE_BYTES, ACC accumulator registers per consumer
 //    thread; Maps (its tensor maps) from make_maps<Self, CLUSTER, T, A_MN, B_MN>(args) on the host;
 //    prefetch<Self, B_MN>(maps), and load<Self, T, A_MN, B_MN>(walk, p, maps, smem, full, n, rank,
 //    it, wait_released): the producer thread's loads of piece p. The TMA stage mainloops
@@ -106,11 +110,19 @@ struct Parts {
   using Accumulation = A;
 };
 
+// A launch's clusters (Schedule::shape): how many, and the blocks of each (along x).
+struct ClusterShape {
+  int64_t clusters;
+  int blocks;
+};
+
 // What a schedule's host side is given to plan a launch.
 struct Grid {
   int64_t tiles_m, tiles_n, cluster_tiles;
-  int clusters;  // resident at once: the persistent grid
+  int clusters;  // in the grid (the persistent schedules': those resident at once)
+  int blocks;    // blocks per cluster (Schedule::shape's)
   int kt;        // k tiles per tile
+  int tile_m, tile_n;  // a tile's rows and columns (the mainloop's)
   int64_t m, n;
   cudaStream_t stream;
   std::unique_ptr<detail::Scratch>*keep_ws, *keep_flags;  // scratch a schedule needs, freed after the kernel

@@ -21,6 +21,8 @@ __device__ __forceinline__ void load_piece(const Walk& walk, int p, const CUtens
   // The mainloop's ring (RING stages of STAGE) and tile width (TN columns: TB bytes of B a k tile);
   // the schedule's clusters of CLUSTER blocks along m.
   constexpr int BK = bk<T>(), TN = M::TILE_N, RING = M::RING, STAGE = M::RING_STAGE_BYTES, TB = TN * ROW;
+  constexpr int TM = M::TILE_M, TA = M::A_TILE_BYTES;  // the tile's rows, A's bytes a k tile
+  static_assert(!M::pairs || TA == A_BYTES, "paired stages of 128-row tiles");
   constexpr int CLUSTER = Walk::CLUSTER;
   int m0, n0, kb, ke;
   bool solo;
@@ -37,17 +39,17 @@ __device__ __forceinline__ void load_piece(const Walk& walk, int p, const CUtens
     uint64_t* bar = &full[s];
     const int tiles = two && kt + 1 < ke ? 2 : 1;  // k tiles in this stage
     // A (own) + B from both blocks, per k tile
-    detail::mbar_expect_tx(bar, tiles * (A_BYTES + (M::ragged ? b_bytes : TB)));
-    for (int h = 0; h < tiles; ++h) {  // k tile kt + h: A at st + h A_BYTES, B after both A's
+    detail::mbar_expect_tx(bar, tiles * (TA + (M::ragged ? b_bytes : TB)));
+    for (int h = 0; h < tiles; ++h) {  // k tile kt + h: A at st + h TA, B after both A's
       const int k0 = (kt + h) * BK;
-      unsigned char* sa = st + h * A_BYTES;
+      unsigned char* sa = st + h * TA;
       if constexpr (A_MN) {  // boxes of BK k-rows x 128 bytes of m (64 16-bit, 32 tf32 elements)
         constexpr int MN_BOX = ROW / int(sizeof(T));
-        for (int j = 0; j < BM / MN_BOX; ++j) detail::tma_load_2d(sa + j * BK * ROW, &map_a, m0 + MN_BOX * j, k0, bar);
+        for (int j = 0; j < TM / MN_BOX; ++j) detail::tma_load_2d(sa + j * BK * ROW, &map_a, m0 + MN_BOX * j, k0, bar);
       } else {
         detail::tma_load_2d(sa, &map_a, k0, m0, bar);
       }
-      unsigned char* sb = st + (two ? 2 * A_BYTES + h * B_PAIR : A_BYTES);
+      unsigned char* sb = st + (two ? 2 * TA + h * B_PAIR : TA);
       constexpr uint16_t all = (1u << CLUSTER) - 1;
       if (!B_MN && two) {  // 64 rows of n, k-contiguous, from block 0 to both
         if (rank == 0) detail::tma_load_2d_multicast(sb, &map_b64, k0, n0, bar, all);
@@ -75,10 +77,13 @@ __device__ __forceinline__ void load_piece(const Walk& walk, int p, const CUtens
 // swizzle): WholeTiles, Ragged and Paired (128 x 256, 4 stages) and rung 18's 128 x 128 tiles share
 // the tensor maps (A, B, and B in boxes of 64 rows for Paired), the loads above and the k loop of
 // ws/k_loop.cuh (Self: the mainloop part itself).
-template <int TN, int RING_>
+template <int TN, int RING_, int FILL = 256, int TM = BM>
 struct TmaStagesOf {
-  static constexpr int TILE_N = TN, RING = RING_, RING_STAGE_BYTES = A_BYTES + TN * ROW;
-  static constexpr int ACC = 128;  // accumulator registers per consumer thread (64 x 256 fp32)
+  static constexpr int TILE_M = TM, TILE_N = TN, RING = RING_;
+  static constexpr int A_TILE_BYTES = TM * ROW, RING_STAGE_BYTES = A_TILE_BYTES + TN * ROW;
+  static_assert(FILL == 64 || FILL == 128 || FILL == 256, "an L2 fill size TMA promotes to");
+  static_assert(TM % 64 == 0 && TM <= 256, "whole 64-row blocks, one TMA box");
+  static constexpr int ACC = TN / 2;  // accumulator registers per consumer thread (64 x TN fp32)
   struct Maps {
     CUtensorMap a, b, b64;  // b64: Paired's narrow tiles (B k-contiguous)
   };
@@ -89,12 +94,15 @@ struct TmaStagesOf {
     static_assert(sizeof(typename Pr::A) == sizeof(typename Pr::B), "A and B elements of one size");
     const auto type = detail::tma_operand_type<typename Pr::A>(), type_b = detail::tma_operand_type<typename Pr::B>();
     Maps m;
-    m.a = A_MN ? detail::make_tensor_map_2d(a.A, type, E_SIZE, a.k, a.m, a.lda, BK, ROW / E_SIZE)
-               : detail::make_tensor_map_2d(a.A, type, E_SIZE, a.m, a.k, a.lda, BM, BK);
-    m.b = B_MN ? detail::make_tensor_map_2d(a.B, type_b, E_SIZE, a.k, a.n, a.ldb, BK, ROW / E_SIZE)
-               : detail::make_tensor_map_2d(a.B, type_b, E_SIZE, a.n, a.k, a.ldb, TN / CLUSTER, BK);
+    constexpr CUtensorMapL2promotion fill = FILL == 64    ? CU_TENSOR_MAP_L2_PROMOTION_L2_64B
+                                            : FILL == 128 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B
+                                                          : CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+    m.a = A_MN ? detail::make_tensor_map_2d(a.A, type, E_SIZE, a.k, a.m, a.lda, BK, ROW / E_SIZE, fill)
+               : detail::make_tensor_map_2d(a.A, type, E_SIZE, a.m, a.k, a.lda, TM, BK, fill);
+    m.b = B_MN ? detail::make_tensor_map_2d(a.B, type_b, E_SIZE, a.k, a.n, a.ldb, BK, ROW / E_SIZE, fill)
+               : detail::make_tensor_map_2d(a.B, type_b, E_SIZE, a.n, a.k, a.ldb, TN / CLUSTER, BK, fill);
     // Self::pairs, B k-contiguous: boxes of 64 rows of n for the narrow tiles' paired stages.
-    m.b64 = Self::pairs && !B_MN ? detail::make_tensor_map_2d(a.B, type_b, E_SIZE, a.n, a.k, a.ldb, 64, BK)
+    m.b64 = Self::pairs && !B_MN ? detail::make_tensor_map_2d(a.B, type_b, E_SIZE, a.n, a.k, a.ldb, 64, BK, fill)
                                  : CUtensorMap{};
     return m;
   }
