@@ -242,7 +242,6 @@ std::vector<std::string> parts();
 }  // namespace decode_wide
 namespace decode_fp8_wide {                           // 34_decode_fp8_wide.cu (sm_90a)
 void run_fp8(const ArgsF8&);  // m <= 64
-std::vector<std::string> parts();
 }  // namespace decode_fp8_wide
 
 // C = beta * C over m x n (beta == 0 writes zeros without reading C). Used for k == 0 / alpha == 0.

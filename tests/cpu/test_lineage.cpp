@@ -91,15 +91,15 @@ TEST(Lineage, TensorCoreBranches) {
   EXPECT_EQ(parent["wgmma_balanced"], "wgmma_ragged");
   EXPECT_EQ(parent["decode_wgmma"], "wgmma");
   EXPECT_EQ(parent["wgmma_fp8"], "wgmma_tma_store");
-  EXPECT_EQ(parent["decode_fp8_wide"], "decode_wide");
+  EXPECT_EQ(parent["decode_fp8_wide"], "decode_fp8");
   EXPECT_TRUE(parent["cublas"].empty());
 }
 
 // The tensor-core skeleton (docs/gemm_tc.md): a rung on it names its four parts (their C++ types),
 // and differs from its parent in one of them. A part's numbers (a tile width, a ring depth) are
 // its parameters, not another part: WholeTilesOf<128, 6> is WholeTiles at rung 18's width.
-// Every sm_90 rung is on the skeleton. Rungs 16, 20 and 23 still change two parts each: the list is
-// exact, so a rung that splits updates it.
+// Every sm_90 rung is on the skeleton but rung 34, which measured slower on it (its header): both
+// lists below are exact, so a rung that moves onto the skeleton, or one that splits, updates them.
 std::string kind_of(const std::string& part) {
   std::string k;  // each number one '#'
   for (size_t i = 0; i < part.size(); ++i) {
@@ -143,7 +143,7 @@ TEST(Lineage, SkeletonRungsDifferFromTheirParentInOnePart) {
       EXPECT_EQ(differ, 1) << "parts differing from " << r.parent;
   }
   EXPECT_EQ(differ_in_two, two_parts);
-  EXPECT_TRUE(without_parts.empty()) << *without_parts.begin() << " names no parts";
+  EXPECT_EQ(without_parts, (std::set<std::string>{"decode_fp8_wide"}));
   EXPECT_GE(checked, 12);
 }
 

@@ -8,7 +8,9 @@
 #   SET=ws (default: rungs 15-23 at the seed and ragged shapes) or SET=guard (every tensor-core
 #   rung, 14-34, and auto at the skeleton's guard shapes: the dense squares, decode, fp8 in its
 #   three scalings, fp8 decode, the prefill products), PARTS (guard: any of "dense decode fp8
-#   fp8decode prefill", default all, so that a 10-minute call can take some of them).
+#   fp8decode prefill", default all, so that a 10-minute call can take some of them); a row to rerun:
+#   DECODE_NK ("28672x8192 ..."), DECODE_M, DECODE_VARIANTS, FP8DECODE_SCALINGS, FP8DECODE_M,
+#   FP8DECODE_VARIANTS.
 # Output: $OUT/ws_before_after.csv and $OUT/ws_before_after.md.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
@@ -17,7 +19,7 @@ mkdir -p "$OUT"
 ROUNDS=${ROUNDS:-3}
 OLD=${TMPDIR:-/tmp}/rungs_before
 if [ ! -x "$OLD/build/rungs" ]; then
-  rm -rf "$OLD" && mkdir -p "$OLD" && cp -r CMakeLists.txt cmake include scripts tests "$OLD/"
+  rm -rf "$OLD" && mkdir -p "$OLD" && cp -r CMakeLists.txt cmake include scripts tests examples "$OLD/"
   if [ -n "${SRC_BEFORE:-}" ]; then cp -r "$SRC_BEFORE" "$OLD/src"
   else git archive "${BEFORE:-d1f851d}" src | tar -x -C "$OLD" || { echo "no commit ${BEFORE:-d1f851d} here: set SRC_BEFORE" >&2; exit 1; }
   fi
@@ -42,17 +44,18 @@ guard() {  # side binary: the guard's shapes, the parts asked for
         run $side $bin --dtype bf16,f16,tf32 --size 2048,4096,8192 --variant 14,15,17,18,19,20,21,23,auto
         run $side $bin --dtype tf32x3 --size 2048,4096,8192 --variant 16,22,auto ;;
       decode)
-        for nk in "7168 8192" "28672 8192" "8192 28672"; do
-          set -- $nk
-          run $side $bin --dtype bf16 --trans nt --m 1,16,64,128 --n "$1" --k "$2" --variant 26,27,32,33,auto
+        for nk in ${DECODE_NK:-7168x8192 28672x8192 8192x28672}; do
+          run $side $bin --dtype bf16 --trans nt --m "${DECODE_M:-1,16,64,128}" --n "${nk%x*}" --k "${nk#*x}" \
+            --variant "${DECODE_VARIANTS:-26,27,32,33,auto}"
         done ;;
       fp8)
         for sc in tensor outer block128; do
           run $side $bin --dtype fp8 --trans nt --scaling $sc --size 2048,4096,8192 --variant 28,29,30,auto
         done ;;
       fp8decode)
-        for sc in tensor outer block128; do
-          run $side $bin --dtype fp8 --trans nt --scaling $sc --m 1,16,64,128 --n 7168,28672 --k 8192 --variant 31,34,auto
+        for sc in ${FP8DECODE_SCALINGS:-tensor outer block128}; do
+          run $side $bin --dtype fp8 --trans nt --scaling $sc --m "${FP8DECODE_M:-1,16,64,128}" --n 7168,28672 --k 8192 \
+            --variant "${FP8DECODE_VARIANTS:-31,34,auto}"
         done ;;
       prefill)
         for nk in "6144 4096" "4096 4096" "28672 4096" "4096 14336" "128256 4096"; do
