@@ -1,38 +1,12 @@
-// Rung 20's parts, the ragged edges (used by rungs 20 and 23; what they add and why:
-// 20_wgmma_ragged.cu): Ragged, a mainloop whose tiles multiply only the width of B they need (the
-// narrowest wgmma width that holds its columns), and Staged, an epilogue that hands C that TMA
-// cannot store to the producer warpgroup's idle warps through the consumer's shared buffer.
+// Rung 20's part, the staged epilogue (used by rungs 20, 22 and 23; what it adds and why:
+// 20_wgmma_ragged.cu): Staged, which hands C that TMA cannot store to the producer warpgroup's
+// idle warps through the consumer's shared buffer.
 #pragma once
 
+#include "gemm/16_wgmma_narrow.cuh"
 #include "gemm/17_wgmma_tma_store.cuh"
 
 namespace rungs::sgemm::ws {
-
-// Mainloop: a tile with at most 64 (128) columns left multiplies m64n64 (m64n128) and loads only those
-// columns of B.
-struct Ragged : TmaStages {
-  static constexpr bool ragged = true, pairs = false;
-  __device__ __forceinline__ static int width(int cols_left) { return cols_left > 128 ? 256 : cols_left > 64 ? 128 : 64; }
-  __device__ __forceinline__ static bool two(int, bool) { return false; }
-  template <class Walk, class Mainloop, class Paired>
-  __device__ __forceinline__ static void multiply(const Walk& walk, int p, int t, int64_t m, int64_t n, int cw,
-                                                  Paired&& paired, Mainloop&& mainloop) {
-    int m0, n0;
-    bool solo;
-    walk.tile(p, t, m0, n0, solo);
-    const int nb = width(static_cast<int>(n) - n0);
-    const bool two = paired(nb, solo);
-    // A consumer whose rows all lie past m multiplies too, 64 columns wide, and stores nothing:
-    // with no MMAs at all (a mainloop that only takes and releases the stages) the kernel hung now
-    // and then, every stuck waiter such a consumer or its block's, at the first stage of the last
-    // tile row (rung 17, whose consumers always multiply, never hung). The cause is not understood;
-    // this keeps each consumer's pace through the stages that of rung 17's, and the hang is gone
-    // (scripts/experiments/hang_probe/hang_probe.sh: 9,000 launches clean).
-    if (nb == 64 || m0 + 64 * cw >= m) mainloop(std::integral_constant<int, 64>{}, two);
-    else if (nb == 128) mainloop(std::integral_constant<int, 128>{}, false);
-    else mainloop(std::integral_constant<int, 256>{}, false);
-  }
-};
 
 // Epilogue: Inner's, except that C which Inner would store from registers (rows not 16-byte
 // aligned, or a last tile column TMA would clip only to 16 bytes) leaves through the consumer's

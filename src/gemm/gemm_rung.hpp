@@ -152,10 +152,12 @@ void run_f16(const ArgsH&);
 void run_bf16(const ArgsBF&);
 std::vector<std::string> parts();
 }  // namespace wgmma_ws
-namespace wgmma_x3 {                                  // 16_wgmma_x3.cu (sm_90a)
-void run_tf32x3(const Args&);
+namespace wgmma_narrow {                              // 16_wgmma_narrow.cu (sm_90a)
+void run_tf32(const Args&);
+void run_f16(const ArgsH&);
+void run_bf16(const ArgsBF&);
 std::vector<std::string> parts();
-}  // namespace wgmma_x3
+}  // namespace wgmma_narrow
 namespace wgmma_tma_store {                           // 17_wgmma_tma_store.cu (sm_90a)
 void run_tf32(const Args&);
 void run_f16(const ArgsH&);
@@ -184,10 +186,12 @@ void run_f16(const ArgsH&);
 void run_bf16(const ArgsBF&);
 std::vector<std::string> parts();
 }  // namespace wgmma_overlap
-namespace wgmma_x3_rs {                               // 22_wgmma_x3_rs.cu (sm_90a)
-void run_tf32x3(const Args&);
+namespace wgmma_deal {                                // 22_wgmma_deal.cu (sm_90a)
+void run_tf32(const Args&);
+void run_f16(const ArgsH&);
+void run_bf16(const ArgsBF&);
 std::vector<std::string> parts();
-}  // namespace wgmma_x3_rs
+}  // namespace wgmma_deal
 namespace wgmma_balanced {                            // 23_wgmma_balanced.cu (sm_90a)
 void run_tf32(const Args&);
 void run_f16(const ArgsH&);
@@ -243,6 +247,22 @@ std::vector<std::string> parts();
 namespace decode_fp8_wide {                           // 34_decode_fp8_wide.cu (sm_90a)
 void run_fp8(const ArgsF8&);  // m <= 64
 }  // namespace decode_fp8_wide
+
+// The per-stage sums and 3xTF32 on them.
+namespace wgmma_sums {                                // 35_wgmma_sums.cu (sm_90a)
+void run_tf32(const Args&);
+void run_f16(const ArgsH&);
+void run_bf16(const ArgsBF&);
+std::vector<std::string> parts();
+}  // namespace wgmma_sums
+namespace wgmma_x3 {                                  // 36_wgmma_x3.cu (sm_90a)
+void run_tf32x3(const Args&);
+std::vector<std::string> parts();
+}  // namespace wgmma_x3
+namespace wgmma_x3_rs {                               // 37_wgmma_x3_rs.cu (sm_90a)
+void run_tf32x3(const Args&);
+std::vector<std::string> parts();
+}  // namespace wgmma_x3_rs
 
 // C = beta * C over m x n (beta == 0 writes zeros without reading C). Used for k == 0 / alpha == 0.
 void scale_c(int64_t m, int64_t n, float beta, float* C, int64_t ldc, cudaStream_t stream);

@@ -60,11 +60,11 @@ const std::vector<Rung>& ladder() {
        "operands copied to aligned k-major scratch first",
        90, false, nullptr, wgmma_ws::run_tf32, nullptr, wgmma_ws::run_f16, wgmma_ws::run_bf16, nullptr,
        wgmma_ws::parts},
-      {"wgmma_x3", "wgmma_ws",
-       "3xTF32 on rung 15's structure: operands split once into tf32 big and small parts, hi*lo + lo*hi + hi*hi "
-       "per k step, each 32-deep stage summed apart and added in fp32 (sm_90a); tf32x3",
-       90, false, nullptr, nullptr, wgmma_x3::run_tf32x3, nullptr, nullptr, nullptr,
-       wgmma_x3::parts},
+      {"wgmma_narrow", "wgmma_ws",
+       "rung 15 with narrow tiles multiplied only as wide as they are: a tile with at most 64 (128) columns left "
+       "issues wgmma n64 (n128) and loads only those columns of B (sm_90a); f16 bf16 tf32",
+       90, false, nullptr, wgmma_narrow::run_tf32, nullptr, wgmma_narrow::run_f16, wgmma_narrow::run_bf16, nullptr,
+       wgmma_narrow::parts},
       {"wgmma_tma_store", "wgmma_ws",
        "rung 15 with its epilogue through shared memory and TMA stores, left in flight while the next tile "
        "runs (sm_90a); f16 bf16 tf32 (beta != 0 or an unaligned C: rung 15's direct stores)",
@@ -80,10 +80,9 @@ const std::vector<Rung>& ladder() {
        "added by each tile's first cluster (sm_90a); f16 bf16 tf32",
        90, false, nullptr, wgmma_streamk::run_tf32, nullptr, wgmma_streamk::run_f16, wgmma_streamk::run_bf16, nullptr,
        wgmma_streamk::parts},
-      {"wgmma_ragged", "wgmma_tma_store",
-       "rung 17 for ragged shapes: the last tile column multiplied only as wide as it is (wgmma n64/n128), rows "
-       "past m skipped, and C that TMA cannot store written by the producer's idle warps while the next tile runs "
-       "(sm_90a); f16 bf16 tf32",
+      {"wgmma_ragged", "wgmma_narrow",
+       "rung 16 with rung 17's TMA stores for ragged shapes: rows past m skipped, and C that TMA cannot store "
+       "written by the producer's idle warps while the next tile runs (sm_90a); f16 bf16 tf32",
        90, false, nullptr, wgmma_ragged::run_tf32, nullptr, wgmma_ragged::run_f16, wgmma_ragged::run_bf16, nullptr,
        wgmma_ragged::parts},
       {"wgmma_overlap", "wgmma_tma_store",
@@ -91,16 +90,15 @@ const std::vector<Rung>& ladder() {
        "shared-memory fill and TMA stores issued after the next tile's first two k tiles' MMAs (sm_90a); f16 bf16",
        90, false, nullptr, nullptr, nullptr, wgmma_overlap::run_f16, wgmma_overlap::run_bf16, nullptr,
        wgmma_overlap::parts},
-      {"wgmma_x3_rs", "wgmma_x3",
-       "3xTF32 with A split in registers: A's fp32 tile read once by TMA (in place when k-contiguous), split "
-       "into tf32 parts by the consumers, wgmma's register form for A; B split by a copy as in rung 16 (sm_90a); "
-       "tf32x3",
-       90, false, nullptr, nullptr, wgmma_x3_rs::run_tf32x3, nullptr, nullptr, nullptr,
-       wgmma_x3_rs::parts},
-      {"wgmma_balanced", "wgmma_ragged",
-       "rung 20 with its ragged edges balanced: a narrow last tile column (<= 64 columns) dealt two tiles each "
-       "to the clusters with one full tile fewer, run last, with two k tiles per stage; a short last tile row "
-       "(odd tile rows) paired side by side (sm_90a); f16 bf16 tf32",
+      {"wgmma_deal", "wgmma_ragged",
+       "rung 20 with its ragged edges dealt: a narrow last tile column (<= 64 columns) dealt two tiles each to the "
+       "clusters with one full tile fewer, run last; a short last tile row (odd tile rows) paired side by side "
+       "(sm_90a); f16 bf16 tf32",
+       90, false, nullptr, wgmma_deal::run_tf32, nullptr, wgmma_deal::run_f16, wgmma_deal::run_bf16, nullptr,
+       wgmma_deal::parts},
+      {"wgmma_balanced", "wgmma_deal",
+       "rung 22 with its narrow tiles' stages holding two k tiles each (A, A', B, B'), twice the bytes in flight "
+       "for a tile bound by its loads' latency (sm_90a); f16 bf16 tf32",
        90, false, nullptr, wgmma_balanced::run_tf32, nullptr, wgmma_balanced::run_f16, wgmma_balanced::run_bf16, nullptr,
        wgmma_balanced::parts},
       // The decode rungs: C = A W^T with m <= 128 rows of A (CUDA cores), bound by reading W once.
@@ -172,6 +170,23 @@ const std::vector<Rung>& ladder() {
        "into fp32 registers with the block128 scales, tensor and outer in the epilogue, no split (sm_90a); fp8 "
        "any pair, every scaling, m <= 64 (operands not K-major, or rows TMA cannot address, copied first)",
        90, false, nullptr, nullptr, nullptr, nullptr, nullptr, decode_fp8_wide::run_fp8},
+      // The per-stage sums and 3xTF32 on them.
+      {"wgmma_sums", "wgmma_ws",
+       "rung 15 with each stage summed apart on the tensor core and added to fp32 registers off it, rounded to "
+       "nearest (the tensor core's accumulation truncates), 128x128 tiles (sm_90a); f16 bf16 tf32",
+       90, false, nullptr, wgmma_sums::run_tf32, nullptr, wgmma_sums::run_f16, wgmma_sums::run_bf16, nullptr,
+       wgmma_sums::parts},
+      {"wgmma_x3", "wgmma_sums",
+       "3xTF32 on rung 35's per-stage sums: operands split once into tf32 big and small parts, hi*lo + lo*hi + "
+       "hi*hi per k step, each 32-deep stage summed apart and added in fp32 (sm_90a); tf32x3",
+       90, false, nullptr, nullptr, wgmma_x3::run_tf32x3, nullptr, nullptr, nullptr,
+       wgmma_x3::parts},
+      {"wgmma_x3_rs", "wgmma_x3",
+       "3xTF32 with A split in registers: A's fp32 tile read once by TMA (in place when k-contiguous), split "
+       "into tf32 parts by the consumers, wgmma's register form for A; B split by a copy as in rung 36 (sm_90a); "
+       "tf32x3",
+       90, false, nullptr, nullptr, wgmma_x3_rs::run_tf32x3, nullptr, nullptr, nullptr,
+       wgmma_x3_rs::parts},
   };
   return rungs;
 }

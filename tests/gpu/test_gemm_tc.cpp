@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <sstream>
@@ -663,6 +664,39 @@ TEST(GemmAccuracy, Tf32x3AtMostCublasSgemmError) {
     }
     std::cout << std::endl;
   }
+  RUNGS_FINISH(tally);
+}
+
+// Rung 35's promise: the tensor core's accumulation truncates, so a sum over all of k on it drifts;
+// summed a stage at a time and added in fp32 off it (round to nearest), it does not. tf32 on
+// positive inputs that are tf32 numbers already (the products exact, the reference exact): the only
+// error left is the sums', and at k = 16384 the tensor core's must be far above the per-stage sums'.
+TEST(GemmAccuracy, SumsPerStageRemoveTheTensorCoresDrift) {
+  RUNGS_REQUIRE_GPU();
+  Tally tally;
+  check::GemmShape s = check::normalized(shape(Trans::N, Trans::T, 128, 128, 16384));
+  check::GemmData d = check::make_gemm_data(s, 3500);
+  for (auto* v : {&d.A, &d.B})
+    for (float& x : *v) {  // |x| truncated to tf32 (10 bits of mantissa)
+      uint32_t u;
+      x = std::fabs(x);
+      std::memcpy(&u, &x, 4);
+      u &= 0xffffe000u;
+      std::memcpy(&x, &u, 4);
+    }
+  const check::GemmReference ref = check::gemm_reference(s, d);
+  const Outcome o_ws = run_on("wgmma_ws", GemmKind::tf32, s, d, 0), o_sums = run_on("wgmma_sums", GemmKind::tf32, s, d, 0);
+  if (!tally.count(o_ws) || !tally.count(o_sums)) {
+    RUNGS_FINISH(tally);
+    return;
+  }
+  const auto ws = check::compare_gemm(s, ref, o_ws.C.data(), GemmKind::tf32);
+  const auto sums = check::compare_gemm(s, ref, o_sums.C.data(), GemmKind::tf32);
+  std::cout << "tf32 inputs, positive, 128x128x16384, max relative error: wgmma_ws " << ws.max_rel << ", wgmma_sums "
+            << sums.max_rel << std::endl;
+  EXPECT_TRUE(sums.pass) << sums.reason;
+  EXPECT_LT(sums.max_rel * 8, ws.max_rel);
+  EXPECT_LT(sums.max_rel, 64.0 / 16777216.0);  // a few ulps of the sum: no drift with k
   RUNGS_FINISH(tally);
 }
 

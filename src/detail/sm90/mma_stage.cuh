@@ -100,9 +100,10 @@ __device__ __forceinline__ void load_a_frags_k_f32(uint32_t (&a)[16], const unsi
 
 // One stage as wgmma_stage_64xn, tf32 with A from registers (load_a_frags_mn_tf32) and B K-major.
 // `a` must stay untouched until the wgmma group issued here has retired.
-template <int N = 256>
-__device__ __forceinline__ void wgmma_stage_64xn_rs(float (&d)[128], const uint32_t (&a)[16], const unsigned char* Bs) {
+template <int N = 256, int R>
+__device__ __forceinline__ void wgmma_stage_64xn_rs(float (&d)[R], const uint32_t (&a)[16], const unsigned char* Bs) {
   static_assert(N == 256 || N == 128 || N == 64, "n256, n128 or n64");
+  static_assert(R >= N / 2, "d holds the 64 x N accumulator");
 #pragma unroll
   for (int kk = 0; kk < 4; ++kk) {
     const uint32_t (&f)[4] = *reinterpret_cast<const uint32_t(*)[4]>(&a[4 * kk]);

@@ -1,13 +1,16 @@
 // The Mainloop parts' shared producer side: 128 x 256 tiles in stages of one 128-byte row of k
 // (TMA, 128-byte swizzle), B shared by the cluster's two blocks (each loads its half and
-// multicasts it). WholeTiles (15_wgmma_ws.cuh), Ragged (20_wgmma_ragged.cuh) and Paired
+// multicasts it). WholeTiles (15_wgmma_ws.cuh), Ragged (16_wgmma_narrow.cuh) and Paired
 // (23_wgmma_balanced.cu) derive from TmaStages and say how wide a tile is multiplied (width: BN,
 // or as wide as its columns), whether a narrow tile's stages hold two k tiles (two), and pick the
 // consumer's loop width (multiply); the loads below and ws/k_loop.cuh's k loop serve all three.
 #pragma once
 
 #include "detail/gemm_tc.cuh"
+#include "gemm/ws/k_loop.cuh"
 #include "gemm/ws/parts.cuh"
+
+#include <type_traits>
 
 namespace rungs::sgemm::ws {
 
@@ -111,6 +114,22 @@ struct TmaStagesOf {
   static __device__ __forceinline__ void prefetch(const Maps& maps) {
     detail::tma_prefetch(&maps.a), detail::tma_prefetch(&maps.b);
     if (Self::pairs && !B_MN) detail::tma_prefetch(&maps.b64);
+  }
+  // The consumer's per-stage hook where the accumulation sums each stage apart (SumPerStage): the
+  // stage's MMAs of consumer cw (the schedule's S::stage, or tf32's register form for an m-contiguous
+  // A) into t, zeroed first: a fresh sum.
+  template <class S, typename T, bool A_MN, bool B_MN>
+  static __device__ __forceinline__ void sum_stage(float (&t)[ACC], const unsigned char* st, int cw) {
+    clear_acc(t);
+    if constexpr (std::is_same_v<T, float> && A_MN) {
+      uint32_t f[16];
+      detail::load_a_frags_mn_tf32(f, st, cw);
+      detail::wgmma_fence();
+      detail::wgmma_stage_64xn_rs<TN>(t, f, st + A_TILE_BYTES);
+    } else {
+      detail::wgmma_fence();
+      S::template stage<T, A_MN, B_MN, TN>(t, st, st + A_TILE_BYTES, cw);
+    }
   }
   template <class Self, typename T, bool A_MN, bool B_MN, class Walk, class WaitReleased>
   static __device__ __forceinline__ void load(const Walk& walk, int p, const Maps& maps, unsigned char* smem,

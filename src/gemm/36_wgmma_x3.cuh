@@ -1,20 +1,20 @@
-// Rungs 16 (wgmma_x3) and 22 (wgmma_x3_rs): 3xTF32 as parts of the warp-specialized frame
-// (gemm/wgmma_ws.cuh): 128 x 128 tiles dealt round-robin in banded order (RoundRobin), B's tf32
-// parts multicast over the cluster, each 32-deep stage's three products (hi*lo + lo*hi + hi*hi)
-// summed apart on the tensor core and added to the fp32 accumulator off it (SumPerStage), C stored
-// from registers (DirectStore). The mainloop X3<APart> differs between the two rungs in its A
-// part: how A reaches a stage and how the stage is multiplied. SplitCopies (here, rung 16): A's
-// tf32 parts come split by a copy and are read from shared memory; SplitInRegisters
-// (22_wgmma_x3_rs.cu): A's fp32 tile comes as stored (k x m too) and each consumer splits its
+// Rung 36's part, the 3xTF32 mainloop (used by rungs 36 wgmma_x3 and 37 wgmma_x3_rs), on rung 35's
+// other parts: 128 x 128 tiles dealt round-robin in banded order (RoundRobin), each 32-deep stage's
+// three products (hi*lo + lo*hi + hi*hi) summed apart on the tensor core and added to the fp32
+// accumulator off it (SumPerStage, 35_wgmma_sums.cuh), C stored from registers (DirectStore). The
+// mainloop X3<APart> brings B's tf32 parts multicast over the cluster and differs between the two
+// rungs in its A part: how A reaches a stage and how the stage is multiplied. SplitCopies (here, rung
+// 36): A's tf32 parts come split by a copy and are read from shared memory; SplitInRegisters
+// (37_wgmma_x3_rs.cu): A's fp32 tile comes as stored (k x m too) and each consumer splits its
 // fragments in registers (wgmma's register form for A). What each does and what bounds it: the
-// header comments of 16_wgmma_x3.cu and 22_wgmma_x3_rs.cu.
+// header comments of 36_wgmma_x3.cu and 37_wgmma_x3_rs.cu.
 #pragma once
 
 #include "core/errors.hpp"
 #include "core/scratch.hpp"
 #include "gemm/gemm_rung.hpp"
 #include "gemm/pack.hpp"
-#include "gemm/15_wgmma_ws.cuh"
+#include "gemm/35_wgmma_sums.cuh"
 
 #include <memory>
 #include <string>
@@ -107,41 +107,15 @@ struct X3 {
       detail::tma_load_2d_multicast(st + L::B_LO + half * ROW, &maps.b_lo, k0, n0 + half, bar, all);
     }
   }
-  template <bool A_MN>
-  static __device__ __forceinline__ void stage(float (&t)[64], const unsigned char* st, int cw) {
+  // The consumer's per-stage hook (SumPerStage): the stage's three products into t, a fresh sum.
+  template <class S, typename T, bool A_MN, bool B_MN>
+  static __device__ __forceinline__ void sum_stage(float (&t)[ACC], const unsigned char* st, int cw) {
     AP::template multiply<A_MN, L>(t, st, cw);
   }
 };
 
-// Accumulation: each stage's products summed apart on the tensor core (t, a fresh sum), waited
-// for, the stage released, and added to the fp32 sums d off it (round to nearest: the tensor
-// core's accumulation truncates, so a sum over all of k on it is biased).
-struct SumPerStage {
-  template <class M, class S, typename T, bool A_MN, bool B_MN, class Walk, class Epi, class Ctx, class Release>
-  static __device__ __forceinline__ void multiply(float (&d)[64], const Walk&, int, int, int kb, int ke,
-                                                  const typename ws::Problem<T>::Args&, const unsigned char* smem,
-                                                  uint64_t* full, int cw, int& it, Epi&, const Ctx&,
-                                                  Release&& release) {
-    float t[64];
-    for (int kt = kb; kt < ke; ++kt, ++it) {
-      const int s = it % M::RING;
-      detail::mbar_wait(&full[s], (it / M::RING) & 1);
-      const unsigned char* st = smem + s * M::RING_STAGE_BYTES;
-      M::template stage<A_MN>(t, st, cw);
-      detail::wgmma_commit();
-      detail::wgmma_wait<0>();
-      release(s);
-#pragma unroll
-      for (int i = 0; i < 64; ++i) d[i] += t[i];  // round to nearest, off the tensor core
-    }
-  }
-  template <typename T, int R>
-  static __device__ __forceinline__ void scale(float (&)[R], const typename ws::Problem<T>::Args&, int, int) {}
-  static __device__ __forceinline__ void after_tiles(int, int) {}
-};
-
 template <class AP>
-using Parts = ws::Parts<ws::RoundRobin, X3<AP>, ws::DirectStore, SumPerStage>;
+using Parts = ws::Parts<ws::RoundRobin, X3<AP>, ws::DirectStore, ws::SumPerStage>;
 
 // Split the operands (A too unless the A part splits it in registers), build the maps, launch one
 // persistent cluster grid of the frame.

@@ -1,20 +1,20 @@
-// Rung 22, wgmma_x3_rs: 3xTF32 (float inputs, Math::tf32x3) with A split in registers (sm_90a); B split
-// by a copy as in rung 16; A read in place when TMA can (k- or m-contiguous), else one aligned copy.
-// Adds over 16 wgmma_x3: Mainloop X3<SplitInRegisters> (below; the mainloop frame and SumPerStage are
-// wgmma_x3.cuh's). TMA brings A's fp32 tile as stored; each consumer loads its 64 x 32 fragment
+// Rung 37, wgmma_x3_rs: 3xTF32 (float inputs, Math::tf32x3) with A split in registers (sm_90a); B split
+// by a copy as in rung 36; A read in place when TMA can (k- or m-contiguous), else one aligned copy.
+// Adds over 36 wgmma_x3: Mainloop X3<SplitInRegisters> (below; the mainloop frame is 36_wgmma_x3.cuh's,
+// SumPerStage 35_wgmma_sums.cuh's). TMA brings A's fp32 tile as stored; each consumer loads its 64 x 32 fragment
 // (detail::load_a_frags_k_f32, or _mn_tf32 for A stored k x m), splits it into tf32 big and small
 // parts (detail::split_tf32) and takes A from registers (wgmma's register form) for the three
-// products, each 32-deep stage summed apart and added in fp32 as in rung 16.
-// Why: rung 16 is DRAM-bound at 8192^3; a stage here is A (16 KB) and B's two parts, 48 KB instead of
-// 64, so 4 stages fit where rung 16 had 3, and A's split copy (read 4 bytes, write 8) is gone. An A
+// products, each 32-deep stage summed apart and added in fp32 as in rung 36.
+// Why: rung 36 is DRAM-bound at 8192^3; a stage here is A (16 KB) and B's two parts, 48 KB instead of
+// 64, so 4 stages fit where rung 36 has 3, and A's split copy (read 4 bytes, write 8) is gone. An A
 // stored k x m is read as stored: faster than copying it k-contiguous (tn 4096^3: 119.5 against
 // 113.7 TFLOP/s).
 // Bounded by: the three products (the tf32 peak / 3, ~165 TFLOP/s on the H100), each consumer's wait
 // for its stage's products before the fp32 add (the other consumer covers it), B's split copy.
 // Prediction (H100): 4096^3 105 -> 110-115 TFLOP/s, 8192^3 91-98 -> 100-110, errors unchanged;
-// measured: 122 / 126 TFLOP/s (2.36 / 2.51x cuBLAS sgemm), 8192^3 steady where rung 16 spreads,
-// errors bit-identical to rung 16's: beat the prediction.
-#include "gemm/wgmma_x3.cuh"
+// measured: 122 / 126 TFLOP/s (2.36 / 2.51x cuBLAS sgemm), 8192^3 steady where rung 36 spreads,
+// errors bit-identical to rung 36's: beat the prediction.
+#include "gemm/36_wgmma_x3.cuh"
 
 namespace rungs::sgemm::x3_kernel {
 
