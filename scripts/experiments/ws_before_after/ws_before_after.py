@@ -9,6 +9,7 @@ from collections import defaultdict
 
 times = defaultdict(lambda: defaultdict(list))  # key -> side -> [ms]
 base = defaultdict(lambda: defaultdict(list))  # key -> side -> [cuBLAS ms / ours]
+number = defaultdict(dict)  # key -> side -> rung number
 fails = []
 with open(sys.argv[1]) as f:
     for row in csv.reader(f):
@@ -17,10 +18,13 @@ with open(sys.argv[1]) as f:
             header = cells
             continue
         r = dict(zip(header, cells))
-        if r["variant"] in ("cublas", "cublas_tf32", "cublas_tc") or (r["rung"] == "" and r["variant"] != "auto"):
+        auto = r["variant"].startswith("auto")
+        if r["variant"] in ("cublas", "cublas_tf32", "cublas_tc") or (r["rung"] == "" and not auto):
             continue
         kind = r["dtype"] + (" " + r["scaling"] if r.get("scaling") else "") + (" " + r["trans"] if r.get("trans") else "")
-        key = (int(r["rung"]) if r["rung"] else 99, r["variant"], kind, f'{r["m"]} x {r["n"]} x {r["k"]}')
+        # by name (a rung's number may differ between the two trees); shown with the after tree's
+        key = ("auto" if auto else r["variant"], kind, f'{r["m"]} x {r["n"]} x {r["k"]}')
+        number[key][side] = int(r["rung"]) if r["rung"] else 99
         if r["pass"] != "true":
             fails.append((side, key, r["status"], r["reason"]))
             continue
@@ -31,17 +35,18 @@ with open(sys.argv[1]) as f:
 ratios = []
 print("| rung | kind | m x n x k | before ms | after ms | after / before | x cuBLAS before | x cuBLAS after |")
 print("|---|---|---|---:|---:|---:|---:|---:|")
-for key in sorted(times, key=lambda k: (k[0], k[2], k[3])):
+for key in sorted(times, key=lambda k: (number[k].get("after", number[k].get("before", 99)), k[0], k[2])):
     b, a = times[key].get("before", []), times[key].get("after", [])
     if not b or not a:
         continue
     mb, ma = statistics.median(b), statistics.median(a)
     x = [f"{statistics.median(base[key][s]):.3f}" if base[key][s] else "" for s in ("before", "after")]
     ratios.append((mb / ma, key))
-    print(f"| {key[0]} {key[1]} | {key[2]} | {key[3]} | {mb:.4f} | {ma:.4f} | {ma / mb:.3f} | {x[0]} | {x[1]} |")
+    n = number[key].get("after", 99)
+    print(f"| {'' if n == 99 else f'{n} '}{key[0]} | {key[1]} | {key[2]} | {mb:.4f} | {ma:.4f} | {ma / mb:.3f} | {x[0]} | {x[1]} |")
 if ratios:
     low = min(ratios)
     print(f"\nspeed after / before over {len(ratios)} rows: median {statistics.median(r for r, _ in ratios):.3f}, "
-          f"lowest {low[0]:.3f} ({low[1][1]}, {low[1][2]}, {low[1][3]})")
+          f"lowest {low[0]:.3f} ({low[1][0]}, {low[1][1]}, {low[1][2]})")
 for f in fails:
     print("not passed:", *f)

@@ -5,8 +5,8 @@
 # Usage (on the GPU, after scripts/gpu.sh build): scripts/experiments/ws_before_after/ws_before_after.sh
 #   BEFORE=<commit> (default d1f851d: the family as one kernel with boolean switches), or
 #   SRC_BEFORE=<dir> (that commit's src/, when this clone lacks it); ROUNDS (default 3);
-#   SET=ws (default: rungs 15-23 at the seed and ragged shapes) or SET=guard (every tensor-core
-#   rung, 14-34, and auto at the skeleton's guard shapes: the dense squares, decode, fp8 in its
+#   SET=ws (default: the warp-specialized rungs at the seed and ragged shapes) or SET=guard (every
+#   tensor-core rung and auto at the skeleton's guard shapes; rungs by name, which a renumbering keeps: the dense squares, decode, fp8 in its
 #   three scalings, fp8 decode, the prefill products), PARTS (guard: any of "dense decode fp8
 #   fp8decode prefill", default all, so that a 10-minute call can take some of them); a row to rerun:
 #   DECODE_NK ("28672x8192 ..."), DECODE_M, DECODE_VARIANTS, FP8DECODE_SCALINGS, FP8DECODE_M,
@@ -28,9 +28,22 @@ if [ ! -x "$OLD/build/rungs" ]; then
 fi
 csv="$OUT/ws_before_after.csv"
 : >"$csv"
-run() {  # label binary bench-args...
-  local label=$1 bin=$2 tmp
+run() {  # label binary bench-args... (a --variant list keeps the names this binary has, and auto)
+  local label=$1 bin=$2 tmp a have args=()
   shift 2
+  have=" auto $("$bin" list gemm | awk '$1 ~ /^[0-9]+$/ {printf "%s ", $2}')"
+  while [ $# -gt 0 ]; do
+    a=$1
+    shift
+    if [ "$a" = --variant ]; then
+      a=$(tr , '\n' <<<"$1" | while read -r v; do [[ $have == *" $v "* ]] && printf '%s,' "$v"; done)
+      args+=(--variant "${a%,}")
+      shift
+    else
+      args+=("$a")
+    fi
+  done
+  set -- "${args[@]}"
   tmp=$(mktemp)
   "$bin" bench gemm "$@" --format csv --quiet --output "$tmp" >/dev/null || echo "failed: $label $*" >&2
   sed "s/^/$label,$round,/" "$tmp" >>"$csv"
@@ -41,21 +54,21 @@ guard() {  # side binary: the guard's shapes, the parts asked for
   for part in ${PARTS:-dense decode fp8 fp8decode prefill}; do
     case $part in
       dense)
-        run $side $bin --dtype bf16,f16,tf32 --size 2048,4096,8192 --variant 14,15,17,18,19,20,21,23,auto
-        run $side $bin --dtype tf32x3 --size 2048,4096,8192 --variant 16,22,auto ;;
+        run $side $bin --dtype bf16,f16,tf32 --size 2048,4096,8192 --variant wgmma,wgmma_ws,wgmma_narrow,wgmma_tma_store,wgmma_pingpong,wgmma_streamk,wgmma_ragged,wgmma_overlap,wgmma_deal,wgmma_balanced,wgmma_sums,auto
+        run $side $bin --dtype tf32x3 --size 2048,4096,8192 --variant wgmma_x3,wgmma_x3_rs,auto ;;
       decode)
         for nk in ${DECODE_NK:-7168x8192 28672x8192 8192x28672}; do
           run $side $bin --dtype bf16 --trans nt --m "${DECODE_M:-1,16,64,128}" --n "${nk%x*}" --k "${nk#*x}" \
-            --variant "${DECODE_VARIANTS:-26,27,32,33,auto}"
+            --variant "${DECODE_VARIANTS:-decode_wgmma,decode_streamk,decode_resident,decode_wide,auto}"
         done ;;
       fp8)
         for sc in tensor outer block128; do
-          run $side $bin --dtype fp8 --trans nt --scaling $sc --size 2048,4096,8192 --variant 28,29,30,auto
+          run $side $bin --dtype fp8 --trans nt --scaling $sc --size 2048,4096,8192 --variant wgmma_fp8,wgmma_fp8_promote,wgmma_fp8_overlap,auto
         done ;;
       fp8decode)
         for sc in ${FP8DECODE_SCALINGS:-tensor outer block128}; do
           run $side $bin --dtype fp8 --trans nt --scaling $sc --m "${FP8DECODE_M:-1,16,64,128}" --n 7168,28672 --k 8192 \
-            --variant "${FP8DECODE_VARIANTS:-31,34,auto}"
+            --variant "${FP8DECODE_VARIANTS:-decode_fp8,decode_fp8_wide,auto}"
         done ;;
       prefill)
         for nk in "6144 4096" "4096 4096" "28672 4096" "4096 14336" "128256 4096"; do
@@ -73,11 +86,11 @@ for round in $(seq 1 "$ROUNDS"); do
       guard $side $bin
       continue
     fi
-    run $side $bin --dtype bf16,f16,tf32 --size 2048,4096,8192 --variant 15,17,19,20,21,23
-    run $side $bin --dtype bf16,tf32 --m 4096 --n 4104 --k 4096 --variant 17,20,23
-    run $side $bin --dtype bf16,tf32 --m 4095 --n 4097 --k 4093 --variant 17,20,23
-    run $side $bin --dtype bf16 --m 4104 --n 4096 --k 4096 --variant 20,23
-    run $side $bin --dtype tf32x3 --size 4096,8192 --variant 16,22
+    run $side $bin --dtype bf16,f16,tf32 --size 2048,4096,8192 --variant wgmma_ws,wgmma_tma_store,wgmma_streamk,wgmma_ragged,wgmma_overlap,wgmma_balanced
+    run $side $bin --dtype bf16,tf32 --m 4096 --n 4104 --k 4096 --variant wgmma_tma_store,wgmma_ragged,wgmma_balanced
+    run $side $bin --dtype bf16,tf32 --m 4095 --n 4097 --k 4093 --variant wgmma_tma_store,wgmma_ragged,wgmma_balanced
+    run $side $bin --dtype bf16 --m 4104 --n 4096 --k 4096 --variant wgmma_ragged,wgmma_balanced
+    run $side $bin --dtype tf32x3 --size 4096,8192 --variant wgmma_x3,wgmma_x3_rs
   done
 done
 python3 scripts/experiments/ws_before_after/ws_before_after.py "$csv" | tee "$OUT/ws_before_after.md"
