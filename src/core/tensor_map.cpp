@@ -63,7 +63,7 @@ ClusterLaunch::ClusterLaunch(unsigned blocks, int threads, int smem, int cluster
   attr.id = cudaLaunchAttributeClusterDimension;
   attr.val.clusterDim.x = static_cast<unsigned>(cluster), attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
   cfg.attrs = &attr;
-  cfg.numAttrs = 1;
+  cfg.numAttrs = cluster > 1 ? 1 : 0;
 }
 
 int max_active_clusters(const void* kernel, int threads, int smem, int cluster, const char* rung) {
@@ -79,7 +79,8 @@ int max_active_clusters(const void* kernel, int threads, int smem, int cluster, 
     if (i != cache.end()) n = i->second;
   }
   if (n < 0) {
-    const ClusterLaunch l(static_cast<unsigned>(cluster * 64), threads, smem, cluster, nullptr);
+    ClusterLaunch l(static_cast<unsigned>(cluster * 64), threads, smem, cluster, nullptr);
+    l.cfg.numAttrs = 1;  // the query needs the cluster's size, 1 too
     {
       const RelaxedCaptureMode relaxed;  // the first call may come while its stream is captured
       RUNGS_CUDA(cudaOccupancyMaxActiveClusters(&n, kernel, &l.cfg));
