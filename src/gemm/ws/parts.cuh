@@ -21,8 +21,9 @@
 //    RING_STAGE_BYTES, ACC accumulator registers per consumer
 //    thread; Maps (its tensor maps) from make_maps<Self, CLUSTER, T, A_MN, B_MN>(args) on the host;
 //    prefetch<Self, B_MN>(maps), and load<Self, T, A_MN, B_MN>(walk, p, maps, smem, full, n, rank,
-//    it, wait_released): the producer thread's loads of piece p. The TMA stage mainloops
-//    (ws/tma_stages.cuh) add width, two and multiply, which ws/k_loop.cuh's k loop reads.
+//    it, wait_released): the producer thread's loads of piece p; sum_stage<S, T, A_MN, B_MN>(t, stage,
+//    cw), a consumer's MMAs of one stage into a fresh sum (SumPerStage's hook). The TMA stage
+//    mainloops (ws/tma_stages.cuh) add width, two and multiply, which ws/k_loop.cuh's k loop reads.
 //  - Accumulation: multiply<M, S, T, A_MN, B_MN>(d, walk, p, t, kb, ke, args, smem, full, cw, it,
 //    epi, ctx, release), the consumer's k loop of piece p; scale<T>(d, args, row0, col0) before a
 //    tile's store; after_tiles(cw, it) after the consumer's last tile.
