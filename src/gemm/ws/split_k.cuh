@@ -70,7 +70,7 @@ struct SplitKOf : Cooperative {
   // one GPC.
   template <class S>
   static ClusterShape shape(const void* kernel, int smem, int64_t tiles, int kt, const char* name) {
-    if (COLS > 1) return {tiles, 1};
+    static_assert(COLS == 1, "column parts run k unsplit, one block a tile: OneWaveOf's shape");
     int per_sm = 0;
     RUNGS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, THREADS, smem));
     const int64_t splits = decode_wgmma::split_count(tiles, kt, int64_t(std::max(1, per_sm)) * detail::sm_count());
