@@ -246,7 +246,6 @@ std::vector<std::string> parts();
 }  // namespace decode_wide
 namespace decode_fp8_wide {                           // 34_decode_fp8_wide.cu (sm_90a)
 void run_fp8(const ArgsF8&);  // m <= 64
-std::vector<std::string> parts();
 }  // namespace decode_fp8_wide
 
 // The per-stage sums and 3xTF32 on them.

@@ -164,14 +164,12 @@ const std::vector<Rung>& ladder() {
        "TMA cannot address, copied first",
        90, false, nullptr, nullptr, nullptr, decode_wide::run_f16, decode_wide::run_bf16, nullptr,
        decode_wide::parts},
-      {"decode_fp8_wide", "decode_wide",
-       "rung 33 for fp8 with rung 31's promotion: A's rows (m <= 64) on wgmma.m64nNk32's 64-row side, W's rows "
-       "as its N fitted to one wave (56 at n = 7168, 224 at 28672, over two consumer warpgroups from 64), each k "
-       "tile's partial sums promoted into fp32 registers with the block128 scales, tensor and outer in the "
-       "epilogue, no split (sm_90a); fp8 any pair, every scaling, m <= 64 (operands not K-major, or rows TMA "
-       "cannot address, copied first)",
-       90, false, nullptr, nullptr, nullptr, nullptr, nullptr, decode_fp8_wide::run_fp8,
-       decode_fp8_wide::parts},
+      {"decode_fp8_wide", "decode_fp8",
+       "rung 31's fp8 decode product in rung 33's orientation: A's rows (m <= 64) on wgmma.m64nNk32's 64-row side, "
+       "W's rows as its N fitted to one wave (56 at n = 7168, 224 at 28672), each k tile's partial sums promoted "
+       "into fp32 registers with the block128 scales, tensor and outer in the epilogue, no split (sm_90a); fp8 "
+       "any pair, every scaling, m <= 64 (operands not K-major, or rows TMA cannot address, copied first)",
+       90, false, nullptr, nullptr, nullptr, nullptr, nullptr, decode_fp8_wide::run_fp8},
       // The per-stage sums and 3xTF32 on them.
       {"wgmma_sums", "wgmma_ws",
        "rung 15 with each stage summed apart on the tensor core and added to fp32 registers off it, rounded to "

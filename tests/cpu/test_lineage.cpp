@@ -93,14 +93,15 @@ TEST(Lineage, TensorCoreBranches) {
   EXPECT_EQ(parent["wgmma_x3"], "wgmma_sums");
   EXPECT_EQ(parent["decode_wgmma"], "wgmma");
   EXPECT_EQ(parent["wgmma_fp8"], "wgmma_tma_store");
-  EXPECT_EQ(parent["decode_fp8_wide"], "decode_wide");
+  EXPECT_EQ(parent["decode_fp8_wide"], "decode_fp8");
   EXPECT_TRUE(parent["cublas"].empty());
 }
 
 // The tensor-core skeleton (docs/gemm_tc.md): a rung on it names its four parts (their C++ types),
 // and differs from its parent in one of them. A part's numbers (a tile width, a ring depth) are
 // its parameters, not another part: WholeTilesOf<128, 6> is WholeTiles at rung 18's width.
-// Every sm_90 rung is on the skeleton.
+// Every sm_90 rung is on the skeleton but rung 34, which measured slower on it (its header): the
+// list is exact, so a rung that moves onto the skeleton updates it.
 std::string kind_of(const std::string& part) {
   std::string k;  // each number one '#'
   for (size_t i = 0; i < part.size(); ++i) {
@@ -136,7 +137,7 @@ TEST(Lineage, SkeletonRungsDifferFromTheirParentInOnePart) {
     ++checked;
     EXPECT_EQ(differ, 1) << "parts differing from " << r.parent;
   }
-  EXPECT_TRUE(without_parts.empty()) << *without_parts.begin() << " names no parts";
+  EXPECT_EQ(without_parts, (std::set<std::string>{"decode_fp8_wide"}));
   EXPECT_GE(checked, 12);
 }
 

@@ -49,13 +49,12 @@ void with_tile_rows(const ArgsT<T>& a, F&& f) {
 
 // Schedule: one tile of W row groups of 64 (the mainloop's TILE_M = 64 W) per cluster, its k tiles
 // split over the cluster's blocks (a cluster of one where the tiles fill the slots: OCC blocks per
-// SM); a consumer warpgroup per row group and column part (COLS parts of the tile's width: consumer
-// cw multiplies rows 64 (cw % W) .. and part cw / W; COLS > 1 runs k unsplit), a producer warp.
-template <int W, int OCC = 1, int COLS = 1>
+// SM); a consumer warpgroup per row group, a producer warp.
+template <int W, int OCC = 1>
 struct SplitKOf : Cooperative {
   static constexpr int BLOCKS_PER_SM = OCC;             // resident blocks an SM holds (launch bounds, stages)
   static constexpr int TILE_M = 64 * W;                 // the tile's rows (of W)
-  static constexpr int WARPGROUPS = W * COLS;           // the consumers
+  static constexpr int WARPGROUPS = W;                  // the consumers
   static constexpr int THREADS = 128 * WARPGROUPS + 32;  // warpgroups 0 .. WARPGROUPS - 1 consume, the last warp produces
   static constexpr int SLOT_READERS = WARPGROUPS;       // every consumer reads every stage
   static constexpr int CLUSTER = 1;                     // no block shares B (a cluster holds the splits)
@@ -70,7 +69,6 @@ struct SplitKOf : Cooperative {
   // one GPC.
   template <class S>
   static ClusterShape shape(const void* kernel, int smem, int64_t tiles, int kt, const char* name) {
-    static_assert(COLS == 1, "column parts run k unsplit, one block a tile: OneWaveOf's shape");
     int per_sm = 0;
     RUNGS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, THREADS, smem));
     const int64_t splits = decode_wgmma::split_count(tiles, kt, int64_t(std::max(1, per_sm)) * detail::sm_count());
@@ -140,19 +138,6 @@ struct SplitKOf : Cooperative {
     __syncwarp();
     detail::cluster_sync();  // no block leaves while the others still read its shared memory
   }
-  // Consumer cw's rows of the tile from its first (row0), and the first of its columns in a tile TN
-  // wide (col0; TN / COLS of them).
-  static __device__ __forceinline__ int row0(int cw) { return COLS == 1 ? 64 * cw : 64 * (cw % W); }
-  static __device__ __forceinline__ int col0(int cw, int tn) { return COLS == 1 ? 0 : (cw / W) * (tn / COLS); }
-  // One stage's MMAs of consumer cw: its 64 rows of A against its part of the first N columns of B.
-  // accumulate = false (fp8): the stage starts a fresh sum.
-  template <typename T, bool A_MN, bool B_MN, int N, int R>
-  static __device__ __forceinline__ void stage(float (&d)[R], const unsigned char* As, const unsigned char* Bs, int cw,
-                                               bool accumulate = true) {
-    static_assert(COLS == 1 || !B_MN, "column parts of a K-major B");
-    if constexpr (COLS == 1) mma_stage<T, A_MN, B_MN, N>(d, As, Bs, cw, accumulate);
-    else mma_stage<T, A_MN, B_MN, N / COLS>(d, As, Bs + col0(cw, N) * ROW, cw % W, accumulate);
-  }
   // Consumer cw's piece: the k loop, then the tile's store, or its (scaled) sums into shared memory.
   template <class S, class M, class Ac, typename T, bool A_MN, bool B_MN, class Walk, class Epi, class Ctx,
             class Release>
@@ -161,30 +146,26 @@ struct SplitKOf : Cooperative {
                                                  Epi& epi, const Ctx& ctx, Release&& release) {
     int it = 0;
     constexpr int N = M::TILE_N;
-    float d[M::ACC / COLS];
+    float d[M::ACC];
     clear_acc(d);
     Ac::template multiply<M, S, T, A_MN, B_MN>(d, walk, 0, 0, walk.kb, walk.ke, a, smem, full, cw, it, epi, ctx,
                                                release);
-    Ac::template scale<T>(d, a, walk.m0 + row0(cw), walk.n0 + col0(cw, N));  // fp8: the scales that do not depend on k
-    if constexpr (COLS > 1) {
-      epi.template store_rows<N / COLS>(ctx, d, walk.m0 + row0(cw), walk.n0 + col0(cw, N));
-    } else {
-      if (walk.splits == 1) {
-        epi.store(ctx, d, walk.m0, walk.n0);
-        return;
-      }
-      detail::named_barrier(1, 128 * W);  // every consumer's MMAs have read their last stage
-      decode_wgmma::stash_sums<N, TILE_M>(reinterpret_cast<float*>(const_cast<unsigned char*>(smem)), d, cw * 64,
-                                          ctx.tid % 128);
+    Ac::template scale<T>(d, a, walk.m0 + 64 * cw, walk.n0);  // fp8: the scales that do not depend on k
+    if (walk.splits == 1) {
+      epi.store(ctx, d, walk.m0, walk.n0);
+      return;
     }
+    detail::named_barrier(1, 128 * W);  // every consumer's MMAs have read their last stage
+    decode_wgmma::stash_sums<N, TILE_M>(reinterpret_cast<float*>(const_cast<unsigned char*>(smem)), d, cw * 64,
+                                        ctx.tid % 128);
   }
 };
 
-// Schedule (rungs 33, 34): SplitKOf's blocks (NC consumer warpgroups of 64 rows of A per column part,
-// COLS parts, a producer warp) over tiles of the product as it is, one block per tile and the whole k
-// each: the rung picks the tile width so that the tiles are one wave.
-template <int NC, int COLS = 1>
-struct OneWaveOf : SplitKOf<NC, 1, COLS> {
+// Schedule (rung 33): SplitKOf's blocks (NC consumer warpgroups of 64 rows of A, a producer warp)
+// over tiles of the product as it is, one block per tile and the whole k each: the rung picks the
+// tile width so that the tiles are one wave.
+template <int NC>
+struct OneWaveOf : SplitKOf<NC, 1> {
   template <class S>
   static ClusterShape shape(const void*, int, int64_t tiles, int, const char*) {
     return {tiles, 1};
