@@ -1,5 +1,5 @@
 // The decode family's shared pieces: the split sums' exchange through distributed shared memory and
-// the choice of splits (the skeleton's SplitKOf, ws/split_k.cuh: rungs 26, 31 and 32), the shared
+// the choice of splits (the skeleton's SplitKOf, ws/split_k.cuh: rungs 26 and 32; rung 31's kernel), the shared
 // memory a block may have beside others on its SM, the choice of wgmma's N from m, and rung 27's
 // programmatic second launch.
 #pragma once

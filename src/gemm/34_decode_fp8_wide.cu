@@ -18,10 +18,11 @@
 // one warpgroup adds).
 // Prediction: 28672 x 8192, outer, 60.6-62.2 us at m = 1..64 against rung 31's 63.3-67.6 (H200);
 // measured: 62.2-63.3 us (1.31-1.55x cuBLASLt), 13-16 % slower than rung 31 at 7168 x 8192.
-// Own kernel: on the skeleton (OneWaveOf with two column parts, WholeTilesOf<N, ring, 64, 64>, a
-// promotion part) it ran 1.09-1.28x this kernel's time at 7168 x 8192, m = 1 and 16, every scaling,
-// and 1.05-1.07x at 28672 x 8192, m = 1 (H200, interleaved; cuBLAS's own rows moved within 4 %):
-// scripts/experiments/ws_before_after.
+// Own kernel: on the skeleton (rung 33's one-wave schedule with two column parts, WholeTilesOf<N,
+// ring, 64, 64>, a promotion part) it ran 1.06-1.20x this kernel's time at m <= 16 and 1.06x at
+// m = 64 (H200, interleaved, every scaling, both shapes; cuBLAS's own rows within 4 %): its A box is
+// 64 rows, zero-filled past m by TMA, where this kernel loads m rounded up to 8 (one ncu launch at
+// 1 x 7168 x 8192: 27.1 against 23.5 us). scripts/experiments/ws_before_after.
 #include "gemm/26_decode_wgmma.cuh"
 
 #include "core/errors.hpp"

@@ -232,7 +232,6 @@ std::vector<std::string> parts();
 }  // namespace wgmma_fp8_overlap
 namespace decode_fp8 {                                // 31_decode_fp8.cu (sm_90a)
 void run_fp8(const ArgsF8&);  // m <= 128
-std::vector<std::string> parts();
 }  // namespace decode_fp8
 namespace decode_resident {                           // 32_decode_resident.cu (sm_90a)
 void run_f16(const ArgsH&);
@@ -242,7 +241,6 @@ std::vector<std::string> parts();
 namespace decode_wide {                               // 33_decode_wide.cu (sm_90a)
 void run_f16(const ArgsH&);
 void run_bf16(const ArgsBF&);
-std::vector<std::string> parts();
 }  // namespace decode_wide
 namespace decode_fp8_wide {                           // 34_decode_fp8_wide.cu (sm_90a)
 void run_fp8(const ArgsF8&);  // m <= 64

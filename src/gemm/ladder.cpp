@@ -149,8 +149,7 @@ const std::vector<Rung>& ladder() {
        "128), 128 fp8 of k per TMA stage (up to 13 stages), the partial sums promoted into fp32 registers every "
        "k tile with the block128 scales, tensor and outer in the epilogue, split-K for short n (sm_90a); m <= 128, "
        "every scaling (m/n-major or unaligned operands copied k-major first)",
-       90, false, nullptr, nullptr, nullptr, nullptr, nullptr, decode_fp8::run_fp8,
-       decode_fp8::parts},
+       90, false, nullptr, nullptr, nullptr, nullptr, nullptr, decode_fp8::run_fp8},
       {"decode_resident", "decode_wgmma",
        "rung 26 with every block resident at once: two blocks per SM, each with the stages that fit half an SM's "
        "shared memory, 128-row tiles split against the 2 x SMs slots, so no SM idles and no second wave "
@@ -162,8 +161,7 @@ const std::vector<Rung>& ladder() {
        "W's rows as its N, fitted so one wave of unsplit tiles covers n (N = 32 to 256: 56 at n = 7168, 224 at "
        "28672), whole k per block, no split (sm_90a); f16 bf16, W stored n x k (tb = T); A stored k x m, or rows "
        "TMA cannot address, copied first",
-       90, false, nullptr, nullptr, nullptr, decode_wide::run_f16, decode_wide::run_bf16, nullptr,
-       decode_wide::parts},
+       90, false, nullptr, nullptr, nullptr, decode_wide::run_f16, decode_wide::run_bf16},
       {"decode_fp8_wide", "decode_fp8",
        "rung 31's fp8 decode product in rung 33's orientation: A's rows (m <= 64) on wgmma.m64nNk32's 64-row side, "
        "W's rows as its N fitted to one wave (56 at n = 7168, 224 at 28672), each k tile's partial sums promoted "

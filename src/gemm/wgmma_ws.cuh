@@ -1,4 +1,4 @@
-// The tensor-core skeleton's frame (rungs 14-23, 26-33, 35-37): a clustered wgmma GEMM
+// The tensor-core skeleton's frame (rungs 14-23, 26-30, 32, 35-37): a clustered wgmma GEMM
 // (sm_90a) in which, for most schedules, warpgroup 0 produces (one thread issues every TMA load) over
 // a persistent grid and warpgroups 1 and 2 consume: 64 rows each of every 128-row tile (the
 // Cooperative schedules), or whole tiles in turn (PingPong); rung 14's Unspecialized has no
@@ -10,8 +10,7 @@
 //      consumer multiplies what (ws/cooperative.cuh: both, every tile): RoundRobin (15_wgmma_ws.cuh),
 //      StreamK (19_wgmma_streamk.cu), Balanced (22_wgmma_deal.cuh), PingPong (18_wgmma_pingpong.cu),
 //      Unspecialized (14_wgmma.cu); for decode shapes SplitKOf (ws/split_k.cuh: rung 26, Resident
-//      in 32_decode_resident.cu), StreamKRangesOf (27_decode_streamk.cu), OneWaveOf
-//      (ws/split_k.cuh: rung 33);
+//      in 32_decode_resident.cu), StreamKRangesOf (27_decode_streamk.cu);
 //  - Mainloop: how a tile's k tiles reach shared memory and how wide they are multiplied:
 //      WholeTiles (15_wgmma_ws.cuh), Ragged (16_wgmma_narrow.cuh: the narrowest wgmma width that
 //      holds the tile's columns), Paired (23_wgmma_balanced.cu: a narrow tile's k tiles two a
@@ -26,8 +25,8 @@
 //      tile, block128 scales applied there), ScaledInTensorCore (28_wgmma_fp8.cuh: the k-independent
 //      fp8 scales after the tensor core's sums), OrderedPromote (30_wgmma_fp8_overlap.cu: the two
 //      consumers take turns on the tensor core), SumPerStage (35_wgmma_sums.cuh: each stage's products
-//      summed apart and added in fp32); for fp8 decode shapes PromoteSwapped (31_decode_fp8.cu).
-// fp8 problems (rungs 28-31) run the same frame with the element type Fp8<TA8, TB8, TC>: the k
+//      summed apart and added in fp32).
+// fp8 problems (rungs 28-30) run the same frame with the element type Fp8<TA8, TB8, TC>: the k
 // loop's stage issues fp8 wgmmas, the accumulation applies the scales (ScaledInTensorCore,
 // 28_wgmma_fp8.cuh; Promote, 29_wgmma_fp8_promote.cuh).
 // The frame holds what every rung shares: the shared memory (the stage ring, the C buffers, the

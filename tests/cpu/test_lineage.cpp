@@ -100,8 +100,8 @@ TEST(Lineage, TensorCoreBranches) {
 // The tensor-core skeleton (docs/gemm_tc.md): a rung on it names its four parts (their C++ types),
 // and differs from its parent in one of them. A part's numbers (a tile width, a ring depth) are
 // its parameters, not another part: WholeTilesOf<128, 6> is WholeTiles at rung 18's width.
-// Every sm_90 rung is on the skeleton but rung 34, which measured slower on it (its header): the
-// list is exact, so a rung that moves onto the skeleton updates it.
+// Every sm_90 rung is on the skeleton but rungs 31, 33 and 34, which measured slower on it (their
+// headers): the list is exact, so a rung that moves onto the skeleton updates it.
 std::string kind_of(const std::string& part) {
   std::string k;  // each number one '#'
   for (size_t i = 0; i < part.size(); ++i) {
@@ -137,7 +137,7 @@ TEST(Lineage, SkeletonRungsDifferFromTheirParentInOnePart) {
     ++checked;
     EXPECT_EQ(differ, 1) << "parts differing from " << r.parent;
   }
-  EXPECT_EQ(without_parts, (std::set<std::string>{"decode_fp8_wide"}));
+  EXPECT_EQ(without_parts, (std::set<std::string>{"decode_fp8", "decode_wide", "decode_fp8_wide"}));
   EXPECT_GE(checked, 12);
 }
 

@@ -161,15 +161,4 @@ struct SplitKOf : Cooperative {
   }
 };
 
-// Schedule (rung 33): SplitKOf's blocks (NC consumer warpgroups of 64 rows of A, a producer warp)
-// over tiles of the product as it is, one block per tile and the whole k each: the rung picks the
-// tile width so that the tiles are one wave.
-template <int NC>
-struct OneWaveOf : SplitKOf<NC, 1> {
-  template <class S>
-  static ClusterShape shape(const void*, int, int64_t tiles, int, const char*) {
-    return {tiles, 1};
-  }
-};
-
 }  // namespace rungs::sgemm::ws
