@@ -20,6 +20,11 @@
 #                                     each sanitizer likewise; the dist tests then run on all GPUs and
 #                                     ctest runs the CPU tests. With 1 (or RUNGS_CTEST_REGEX), ctest runs
 #                                     everything on the one GPU.
+#   RUNGS_SHARDS=<n>                  gtest shards of the GPU tests and of each sanitizer run at once
+#                                     (default: RUNGS_GPUS), shard i on GPU i mod RUNGS_GPUS: on one GPU,
+#                                     RUNGS_SHARDS=4 runs four test processes beside each other (their
+#                                     fp64 references take the host's cores); 2 or more take the sharded
+#                                     path above
 #   RUNGS_SHARD_TIMEOUT=3600          seconds one shard may run before it is stopped (a hung kernel)
 #   RUNGS_TEST_TIMEOUT=300            seconds one test may run before ctest stops it (a hung kernel)
 #   RUNGS_CTEST_REGEX=<regex>         run only the tests whose names match (ctest -R); the every-rung
@@ -113,8 +118,10 @@ on reduce || add gtest_neg '*ReduceRung.*:ReduceConcurrency.*:ReduceAuto.*' ':'
 on gemm || add gtest_neg '*GemmRung.*:*GemmTc.*:*GemmTcTf32.*:*GemmFp8.*:GemmAccuracy.*:*WarptileConfig.*:TestTheTest.*' ':'
 gpus=${RUNGS_GPUS:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')}
 [[ "$gpus" =~ ^[0-9]+$ ]] && [ "$gpus" -ge 1 ] || gpus=1
+nshards=${RUNGS_SHARDS:-$gpus}
+[[ "$nshards" =~ ^[0-9]+$ ]] && [ "$nshards" -ge 1 ] || nshards=$gpus
 # shards N LOG CMD...: CMD (a gtest program, or compute-sanitizer running one) as N gtest shards at
-# once, shard g alone on GPU g, its output in LOG-g.log (LOG.log when N = 1); false if any failed.
+# once, shard g on GPU g mod gpus, its output in LOG-g.log (LOG.log when N = 1); false if any failed.
 shards() {
   local n=$1 log=$2 g rc=0 pids=()
   shift 2
@@ -123,12 +130,12 @@ shards() {
     return
   fi
   for ((g = 0; g < n; ++g)); do
-    CUDA_VISIBLE_DEVICES=$g GTEST_TOTAL_SHARDS=$n GTEST_SHARD_INDEX=$g \
+    CUDA_VISIBLE_DEVICES=$((g % gpus)) GTEST_TOTAL_SHARDS=$n GTEST_SHARD_INDEX=$g \
       timeout "${RUNGS_SHARD_TIMEOUT:-3600}" "$@" >"$log-$g.log" 2>&1 &
     pids+=($!)
   done
   for ((g = 0; g < n; ++g)); do
-    wait "${pids[$g]}" || { rc=$?; echo "shard $g (GPU $g): exit status $rc, $log-$g.log"; }
+    wait "${pids[$g]}" || { rc=$?; echo "shard $g (GPU $((g % gpus))): exit status $rc, $log-$g.log"; }
   done
   return $rc
 }
@@ -220,11 +227,11 @@ if has build || [ ! -x build-gpu/rungs ]; then
 fi
 export RUNGS_GIT_COMMIT
 
-if has test && [ "$gpus" -gt 1 ] && [ -z "${RUNGS_CTEST_REGEX:-}" ]; then
-  log "tests (full GPU suite: $gpus shards, one per GPU; then the dist tests on all GPUs, the CPU tests)"
+if has test && [ "$nshards" -gt 1 ] && [ -z "${RUNGS_CTEST_REGEX:-}" ]; then
+  log "tests (full GPU suite: $nshards shards on $gpus GPUs; then the dist tests on all GPUs, the CPU tests)"
   : >"$OUT/ran-tests.log"
   export RUNGS_TEST_RAN_LOG="$OUT/ran-tests.log"
-  shards "$gpus" "$OUT/tests-shard" build-gpu/tests/rungs_gpu_tests --gtest_filter="-Dist*${gtest_neg:+:$gtest_neg}" ||
+  shards "$nshards" "$OUT/tests-shard" build-gpu/tests/rungs_gpu_tests --gtest_filter="-Dist*${gtest_neg:+:$gtest_neg}" ||
     status=1
   if on dist; then
     timeout "${RUNGS_SHARD_TIMEOUT:-3600}" build-gpu/tests/rungs_gpu_tests --gtest_filter='Dist*' \
@@ -272,11 +279,11 @@ if has sanitize; then
   sanitize() {
     local tool=$1 filter=$2 default=$3; shift 3
     [ -n "$filter" ] || return 0
-    log "compute-sanitizer $tool$([ "$gpus" -gt 1 ] && echo " ($gpus shards, one per GPU)")"
+    log "compute-sanitizer $tool$([ "$nshards" -gt 1 ] && echo " ($nshards shards on $gpus GPUs)")"
     : >"$OUT/ran-$tool.log"
-    RUNGS_TEST_RAN_LOG="$OUT/ran-$tool.log" shards "$gpus" "$OUT/$tool" compute-sanitizer --tool "$tool" "$@" \
+    RUNGS_TEST_RAN_LOG="$OUT/ran-$tool.log" shards "$nshards" "$OUT/$tool" compute-sanitizer --tool "$tool" "$@" \
       --error-exitcode 9 build-gpu/tests/rungs_gpu_tests --gtest_filter="$filter" || status=1
-    if [ "$gpus" -gt 1 ]; then
+    if [ "$nshards" -gt 1 ]; then
       cat "$OUT/$tool"-[0-9]*.log >"$OUT/$tool.log" && rm -f "$OUT/$tool"-[0-9]*.log
       grep -E "^\[  (PASSED|FAILED)  \]|ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/$tool.log"
     else
