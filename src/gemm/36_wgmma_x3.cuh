@@ -44,7 +44,7 @@ struct Maps {
   CUtensorMap a_hi, a_lo, b_hi, b_lo;  // one A part: a_hi maps A as stored, a_lo is unused
 };
 
-// Rung 16's A part: A split by a copy into tf32 big and small parts (pack::split_operands), both
+// Rung 36's A part: A split by a copy into tf32 big and small parts (pack::split_operands), both
 // loaded by TMA and read by wgmma from shared memory. 3 stages of 64 KB.
 struct SplitCopies {
   static constexpr int A_PARTS = 2, STAGES = 3;
