@@ -54,7 +54,7 @@ void require_sm90a(const char* rung);
 // The launch configuration of `blocks` blocks of `threads` threads with `smem` bytes of dynamic
 // shared memory on `stream`, in clusters of `cluster` blocks along x (cudaLaunchKernelEx(&cfg, ...)).
 // A cluster of 1 is a plain launch, with no cluster attribute (each block its own cluster, as on
-// any launch on sm_90): the attribute alone changes where and how fast the blocks start.
+// any launch on sm_90), as a kernel launched with <<<>>> is.
 struct ClusterLaunch {
   ClusterLaunch(unsigned blocks, int threads, int smem, int cluster, cudaStream_t stream);
   ClusterLaunch(const ClusterLaunch&) = delete;  // cfg points at attr
