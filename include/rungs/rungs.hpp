@@ -41,10 +41,27 @@ enum class DType { i32, i64, f32, f64 };
 // mode); the graph reads and writes the buffers when it runs, and temporary memory becomes the
 // graph's own allocations. Two rungs cannot be replayed and throw Unsupported on a capturing stream
 // before enqueueing anything: gemm's cpu_naive and gemv's const_x. (gemm_host is synchronous.)
+// gemm's fused epilogue (Options::epilogue). With P = alpha * op(A) op(B) (fp8 scales applied):
+//   not gated: C = act(P + bias) + beta * C
+//   gated:     C = act(P[:, :n] + bias[:n]) * (P[:, n:2n] + bias[n:2n]) + beta * C   (C is m x n)
+// op(B) then has 2n columns: the gate's n, then the up projection's n (ldb is checked against 2n
+// columns with tb = N, against k with tb = T: B stored 2n x k). beta * C is the residual path;
+// beta = 0 never reads C. bias: device memory, n values (2n when gated) of C's element type, float
+// for an fp8 output (the overloads with __nv_fp8_e4m3* C and c_scales below); nullptr adds none.
+// Every gemm overload takes it; `auto` applies any epilogue to any type, a named rung that cannot
+// apply one throws rungs::Unsupported.
+enum class Activation { none, relu, gelu, silu };  // gelu: the tanh approximation (torch's approximate="tanh")
+struct Epilogue {
+  const void* bias = nullptr;  // device, n values (2n when gated) of C's element type; float for fp8 output
+  Activation act = Activation::none;
+  bool gated = false;  // op(B) has 2n columns: the gate's n, then the up projection's n
+};
+
 struct Options {
   std::string variant = "auto";   // a rung's name from variants(op), or "auto"
   cudaStream_t stream = nullptr;  // all work goes on this stream; calls are asynchronous like cuBLAS
   Math math = Math::fp32;
+  Epilogue epilogue{};            // gemm only: bias, activation, gated product (see Epilogue)
 };
 
 // min_sm = major*10+minor (90 for Hopper); 0 for rungs that run on the host.
@@ -65,6 +82,9 @@ struct VariantInfo {
   // their four parts, Schedule, Mainloop, Epilogue and Accumulation, without namespaces (e.g.
   // "WholeTilesOf<256, 4>"). Empty for every other rung.
   std::vector<std::string> parts{};
+  // gemm: the rung applies Options::epilogue and fp8 outputs (rungs that do not throw
+  // rungs::Unsupported when given one; auto applies every epilogue).
+  bool epilogue = false;
 };
 
 // The rungs of one ladder, in ladder order, vendor baseline included ("cublas").
@@ -134,6 +154,18 @@ void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, cons
           const Options& opts = {});
 void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const __nv_fp8_e5m2* A, int64_t lda,
           const __nv_fp8_e5m2* B, int64_t ldb, const Scales& scales, float beta, float* C, int64_t ldc,
+          const Options& opts = {});
+
+// fp8 output, quantized per row and 128-column block (the layout Scaling::block128 reads for A):
+// E is the epilogue's result (Options::epilogue, with beta = 0: beta must be 0; bias of float);
+// c_scales: m x ceil(n/128) row-major floats, s = max |E| over the block / 448 (1 where the block
+// is all zero; NaN where it holds a NaN), and C = E / s rounded to nearest e4m3. A chain of fp8
+// products reads C and c_scales back as an fp8 A with Scaling::block128.
+void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const __nv_bfloat16* A, int64_t lda,
+          const __nv_bfloat16* B, int64_t ldb, __nv_fp8_e4m3* C, int64_t ldc, float* c_scales,
+          const Options& opts = {});
+void gemm(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const __nv_fp8_e4m3* A, int64_t lda,
+          const __nv_fp8_e4m3* B, int64_t ldb, const Scales& scales, __nv_fp8_e4m3* C, int64_t ldc, float* c_scales,
           const Options& opts = {});
 
 // The element type of a gemm call, for resolve_gemm_variant: f32 (float, with Options::math), f16,

@@ -51,6 +51,13 @@ void check_gemm_pointers(const char* fn, const char* kind, int64_t m, int64_t n,
   if (reads_ab && B == nullptr) fail_arg(fn, "B", "nullptr", std::string(kind) + " (k > 0, alpha != 0)");
 }
 
+void refuse_epilogue(const char* fn, const Options& opts) {
+  const Epilogue& e = opts.epilogue;
+  if (e.bias != nullptr || e.act != Activation::none || e.gated)
+    throw Error(std::string("rungs::") + fn + ": invalid argument opts.epilogue (must be the default: " + fn +
+                " applies no epilogue; gemm does)");
+}
+
 void unsupported(const std::string& variant, const std::string& reason) {
   throw Unsupported(variant + ": " + reason);
 }

@@ -32,6 +32,10 @@ void check_gemm_shape(const char* fn, Trans ta, Trans tb, int64_t m, int64_t n, 
 void check_gemm_pointers(const char* fn, const char* kind, int64_t m, int64_t n, int64_t k, float alpha,
                          const void* A, const void* B, const void* C);
 
+// Options::epilogue is gemm's: any other entry point (`fn`) given a non-default one throws
+// rungs::Error rather than ignore it.
+void refuse_epilogue(const char* fn, const Options& opts);
+
 // Throws Unsupported with "<variant>: <reason>".
 [[noreturn]] void unsupported(const std::string& variant, const std::string& reason);
 

@@ -44,13 +44,19 @@ std::vector<std::string> parts_of(const Rung&) {
   return {};
 }
 std::vector<std::string> parts_of(const sgemm::Rung& r) { return r.parts != nullptr ? r.parts() : std::vector<std::string>{}; }
+template <typename Rung>
+bool epilogue_of(const Rung&) {
+  return false;
+}
+bool epilogue_of(const sgemm::Rung& r) { return r.epi != nullptr; }
 
 template <typename Rung>
 std::vector<VariantInfo> list(const std::vector<Rung>& ladder, int first) {
   std::vector<VariantInfo> out;
   for (size_t i = 0; i < ladder.size(); ++i)
     out.push_back({ladder[i].name, ladder[i].summary, static_cast<int>(i) + first, ladder[i].min_sm,
-                   ladder[i].baseline, types_of(ladder[i]), parent_of(ladder, i), parts_of(ladder[i])});
+                   ladder[i].baseline, types_of(ladder[i]), parent_of(ladder, i), parts_of(ladder[i]),
+                   epilogue_of(ladder[i])});
   return out;
 }
 }  // namespace

@@ -271,6 +271,7 @@ int64_t check_local(Kind kind, const char* fn, int64_t m, int64_t n, int64_t k, 
   if (opts.math != Math::fp32)
     throw Error(std::string("rungs::") + fn + ": invalid argument opts.math (must be Math::fp32: math modes apply "
                 "to float inputs only)");
+  rungs::detail::refuse_epilogue(fn, opts);
   const char* dev = "a device pointer";
   if (ag) {
     // A_local goes to every rank, whatever this rank's alpha; B and C are this rank's alone.

@@ -20,9 +20,14 @@
 //             m x ceil(k/128) row-major array is transposed into scratch first (11_cublas_scales.cu).
 // e5m2 x e5m2, other transposes, unaligned operands and combinations the heuristic has no algorithm
 // for throw rungs::Unsupported.
+//
+// Epilogues (run_epi): the unfused chain a user of cuBLAS writes: the product into scratch in C's
+// type (bf16 for an fp8 output; 2n columns when gated), then the epilogue as plain kernels
+// (gemm/epilogue.cu): bias, activation, gated product, beta * C, fp8 quantization.
 #include "core/errors.hpp"
 #include "core/cublas_handle.hpp"
 #include "core/scratch.hpp"
+#include "gemm/epilogue.hpp"
 #include "gemm/gemm_rung.hpp"
 
 #include <cublasLt.h>
@@ -207,6 +212,43 @@ void run_fp8(const ArgsF8& a) {
   detail::Scratch ws(kLtWorkspace, a.stream);
   RUNGS_CUBLAS(cublasLtMatmul(h, op.d, &a.alpha, a.B, la.d, a.A, lb.d, &a.beta, a.C, lc.d, a.C, lc.d, &heur.algo,
                               ws.get(), kLtWorkspace, a.stream));
+}
+
+void run_epi(const EpiCall& c) {
+  if (c.type == GemmType::f32 && c.math == Math::tf32x3)
+    unsupported("cublas", "cuBLAS has no 3xTF32 mode for fp32 data");
+  const int64_t np = c.np();
+  const EpiOut pt = c.c_type == EpiOut::e4m3 ? EpiOut::bf16 : c.c_type;  // the product's type
+  const bool reads_ab = c.reads_ab();
+  detail::Scratch P(reads_ab ? static_cast<size_t>(c.m * np) * (pt == EpiOut::f32 ? 4 : 2) : 0, c.stream);
+  if (reads_ab) {
+    switch (c.type) {
+      case GemmType::f32: {
+        const Args a{c.ta, c.tb, c.m, np, c.k, c.alpha, static_cast<const float*>(c.A), c.lda,
+                     static_cast<const float*>(c.B), c.ldb, 0.0f, P.as<float>(), np, c.stream};
+        c.math == Math::tf32 ? run_tf32(a) : run(a);
+        break;
+      }
+      case GemmType::f16:
+        run_f16(ArgsH{c.ta, c.tb, c.m, np, c.k, c.alpha, static_cast<const __half*>(c.A), c.lda,
+                      static_cast<const __half*>(c.B), c.ldb, 0.0f, P.as<__half>(), np, c.stream});
+        break;
+      case GemmType::bf16:
+        run_bf16(ArgsBF{c.ta, c.tb, c.m, np, c.k, c.alpha, static_cast<const __nv_bfloat16*>(c.A), c.lda,
+                        static_cast<const __nv_bfloat16*>(c.B), c.ldb, 0.0f, P.as<__nv_bfloat16>(), np, c.stream});
+        break;
+      case GemmType::fp8: {
+        ArgsF8 a{};
+        a.ta = c.ta, a.tb = c.tb, a.m = c.m, a.n = np, a.k = c.k, a.alpha = c.alpha;
+        a.A = c.A, a.a_type = c.a_type, a.lda = c.lda, a.B = c.B, a.b_type = c.b_type, a.ldb = c.ldb;
+        a.scales = c.scales, a.beta = 0.0f, a.C = P.get(), a.c_type = pt == EpiOut::f32 ? F8Out::f32 : F8Out::bf16;
+        a.ldc = np, a.stream = c.stream;
+        run_fp8(a);
+        break;
+      }
+    }
+  }
+  epilogue::apply(c, reads_ab ? P.get() : nullptr, pt, np);
 }
 
 }  // namespace rungs::sgemm::cublas

@@ -67,6 +67,36 @@ struct ArgsF8 {
   cudaStream_t stream;
 };
 using RunFnF8 = void (*)(const ArgsF8&);
+
+// A gemm with an epilogue (Options::epilogue, or an fp8 output with its block scales), any input
+// type, as one call. The dispatcher guarantees what it does for ArgsT and ArgsF8 (but alpha != 0
+// and k > 0: with either, P = 0 and the epilogue still applies, A, B and the scales unread), and
+// bias and c_scales long enough; with gated, op(B) has 2n columns (np()).
+enum class EpiOut : uint8_t { f32, f16, bf16, e4m3 };  // C's type; e4m3 with c_scales
+struct EpiCall {
+  GemmType type;  // the inputs': f32 (with math), f16, bf16, fp8 (a_type, b_type, scales)
+  Math math;
+  Trans ta, tb;
+  int64_t m, n, k;
+  float alpha;
+  const void* A;
+  F8 a_type;
+  int64_t lda;
+  const void* B;
+  F8 b_type;
+  int64_t ldb;
+  Scales scales;
+  float beta;  // 0 with an e4m3 C
+  void* C;
+  EpiOut c_type;
+  int64_t ldc;
+  float* c_scales;  // e4m3 C: m x ceil(n / 128) block scales
+  Epilogue epi;
+  cudaStream_t stream;
+  int64_t np() const { return epi.gated ? 2 * n : n; }  // the product's columns
+  bool reads_ab() const { return k > 0 && alpha != 0.0f; }
+};
+using RunFnEpi = void (*)(const EpiCall&);
 // The C++ types of a skeleton rung's Schedule, Mainloop, Epilogue and Accumulation.
 using PartsFn = std::vector<std::string> (*)();
 
@@ -102,6 +132,7 @@ struct Rung {
   RunFnBF bf16 = nullptr;   // __nv_bfloat16 inputs and output
   RunFnF8 fp8 = nullptr;    // fp8 inputs (ArgsF8), scaled, bf16 or float output
   PartsFn parts = nullptr;  // a rung on the tensor-core skeleton: its parts' types (ws::part_names)
+  RunFnEpi epi = nullptr;   // any input type with an epilogue (EpiCall)
 };
 
 // The ladder in order; index = rung number (file prefix).
@@ -125,6 +156,9 @@ void run_tf32(const Args&);
 void run_f16(const ArgsH&);
 void run_bf16(const ArgsBF&);
 void run_fp8(const ArgsF8&);  // cublasLtMatmul
+// The product into scratch (C's type; bf16 for an fp8 output), then the epilogue as plain kernels
+// (gemm/epilogue.hpp): the unfused chain.
+void run_epi(const EpiCall&);
 // dst (cols x rows) = transpose of src (rows x cols), both row-major floats, on `stream`: the 1x128
 // block scales of A in cuBLASLt's order (11_cublas_scales.cu).
 void transpose_scales(int64_t rows, int64_t cols, const float* src, float* dst, cudaStream_t stream);

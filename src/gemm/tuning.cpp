@@ -179,4 +179,6 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   return auto_rule(call, AutoDevice{sm, detail::built_for_sm90a(), dram_gbs}).rung;
 }
 
+std::string auto_epilogue_variant(GemmType, Math) { return "cublas"; }
+
 }  // namespace rungs::sgemm

@@ -103,4 +103,9 @@ const AutoRule& auto_rule(const AutoCall& call, const AutoDevice& device);
 std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, int sm, GemmType type = GemmType::f32,
                          Math math = Math::fp32, bool rows_aligned = true, Scaling scaling = Scaling::tensor,
                          double dram_gbs = 0.0);
+
+// The rung `auto` runs for a gemm with an epilogue (Options::epilogue, or an fp8 output): the one
+// rung that applies every epilogue to every input type it multiplies, cublas (the product, then the
+// epilogue's plain kernels).
+std::string auto_epilogue_variant(GemmType type, Math math);
 }  // namespace rungs::sgemm

@@ -26,6 +26,7 @@ void gemv(Trans trans, int64_t m, int64_t n, float alpha, const float* A, int64_
           float beta, float* y, int64_t incy, const Options& opts) {
   if (opts.math != Math::fp32)
     throw Error("rungs::gemv: math must be Math::fp32 (tf32 modes apply to the tensor-core gemm only)");
+  detail::refuse_epilogue("gemv", opts);
   if (m < 0) detail::fail_arg("gemv", "m", m, ">= 0");
   if (n < 0) detail::fail_arg("gemv", "n", n, ">= 0");
   if (lda < (n > 1 ? n : 1)) detail::fail_arg("gemv", "lda", lda, ">= max(1, " + std::to_string(n) + ")");

@@ -51,6 +51,7 @@ template <typename T>
 void gemm_host_impl(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, float alpha, const T* A, int64_t lda,
                     const T* B, int64_t ldb, float beta, T* C, int64_t ldc, const Options& opts) {
   const auto call_start = Clock::now();
+  detail::refuse_epilogue("gemm_host", opts);
   detail::check_gemm_shape("gemm_host", ta, tb, m, n, k, lda, ldb, ldc);
   detail::check_gemm_pointers("gemm_host", "a host pointer", m, n, k, alpha, A, B, C);
   const int64_t a_rows = ta == Trans::N ? m : k, a_cols = ta == Trans::N ? k : m;

@@ -18,6 +18,7 @@ template <typename T, typename S>
 void dispatch(DType dtype, const T* in, int64_t n, S* out, const Options& opts) {
   if (opts.math != Math::fp32)
     throw Error("rungs::reduce_sum: math must be Math::fp32 (tf32 modes apply to the tensor-core gemm only)");
+  detail::refuse_epilogue("reduce_sum", opts);
   if (n < 0) detail::fail_arg("reduce_sum", "n", n, ">= 0");
   if (out == nullptr) detail::fail_arg("reduce_sum", "out", "nullptr", "a device pointer");
   if (in == nullptr && n > 0) detail::fail_arg("reduce_sum", "in", "nullptr", "a device pointer (n > 0)");
