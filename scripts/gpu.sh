@@ -74,6 +74,7 @@ if on gemm; then
   add racecheck_f 'Ladder/GemmRung.OddShapes*:Ladder/GemmRung.Misaligned*' ':'
   # The tensor-core kinds (tests/gpu/test_gemm_tc.cpp); the ragged-edge tests (sized for the
   # sanitizers) reach the storer warps' hand-over, the narrow-tile deal and the short last row.
+  add memcheck_f 'Rungs/GemmEpilogue.*' ':'
   add memcheck_f 'Ladder/GemmTc.OddShapes*:Ladder/GemmTc.Padded*:Ladder/GemmTc.Misaligned*:Ladder/GemmTc.EmptyProduct*' ':'
   add racecheck_f 'Ladder/GemmTc.OddShapes*:Ladder/GemmTc.Misaligned*' ':'
   edges='Ladder/GemmTc.RaggedShapesAlignedRows*:Ladder/GemmTc.NarrowLastColumn*:Ladder/GemmTc.ShortLastRow*'

@@ -121,6 +121,8 @@ def part_of(row):
         return (op, row.get("world", 0))
     if op == "gemm":
         dtype = row.get("dtype", "f32")
+        if row.get("epilogue"):  # a run with --epilogue / --gated / --out: its own tables
+            return ("gemm_epilogue", dtype, row["epilogue"])
         if row.get("workload") in ("decode", "decode_fp8"):
             return (row["workload"], dtype, row.get("scaling"))
         if dtype == "f32":

@@ -231,6 +231,35 @@ const std::vector<Flag>& flags() {
          p.a.scaling_given = true;
        },
        "gemm"},
+      {"--epilogue", "LIST", bit(Command::bench) | bit(Command::verify), G::shapes,
+       "gemm: the epilogue every case applies (rungs::Epilogue), any of bias and one activation of relu, gelu, "
+       "silu (e.g. bias,silu); rungs that apply no epilogue are skipped, the cublas row is the unfused chain "
+       "(the product, then plain kernels)",
+       [](ParseState& p, const Flag& f, const std::string& v) {
+         for (const std::string& w : split(v, ',')) {
+           Activation act = Activation::none;
+           if (w == "bias") p.a.epi.bias = true;
+           else if (w == "relu") act = Activation::relu;
+           else if (w == "gelu") act = Activation::gelu;
+           else if (w == "silu") act = Activation::silu;
+           else fail(std::string(f.name) + ": " + quoted(w) + " is not bias, relu, gelu or silu");
+           if (act != Activation::none && p.a.epi.act != Activation::none)
+             fail(std::string(f.name) + ": one activation at most (got two in " + quoted(v) + ")");
+           if (act != Activation::none) p.a.epi.act = act;
+         }
+         p.a.epi.on = true;
+       },
+       "gemm"},
+      {"--gated", nullptr, bit(Command::bench) | bit(Command::verify), G::shapes,
+       "gemm: the gated product act(P[:, :n] + bias) * (P[:, n:] + bias): B has 2n columns (--n is C's)",
+       [](ParseState& p, const Flag&, const std::string&) { p.a.epi.gated = p.a.epi.on = true; }, "gemm"},
+      {"--out", "fp8", bit(Command::bench) | bit(Command::verify), G::shapes,
+       "gemm: C in e4m3 with a scale per row and 128-column block (bf16 or fp8 inputs)",
+       [](ParseState& p, const Flag& f, const std::string& v) {
+         if (v != "fp8") fail(std::string(f.name) + ": " + quoted(v) + " is not fp8");
+         p.a.epi.fp8_out = p.a.epi.on = true;
+       },
+       "gemm"},
       {"--alpha", "X", kShaped, G::shapes, "default 1", store_float<&Args::alpha>},
       {"--beta", "X", kShaped, G::shapes,
        "default 0. With beta != 0 repeated runs accumulate into C (values grow; fine for timing); the "
@@ -516,25 +545,27 @@ std::vector<Case> cases_for(const Args& a, const std::string& op) {
     if (part("bf16")) kinds.push_back(GemmKind::bf16);
     if (part("tf32x3")) kinds.push_back(GemmKind::tf32x3);
   }
-  for (GemmKind kind : kinds)
+  for (GemmKind kind : kinds) {
+    if (a.epi.fp8_out && kind != GemmKind::bf16 && kind != GemmKind::fp8) continue;  // fp8 outputs: bf16, fp8 in
     for (const Shape& s : shapes)
-      for (TransPair t : trans) out.push_back({s, t, DType::f32, kind, "", a.scaling});
+      for (TransPair t : trans) out.push_back({s, t, DType::f32, kind, "", a.scaling, a.epi});
+  }
   // The whole seed set (bench, verify) adds the decode workload. tune times warptile's fp32
   // configurations only.
   const bool whole_seed = a.shapes.empty() && a.trans.empty() && a.gemm_kinds.empty();
   if (whole_seed && (a.command == Command::bench || a.command == Command::verify)) {
     if (part("decode"))
       for (const Shape& s : decode_shapes())
-        out.push_back({s, {Trans::N, Trans::T}, DType::f32, GemmKind::bf16, kDecodeWorkload});
+        out.push_back({s, {Trans::N, Trans::T}, DType::f32, GemmKind::bf16, kDecodeWorkload, Scaling::tensor, a.epi});
     // fp8 at the seed sizes, nt (the form cuBLASLt's fp8 kernels take), --scaling's layout.
     if (part("fp8"))
       for (const Shape& s : default_shapes())
-        out.push_back({s, {Trans::N, Trans::T}, DType::f32, GemmKind::fp8, "", a.scaling});
+        out.push_back({s, {Trans::N, Trans::T}, DType::f32, GemmKind::fp8, "", a.scaling, a.epi});
     // fp8 weights at decode shapes, with the per-token / per-channel scales serving stacks keep.
     if (part(kDecodeFp8Workload))
       for (const Shape& s : decode_fp8_shapes())
         out.push_back({s, {Trans::N, Trans::T}, DType::f32, GemmKind::fp8, kDecodeFp8Workload,
-                       a.scaling_given ? a.scaling : Scaling::outer});
+                       a.scaling_given ? a.scaling : Scaling::outer, a.epi});
   }
   return out;
 }
@@ -723,6 +754,14 @@ Args parse_args(const std::vector<std::string>& argv) {
       fp8 = fp8 || std::find(a.workloads.begin(), a.workloads.end(), w) != a.workloads.end();
     if (!fp8) fail("--scaling applies to --dtype fp8 (or --workload fp8, decode_fp8) only");
   }
+  if (a.epi.on) {
+    if (op != "gemm") fail("--epilogue, --gated and --out apply to gemm only");
+    if (a.epi.fp8_out && a.beta != 0.0f) fail("--out fp8: C is quantized from the epilogue's result alone (--beta 0)");
+    if (a.epi.fp8_out)
+      for (check::GemmKind kind : a.gemm_kinds)
+        if (kind != check::GemmKind::bf16 && kind != check::GemmKind::fp8)
+          fail(std::string("--out fp8 takes bf16 or fp8 inputs (got --dtype ") + check::gemm_kind_name(kind) + ")");
+  }
   if (!st.trans.empty()) {
     if (op == "reduce") fail("--trans does not apply to reduce");
     a.trans = parse_trans_list(st.trans, "--trans", op);
@@ -782,6 +821,19 @@ Args parse_args(const std::vector<std::string>& argv) {
     }
   }
   return a;
+}
+
+std::string epi_name(const EpiFlags& e) {
+  if (!e.on) return "";
+  std::string s;
+  auto add = [&](const char* w) { s += (s.empty() ? "" : "+") + std::string(w); };
+  if (e.bias) add("bias");
+  if (e.act == Activation::relu) add("relu");
+  if (e.act == Activation::gelu) add("gelu");
+  if (e.act == Activation::silu) add("silu");
+  if (e.gated) add("gated");
+  if (e.fp8_out) add("fp8");
+  return s;
 }
 
 }  // namespace rungs::cli

@@ -60,6 +60,18 @@ constexpr int64_t kDefaultCheckRows = 256;
 // The project's method: reported numbers use at least this many repetitions.
 constexpr int kMinReportedReps = 20;
 
+// gemm --epilogue, --gated, --out fp8: the epilogue every case of the run applies (rungs.hpp,
+// Epilogue; an e4m3 C with block scales).
+struct EpiFlags {
+  bool on = false;  // any of the three given
+  bool bias = false;
+  Activation act = Activation::none;
+  bool gated = false;
+  bool fp8_out = false;
+};
+// "bias+silu+gated+fp8": the epilogue as rows, tables and the JSON name it ("" when off).
+std::string epi_name(const EpiFlags& e);
+
 struct Args {
   Command command = Command::none;
   Command help_for = Command::none;  // command == help: whose help (none = the top-level one)
@@ -72,6 +84,7 @@ struct Args {
   std::vector<std::string> workloads;       // gemm --workload: parts of the seed (empty = all of it)
   Scaling scaling = Scaling::tensor;        // gemm --dtype fp8: the scales' layout (--scaling)
   bool scaling_given = false;
+  EpiFlags epi;                             // gemm --epilogue, --gated, --out
   float alpha = 1.0f, beta = 0.0f;
   int reps = 20, warmup = 3;
   bool reps_given = false;
@@ -105,6 +118,7 @@ struct Case {
   check::GemmKind kind = check::GemmKind::f32;  // gemm: element type / math mode
   std::string workload{};                       // a named seed workload ("decode"), else empty
   Scaling scaling = Scaling::tensor;            // gemm fp8: the scales' layout
+  EpiFlags epi{};                               // gemm: the epilogue (--epilogue, --gated, --out)
 };
 // The problems a run covers for `op`: the given shapes x transposes x dtypes, or the op's
 // seed workloads: gemm 1024..8192 nn in f32, bf16 and tf32x3, then the decode workload

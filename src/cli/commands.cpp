@@ -2,6 +2,7 @@
 // reference and device buffers set up once per shape) and the timing method of timing.cpp.
 #include "cli/commands.hpp"
 
+#include "check/epilogue_check.hpp"
 #include "check/gemm_check.hpp"
 #include "cli/bench_dist.hpp"
 #include "cli/bench_host.hpp"
@@ -15,6 +16,7 @@
 #include "cli/workload.hpp"
 #include "core/errors.hpp"
 #include "gemm/gemm_rung.hpp"
+#include "gemm/tuning.hpp"
 #include "reduce/reduce_rung.hpp"
 #include "tune/warptile.hpp"
 
@@ -269,6 +271,179 @@ class GemmWorkload : public Workload {
   std::vector<float> sa_, sb_;        // fp8: the scales
 };
 
+// A gemm with an epilogue (--epilogue, --gated, --out fp8): the product's data and fp64 reference
+// over its np = 2n columns when gated, a bias (C's type; float for an fp8 output) and C0 drawn
+// apart, C m x n, and the epilogue's reference and bound (check/epilogue_check.hpp).
+class GemmEpiWorkload : public Workload {
+ public:
+  GemmEpiWorkload(Session& ses, const Case& c) : Workload(ses.args, "gemm", c) {
+    const EpiFlags& e = c.epi;
+    out_ = gemm_shape(args_, c);  // C: m x n, its ld and beta
+    ps_ = out_;
+    ps_.n = e.gated ? 2 * out_.n : out_.n, ps_.beta = 0.0f, ps_.ldb = 0, ps_.ldc = 0;
+    ps_ = check::normalized(ps_);
+    const int64_t rows = reference_rows(args_, c.shape);
+    ses.progress("[gemm] " + case_name(op_, c) + ": random data, fp64 reference on " +
+                 (rows == 0 ? std::string("all rows") : std::to_string(rows) + " sampled rows"));
+    const std::string what = "gemm " + case_name(op_, c);
+    ck_ = c.kind == check::GemmKind::fp8 ? check::GemmKind::bf16 : check::c_kind(c.kind);
+    check::GemmData d;
+    if (fp8()) {
+      check::Fp8Data f8 = check::make_fp8_data(ps_, check::Fp8Format::e4m3, check::Fp8Format::e4m3, c.scaling, true,
+                                               args_.seed);
+      d = std::move(f8.deq);
+      upload_new(A_, f8.A.data(), f8.A.size(), "A of " + what, ses);
+      upload_new(B_, f8.B.data(), f8.B.size(), "B of " + what, ses);
+      upload_new(SA_, f8.sa.data(), f8.sa.size() * 4, "scales.a of " + what, ses);
+      upload_new(SB_, f8.sb.data(), f8.sb.size() * 4, "scales.b of " + what, ses);
+    } else {
+      d = check::make_gemm_data(ps_, args_.seed);
+      check::round_inputs(d, c.kind);
+      upload_typed(A_, d.A, c.kind, "A of " + what, ses);
+      upload_typed(B_, d.B, c.kind, "B of " + what, ses);
+    }
+    const check::GemmReference p = check::gemm_reference(ps_, d, rows, args_.seed);
+    // The bias and C0: the gemm's own generator on shapes of their size (values in [-1, 1]).
+    check::GemmShape bs;
+    bs.m = 1, bs.n = ps_.n, bs.k = 1;
+    check::GemmShape cs = out_;
+    cs.k = 1;
+    std::vector<float> bias = check::make_gemm_data(check::normalized(bs), args_.seed + 1).C0;
+    c0_ = check::make_gemm_data(check::normalized(cs), args_.seed + 2).C0;
+    const check::GemmKind bias_kind = e.fp8_out ? check::GemmKind::f32 : ck_;
+    check::GemmData rb{{}, {}, bias}, rc{{}, {}, c0_};
+    check::round_inputs(rb, bias_kind), check::round_inputs(rc, ck_);
+    bias = rb.C0, c0_ = rc.C0;
+    if (e.bias) upload_typed(bias_, bias, bias_kind, "bias of " + what, ses);
+    c_elem_ = e.fp8_out ? 1 : ck_ == check::GemmKind::f32 ? 4 : 2;
+    C_ = std::make_unique<DeviceBuffer>(c0_.size() * c_elem_, "C of " + what);
+    blocks_ = (out_.n + 127) / 128;
+    if (e.fp8_out) scales_ = std::make_unique<DeviceBuffer>(static_cast<size_t>(out_.m * blocks_) * 4, "c_scales of " + what);
+    double gamma_p = 0, eta_p = 0, uo = 0, eta_o = 0;
+    if (fp8())
+      gamma_p = check::fp8_elementwise_gamma(ps_.k, true), eta_p = check::output_eta(check::GemmKind::bf16);
+    else
+      gamma_p = check::elementwise_gamma(ps_.k, c.kind), eta_p = check::output_eta(check::c_kind(c.kind));
+    if (!e.fp8_out && ck_ != check::GemmKind::f32)
+      uo = ck_ == check::GemmKind::f16 ? 1.0 / 2048 : 1.0 / 256, eta_o = check::output_eta(ck_);
+    ref_ = check::epilogue_reference(p, out_.n, e.gated, e.bias ? std::vector<double>(bias.begin(), bias.end())
+                                                               : std::vector<double>{},
+                                     e.act, e.fp8_out ? 0.0 : out_.beta, c0_, out_.ldc, gamma_p, eta_p, uo, eta_o);
+    RUNGS_CUDA(cudaStreamSynchronize(ses.stream.get()));
+  }
+  Launch launch(const std::string& variant, cudaStream_t stream) const override {
+    return [this, variant, stream] {
+      Options o;
+      o.variant = variant, o.stream = stream, o.math = check::math_of(case_.kind);
+      o.epilogue.bias = bias_ ? bias_->get() : nullptr;
+      o.epilogue.act = case_.epi.act, o.epilogue.gated = case_.epi.gated;
+      const check::GemmShape& s = ps_;
+      const int64_t n = out_.n, ldc = out_.ldc;
+      using bf = __nv_bfloat16;
+      using e4 = __nv_fp8_e4m3;
+      Scales sc;
+      if (fp8()) sc.a = SA_->as<float>(), sc.b = SB_->as<float>(), sc.kind = case_.scaling;
+      if (case_.epi.fp8_out && fp8())
+        gemm(s.ta, s.tb, s.m, n, s.k, s.alpha, A_->as<e4>(), s.lda, B_->as<e4>(), s.ldb, sc, C_->as<e4>(), ldc,
+             scales_->as<float>(), o);
+      else if (case_.epi.fp8_out)
+        gemm(s.ta, s.tb, s.m, n, s.k, s.alpha, A_->as<bf>(), s.lda, B_->as<bf>(), s.ldb, C_->as<e4>(), ldc,
+             scales_->as<float>(), o);
+      else if (fp8())
+        gemm(s.ta, s.tb, s.m, n, s.k, s.alpha, A_->as<e4>(), s.lda, B_->as<e4>(), s.ldb, sc, out_.beta, C_->as<bf>(),
+             ldc, o);
+      else if (case_.kind == check::GemmKind::f16)
+        gemm(s.ta, s.tb, s.m, n, s.k, s.alpha, A_->as<__half>(), s.lda, B_->as<__half>(), s.ldb, out_.beta,
+             C_->as<__half>(), ldc, o);
+      else if (case_.kind == check::GemmKind::bf16)
+        gemm(s.ta, s.tb, s.m, n, s.k, s.alpha, A_->as<bf>(), s.lda, B_->as<bf>(), s.ldb, out_.beta, C_->as<bf>(), ldc,
+             o);
+      else
+        gemm(s.ta, s.tb, s.m, n, s.k, s.alpha, A_->as<float>(), s.lda, B_->as<float>(), s.ldb, out_.beta,
+             C_->as<float>(), ldc, o);
+    };
+  }
+  double correctness_run(const Launch& f, const std::string&, Result& r, cudaStream_t stream) override {
+    C_->poison(stream);
+    if (scales_) scales_->poison(stream);
+    if (out_.beta != 0.0f && !case_.epi.fp8_out) {
+      if (c_elem_ == 4) {
+        C_->upload(c0_.data(), stream);
+      } else {
+        const std::vector<uint16_t> c16 = check::to_16bit(c0_, ck_);
+        C_->upload(c16.data(), stream);
+        RUNGS_CUDA(cudaStreamSynchronize(stream));
+      }
+    }
+    const double ms = time_once(f, stream);
+    check::EpiErrors e;
+    if (case_.epi.fp8_out) {
+      std::vector<uint8_t> got(c0_.size());
+      std::vector<float> s(static_cast<size_t>(out_.m * blocks_));
+      C_->download(got.data(), stream), scales_->download(s.data(), stream);
+      RUNGS_CUDA(cudaStreamSynchronize(stream));
+      e = check::compare_epilogue_fp8(ref_, got.data(), out_.n, out_.ldc, s.data());
+    } else {
+      std::vector<float> got(c0_.size());
+      if (c_elem_ == 4) {
+        C_->download(got.data(), stream);
+        RUNGS_CUDA(cudaStreamSynchronize(stream));
+      } else {
+        std::vector<uint16_t> raw(got.size());
+        C_->download(raw.data(), stream);
+        RUNGS_CUDA(cudaStreamSynchronize(stream));
+        got = check::from_16bit(raw, ck_);
+      }
+      e = check::compare_epilogue(ref_, got.data(), out_.n, out_.ldc);
+    }
+    r.checked = true;
+    r.checked_rows = ref_.rows.empty() ? out_.m : static_cast<int64_t>(ref_.rows.size());
+    r.bound_ratio = e.max_ratio;
+    r.bad = e.bad;
+    if (!e.pass()) fail_with(r, std::to_string(e.bad) + " elements outside the epilogue's bound, first " + e.first);
+    return ms;
+  }
+  std::string resolve_auto() const override {
+    return sgemm::auto_epilogue_variant(check::gemm_type_of(case_.kind), check::math_of(case_.kind));
+  }
+  // A and B once (B: 2n columns when gated), the bias, C written (and read when beta != 0), the
+  // scales of fp8 inputs and of an fp8 output.
+  double bytes() const override {
+    const double in = fp8() ? 1.0 : check::is_16bit(case_.kind) ? 2.0 : 4.0;
+    const double c = static_cast<double>(out_.m) * out_.n * c_elem_ * (out_.beta != 0.0f && !case_.epi.fp8_out ? 2 : 1);
+    double b = in * static_cast<double>(check::a_elems(ps_) + check::b_elems(ps_)) + c;
+    if (bias_) b += static_cast<double>(ps_.n) * (case_.epi.fp8_out ? 4 : c_elem_);
+    if (scales_) b += 4.0 * static_cast<double>(out_.m * blocks_);
+    return b;
+  }
+
+ private:
+  bool fp8() const { return case_.kind == check::GemmKind::fp8; }
+  void upload_new(std::unique_ptr<DeviceBuffer>& buf, const void* h, size_t bytes, const std::string& what,
+                  Session& ses) {
+    buf = std::make_unique<DeviceBuffer>(bytes, what);
+    buf->upload(h, ses.stream.get());
+    RUNGS_CUDA(cudaStreamSynchronize(ses.stream.get()));
+  }
+  // v in `kind`'s storage (float, or the 16 bits of f16 / bf16) into a new buffer.
+  void upload_typed(std::unique_ptr<DeviceBuffer>& buf, const std::vector<float>& v, check::GemmKind kind,
+                    const std::string& what, Session& ses) {
+    if (check::is_16bit(kind)) {
+      const std::vector<uint16_t> h = check::to_16bit(v, kind);
+      upload_new(buf, h.data(), h.size() * 2, what, ses);
+    } else {
+      upload_new(buf, v.data(), v.size() * 4, what, ses);
+    }
+  }
+  check::GemmShape out_, ps_;
+  check::GemmKind ck_ = check::GemmKind::f32;  // C's format (the bias's too, but with an fp8 output)
+  check::EpiReference ref_;
+  std::vector<float> c0_;
+  std::unique_ptr<DeviceBuffer> A_, B_, SA_, SB_, C_, bias_, scales_;
+  size_t c_elem_ = 4;
+  int64_t blocks_ = 0;
+};
+
 class GemvWorkload : public Workload {
  public:
   GemvWorkload(Session& ses, const Case& c) : Workload(ses.args, "gemv", c) {
@@ -390,6 +565,7 @@ class ReduceWorkload : public Workload {
 std::unique_ptr<Workload> make_workload(Session& ses, const std::string& op, const Case& c) {
   if (op == "gemv") return std::make_unique<GemvWorkload>(ses, c);
   if (op == "reduce") return std::make_unique<ReduceWorkload>(ses, c);
+  if (c.epi.on) return std::make_unique<GemmEpiWorkload>(ses, c);
   return std::make_unique<GemmWorkload>(ses, c);
 }
 
@@ -721,7 +897,8 @@ Op op_from_name(const std::string& name) {
 std::string case_name(const std::string& op, const Case& c) {
   if (op == "reduce") return std::string(dtype_name(c.dtype)) + " n=" + shape_name(op, c.shape);
   const std::string kind = op == "gemm" && c.kind != check::GemmKind::f32 ? std::string(" ") + check::gemm_kind_name(c.kind) : "";
-  return shape_name(op, c.shape) + " " + trans_name(op, c.trans) + kind;
+  const std::string epi = op == "gemm" && c.epi.on ? " " + epi_name(c.epi) : "";
+  return shape_name(op, c.shape) + " " + trans_name(op, c.trans) + kind + epi;
 }
 
 std::unique_ptr<Workload> new_workload(const Args& a, const std::string& op, const Case& c, std::ostream& err) {

@@ -383,7 +383,8 @@ std::string benchmark_name(const Result& r) {
   if (!r.config.empty()) s += "/" + r.config;
   if (r.op == "reduce") return s + "/" + dtype_name(r.dtype) + "/" + shape_name(r.op, r.shape);
   const std::string kind = r.op == "gemm" && r.kind != check::GemmKind::f32 ? std::string("/") + check::gemm_kind_name(r.kind) : "";
-  return s + "/" + shape_name(r.op, r.shape) + "/" + trans_name(r.op, r.trans) + kind;
+  return s + "/" + shape_name(r.op, r.shape) + "/" + trans_name(r.op, r.trans) + kind +
+         (r.epilogue.empty() ? "" : "/" + r.epilogue);
 }
 
 std::string json_escape(const std::string& s) {
@@ -541,7 +542,8 @@ std::vector<std::string> csv_columns() {
           "tflops",        "pct_peak",  "baseline",      "baseline_median_ms", "speedup_vs_baseline",
           "checked_rows",  "max_rel",   "error_normwise", "normwise_tolerance", "bound_ratio",
           "fastest",       "reason",    "dtype",         "bytes",          "gbs",
-          "pct_dram",      "arithmetic_intensity",      "memory_bound",   "workload",       "scaling"};
+          "pct_dram",      "arithmetic_intensity",      "memory_bound",   "workload",       "scaling",
+          "epilogue"};
 }
 
 std::string format_csv(const std::vector<Result>& rows) {
@@ -593,6 +595,7 @@ std::string format_csv(const std::vector<Result>& rows) {
         t && r.op == "gemm" && r.bytes > 0 ? (r.memory_bound ? "true" : "false") : "",
         r.workload,
         r.scaling,
+        r.epilogue,
     };
     for (size_t i = 0; i < cells.size(); ++i) os << (i ? "," : "") << csv_field(cells[i]);
     os << "\n";
@@ -669,6 +672,7 @@ std::string format_json(const Context& ctx, const std::vector<Result>& rows) {
     b.insert(b.end(), shape.begin(), shape.end());
     if (!r.workload.empty()) b.push_back({"workload", jstr(r.workload)});
     if (!r.scaling.empty()) b.push_back({"scaling", jstr(r.scaling)});
+    if (!r.epilogue.empty()) b.push_back({"epilogue", jstr(r.epilogue)});
     if (r.timed) {
       Fields t = {{"repetitions", jint(r.reps)},
                   {"repetitions_requested", jint(r.reps_requested)},

@@ -96,6 +96,7 @@ struct Result {
   bool memory_bound = false;
   std::string workload;         // the named seed workload the case belongs to ("decode"), else empty
   std::string scaling;          // gemm fp8: the scales' layout ("tensor", "outer", "block128"), else empty
+  std::string epilogue;         // gemm: the epilogue ("bias+silu+gated+fp8", cli::epi_name), else empty
   std::string baseline;         // empty = none
   double baseline_median_ms = 0;
   double speedup = 0;           // baseline median / rung median (1 for the baseline itself)

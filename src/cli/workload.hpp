@@ -37,6 +37,7 @@ class Workload {
     r.kind = case_.kind;
     r.workload = case_.workload;
     if (case_.kind == check::GemmKind::fp8) r.scaling = scaling_name(case_.scaling);
+    r.epilogue = epi_name(case_.epi);
     r.alpha = args_.alpha;
     r.beta = args_.beta;
     return r;

@@ -627,5 +627,38 @@ TEST(CliArgs, ExperimentFlagsUnknownWithoutTheHooks) {
 #endif
 }
 
+// --epilogue, --gated, --out fp8: every gemm case carries the epilogue; fp8 outputs keep the bf16
+// and fp8 kinds only; the words are checked.
+std::string message_of(const std::vector<std::string>& argv) {
+  try {
+    (void)parse_args(argv);
+  } catch (const CliError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(CliArgs, EpilogueFlagsReachEveryGemmCase) {
+  const std::vector<Case> c = cases_for(
+      parse_args({"bench", "gemm", "--m", "16,4096", "--n", "14336", "--k", "4096", "--trans", "nt", "--dtype",
+                  "bf16,f32", "--epilogue", "bias,silu", "--gated"}),
+      "gemm");
+  ASSERT_EQ(c.size(), 4u);
+  for (const Case& x : c) {
+    EXPECT_TRUE(x.epi.on && x.epi.bias && x.epi.gated && !x.epi.fp8_out);
+    EXPECT_EQ(x.epi.act, Activation::silu);
+    EXPECT_EQ(epi_name(x.epi), "bias+silu+gated");
+  }
+  const std::vector<Case> f = cases_for(
+      parse_args({"bench", "gemm", "--size", "1024", "--dtype", "bf16,fp8", "--gated", "--out", "fp8"}), "gemm");
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(epi_name(f[0].epi), "gated+fp8");
+  EXPECT_TRUE(cases_for(parse_args({"bench", "gemm", "--size", "1024"}), "gemm")[0].epi.on == false);
+  EXPECT_NE(message_of({"bench", "gemm", "--epilogue", "tanh"}).find("'tanh' is not bias, relu, gelu or silu"),
+            std::string::npos);
+  EXPECT_NE(message_of({"bench", "gemm", "--dtype", "f16", "--out", "fp8"}).find("--out fp8 takes bf16 or fp8"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace rungs::cli
