@@ -40,7 +40,8 @@ const std::vector<Rung>& ladder() {
        false, kahan::run},
       {"cublas", "",
        "cublasSgemm (true fp32); cublasGemmEx with fp32 accumulation for f16/bf16, FAST_TF32 for tf32; "
-       "cublasLtMatmul for fp8 (ta = N, tb = T): the vendor baseline (article 004 v9)",
+       "cublasLtMatmul for fp8 (ta = N, tb = T); epilogues as the product, then plain kernels: the vendor baseline "
+       "(article 004 v9)",
        75, true, cublas::run, cublas::run_tf32, nullptr, cublas::run_f16, cublas::run_bf16, cublas::run_fp8, nullptr,
        cublas::run_epi},
       // The tensor-core ladder (f16, bf16, and float with Math::tf32 / Math::tf32x3).
