@@ -16,6 +16,7 @@
 // Prediction: 0.95-1.05x cuBLAS at 4096-8192^3; measured: 0.77-0.78 / 0.88-0.89 / 0.96x at 2048 /
 // 4096 / 8192^3 (f16, bf16; H100): level with rung 14, a miss kept as the frame's base.
 #include "gemm/15_wgmma_ws.cuh"
+#include "gemm/ws/fused.cuh"
 
 namespace rungs::sgemm::wgmma_ws {
 
@@ -26,5 +27,11 @@ void run_bf16(const ArgsBF& a) { ws::run<Parts>(a, "wgmma_ws"); }
 void run_tf32(const Args& a) { ws::run<Parts>(a, "wgmma_ws"); }
 
 std::vector<std::string> parts() { return ws::part_names<Parts>(); }
+
+// Epilogues: the same schedule and mainloop with the fused epilogue (ws/fused.cuh).
+void run_epi(const EpiCall& c) {
+  ws::run_fused<ws::Parts<ws::RoundRobin, ws::WholeTiles, ws::Fused>,
+                ws::Parts<ws::RoundRobin, ws::HalvesOf<ws::WholeTiles>, ws::Fused>>(c, "wgmma_ws");
+}
 
 }  // namespace rungs::sgemm::wgmma_ws

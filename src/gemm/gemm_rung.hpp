@@ -185,6 +185,7 @@ void run_tf32(const Args&);
 void run_f16(const ArgsH&);
 void run_bf16(const ArgsBF&);
 std::vector<std::string> parts();
+void run_epi(const EpiCall&);  // f16 and bf16, the fused epilogue (ws/fused.cuh)
 }  // namespace wgmma_ws
 namespace wgmma_narrow {                              // 16_wgmma_narrow.cu (sm_90a)
 void run_tf32(const Args&);

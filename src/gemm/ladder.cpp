@@ -61,7 +61,7 @@ const std::vector<Rung>& ladder() {
        "multicasting B, banded tile order (sm_90a); f16 bf16 tf32 any transpose, unaligned or tf32 m/n-major "
        "operands copied to aligned k-major scratch first",
        90, false, nullptr, wgmma_ws::run_tf32, nullptr, wgmma_ws::run_f16, wgmma_ws::run_bf16, nullptr,
-       wgmma_ws::parts},
+       wgmma_ws::parts, wgmma_ws::run_epi},
       {"wgmma_narrow", "wgmma_ws",
        "rung 15 with narrow tiles multiplied only as wide as they are: a tile with at most 64 (128) columns left "
        "issues wgmma n64 (n128) and loads only those columns of B (sm_90a); f16 bf16 tf32",

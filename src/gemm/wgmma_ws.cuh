@@ -65,7 +65,8 @@ template <typename T, bool A_MN, bool B_MN, bool C_T, class P>
 __global__ void __launch_bounds__(P::Schedule::THREADS, P::Schedule::BLOCKS_PER_SM)
     wgmma_ws_kernel(const __grid_constant__ typename P::Mainloop::Maps maps, const __grid_constant__ CUtensorMap map_c,
                     typename Problem<T>::Args a, int tiles_m, int tiles_n, bool c_vec, int64_t tma_cols,
-                    typename P::Schedule::Params sp) {
+                    typename P::Schedule::Params sp,
+                    const __grid_constant__ EpiParams<typename P::Epilogue> ep) {
   using S = typename P::Schedule;
   using M = typename P::Mainloop;
   using E = typename P::Epilogue;
@@ -97,7 +98,7 @@ __global__ void __launch_bounds__(P::Schedule::THREADS, P::Schedule::BLOCKS_PER_
   const typename S::template Walk<M::TILE_N> walk(sp, tiles_m, tiles_n, rank);
 
   const Block<T, P> b{maps, map_c, a,  smem, c_buf, full, empty, c_full, c_empty, sched_bars, walk, tma_cols, tid,
-                      wg,   rank,  c_vec};
+                      wg,   rank,  c_vec, std::is_same_v<EpiParams<E>, NoEpiParams> ? nullptr : &ep};
   S::template block<S, M, E, Ac, T, A_MN, B_MN, C_T>(b);
   // No block leaves while its peer may still signal or write into it: a cluster barrier, or the
   // schedule's own tail (the Cooperative producer's).
@@ -113,7 +114,8 @@ constexpr int smem_bytes() {
 // One persistent cluster grid of the rung P over the problem a, its operands read through `maps`
 // (the mainloop's, built by the caller).
 template <typename T, bool A_MN, bool B_MN, bool C_T, class P>
-void launch(const typename Problem<T>::Args& a, const typename P::Mainloop::Maps& maps, const char* name) {
+void launch(const typename Problem<T>::Args& a, const typename P::Mainloop::Maps& maps, const char* name,
+            const EpiParams<typename P::Epilogue>& ep = {}) {
   using S = typename P::Schedule;
   using M = typename P::Mainloop;
   using E = typename P::Epilogue;
@@ -151,7 +153,7 @@ void launch(const typename Problem<T>::Args& a, const typename P::Mainloop::Maps
   const detail::ClusterLaunch l(static_cast<unsigned>(clusters * shape.blocks), S::THREADS, SMEM_BYTES, shape.blocks,
                                 a.stream);
   RUNGS_CUDA(cudaLaunchKernelEx(&l.cfg, kernel, maps, mc, a, static_cast<int>(tiles_m), static_cast<int>(tiles_n),
-                                c_vec, tma_cols, sp));
+                                c_vec, tma_cols, sp, ep));
   detail::check_launch(name);
   S::after_launch(a, sp, g, name);  // a second pass of the schedule's (its scratch still held)
 #if defined(RUNGS_HANG_DEBUG)
@@ -161,31 +163,31 @@ void launch(const typename Problem<T>::Args& a, const typename P::Mainloop::Maps
 
 // A TmaStages rung's launch: the maps of its operands, then the grid.
 template <typename T, bool A_MN, bool B_MN, bool C_T, class P>
-void launch(const typename Problem<T>::Args& a, const char* name) {
+void launch(const typename Problem<T>::Args& a, const char* name, const EpiParams<typename P::Epilogue>& ep = {}) {
   using M = typename P::Mainloop;
-  launch<T, A_MN, B_MN, C_T, P>(a, M::template make_maps<M, P::Schedule::CLUSTER, T, A_MN, B_MN>(a), name);
+  launch<T, A_MN, B_MN, C_T, P>(a, M::template make_maps<M, P::Schedule::CLUSTER, T, A_MN, B_MN>(a), name, ep);
 }
 
 // A rung's entry: operands TMA cannot read in place copied aligned (gemm/pack.hpp), then the
 // kernel for the operands' layout. tf32 nn runs as C^T = B^T A^T (C_T).
 template <class P, typename T>
-void run(const ArgsT<T>& user, const char* name) {
+void run(const ArgsT<T>& user, const char* name, const EpiParams<typename P::Epilogue>& ep = {}) {
   detail::require_sm90a(name);
   std::unique_ptr<detail::Scratch> keep_a, keep_b;  // freed on the stream after the kernel
   const ArgsT<T> a = pack::operands(user, keep_a, keep_b, true);
   detail::dispatch_trans(a.ta, a.tb, [&](auto ta, auto tb) {
     if constexpr (std::is_same_v<T, float>) {  // operands() left no tn: A or B (or both) K-major
       if constexpr (decltype(tb)::value) {  // B K-major: A K-major in shared memory, or MN-major through registers
-        launch<T, decltype(ta)::value, false, false, P>(a, name);
+        launch<T, decltype(ta)::value, false, false, P>(a, name, ep);
       } else if constexpr (!decltype(ta)::value) {  // nn: C^T = B^T A^T, B (n-contiguous) the A_MN operand
         ArgsT<T> s = a;
         s.m = a.n, s.n = a.m, s.A = a.B, s.lda = a.ldb, s.B = a.A, s.ldb = a.lda, s.ta = Trans::T, s.tb = Trans::T;
-        launch<T, true, false, true, P>(s, name);
+        launch<T, true, false, true, P>(s, name, ep);
       } else {  // tn: operands() copies A k-contiguous, so this is a bug, not a shape to skip
         throw Error(std::string("rungs: ") + name + ": tf32 tn reached the kernel uncopied");
       }
     } else {
-      launch<T, decltype(ta)::value, !decltype(tb)::value, false, P>(a, name);
+      launch<T, decltype(ta)::value, !decltype(tb)::value, false, P>(a, name, ep);
     }
   });
 }
@@ -194,7 +196,7 @@ void run(const ArgsT<T>& user, const char* name) {
 // transposed copy where they are not: gemm/pack.hpp), then the kernel for the operands' fp8 types
 // and C's type. The caller has refused the scalings its epilogue does not apply.
 template <class P>
-void run_fp8(const ArgsF8& user, const char* name) {
+void run_fp8(const ArgsF8& user, const char* name, const EpiParams<typename P::Epilogue>& ep = {}) {
   detail::require_sm90a(name);
   std::unique_ptr<detail::Scratch> keep_a, keep_b;  // freed on the stream after the kernel
   const ArgsF8 a = pack::operands_fp8(user, keep_a, keep_b);
@@ -206,7 +208,7 @@ void run_fp8(const ArgsF8& user, const char* name) {
                                   static_cast<const TA8*>(a.A), a.lda,
                                   static_cast<const TB8*>(a.B), a.ldb,
                                   a.beta, static_cast<TC*>(a.C), a.ldc, a.stream, a.scales};
-    launch<Fp8<TA8, TB8, TC>, false, false, false, P>(k, name);
+    launch<Fp8<TA8, TB8, TC>, false, false, false, P>(k, name, ep);
   };
   with_fp8_types(a, go);
 }

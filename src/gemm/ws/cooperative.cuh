@@ -80,7 +80,7 @@ struct Cooperative {
   template <class S, class M, class E, class Ac, typename T, bool A_MN, bool B_MN, bool C_T, class B, class Release>
   static __device__ __forceinline__ void consumer(const B& b, int cw, Release&& release) {
     const ConsumerCtx<T> ctx{b.a,        &b.map_c, b.c_buf + cw * C_BYTES, &b.c_full[cw], &b.c_empty[cw],
-                             b.tma_cols, cw,       b.tid,                  b.c_vec};
+                             b.tma_cols, cw,       b.tid,                  b.c_vec,      b.ep};
     typename E::template Consumer<typename Problem<T>::C, C_T> epi;
     S::template consume<S, M, Ac, T, A_MN, B_MN>(b.walk, b.a, b.smem, b.full, b.bars, cw, epi, ctx, release);
     epi.finish(ctx);

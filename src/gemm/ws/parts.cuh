@@ -31,7 +31,8 @@
 //    tensor map of C, hand-over barriers and the storer warps' loop, init_barriers and storer);
 //    Consumer<TC, C_T> with in_mainloop(ctx, i), after_mainloop(ctx, k_tiles), store(ctx, d, m0,
 //    n0) (consumer cw's 64 rows of the tile), store_rows<N>(ctx, d, row0, n0) (any 64 rows, N
-//    columns: DirectStore and TmaStore) and finish(ctx).
+//    columns: DirectStore and TmaStore) and finish(ctx); optionally Params, its kernel parameters
+//    (EpiParams<E>; ctx.ep points at them): the fused epilogue's (ws/fused.cuh).
 #pragma once
 
 #include "core/scratch.hpp"
@@ -42,6 +43,7 @@
 #include <cuda_fp8.h>
 
 #include <memory>
+#include <type_traits>
 
 namespace rungs::sgemm::ws {
 
@@ -139,6 +141,7 @@ struct ConsumerCtx {
   int64_t tma_cols;  // columns C's TMA stores may write (0: none)
   int cw, tid;
   bool c_vec;
+  const void* ep = nullptr;  // the epilogue's parameters (EpiParams<E>, in the kernel's parameter space)
 };
 
 // What the frame hands a schedule's block roles (Schedule::block): the kernel's parameters, the
@@ -156,6 +159,21 @@ struct Block {
   int tid, wg;  // this thread, its warpgroup
   uint32_t rank;
   bool c_vec;
+  const void* ep;  // the epilogue's parameters (EpiParams<E>)
 };
+
+// An epilogue part's kernel parameters: its Params where it has some (a fused epilogue's bias,
+// activation, output), else none.
+struct NoEpiParams {};
+template <class E, class = void>
+struct EpiParamsOf {
+  using type = NoEpiParams;
+};
+template <class E>
+struct EpiParamsOf<E, std::void_t<typename E::Params>> {
+  using type = typename E::Params;
+};
+template <class E>
+using EpiParams = typename EpiParamsOf<E>::type;
 
 }  // namespace rungs::sgemm::ws

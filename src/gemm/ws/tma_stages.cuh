@@ -14,10 +14,25 @@
 
 namespace rungs::sgemm::ws {
 
+// The first column of op(B) of share r (SHARE columns) of the tile at column n0, and of its 64-column
+// box j; HALVES (below): n / 2 + n0 / 2 for the second half, n0 / 2 for the first.
+template <bool HALVES, int SHARE>
+__device__ __forceinline__ int share_col(int n0, int n, int r) {
+  if constexpr (HALVES) return r * (n / 2) + n0 / 2;
+  else return n0 + r * SHARE;
+}
+template <bool HALVES>
+__device__ __forceinline__ int box_col(int n0, int n, int j) {
+  if constexpr (HALVES) return (j / 2) * (n / 2) + n0 / 2 + 64 * (j % 2);
+  else return n0 + 64 * j;
+}
+
 // The producer's loads of piece p (one thread): each k tile's A (this block's rows) and B (the
 // cluster's shared columns, each block loading its share and multicasting it), stage after stage
-// through the ring; `it` counts the block's fills over all its pieces.
-template <class M, typename T, bool A_MN, bool B_MN, class Walk, class WaitReleased>
+// through the ring; `it` counts the block's fills over all its pieces. HALVES (the gated product,
+// ws/fused.cuh): a tile's 256 columns are 128 of op(B)'s first n / 2 (the gate) and the same 128 of
+// its second n / 2 (the up projection), the cluster's block r loading half r.
+template <class M, typename T, bool A_MN, bool B_MN, class Walk, class WaitReleased, bool HALVES = false>
 __device__ __forceinline__ void load_piece(const Walk& walk, int p, const CUtensorMap& map_a, const CUtensorMap& map_b,
                                            const CUtensorMap& map_b64, unsigned char* smem, uint64_t* full, int n,
                                            uint32_t rank, int& it, WaitReleased&& wait_released) {
@@ -27,6 +42,7 @@ __device__ __forceinline__ void load_piece(const Walk& walk, int p, const CUtens
   constexpr int TM = M::TILE_M, TA = M::A_TILE_BYTES;  // the tile's rows, A's bytes a k tile
   static_assert(!M::pairs || TA == A_BYTES, "paired stages of 128-row tiles");
   constexpr int CLUSTER = Walk::CLUSTER;
+  static_assert(!HALVES || (CLUSTER == 2 && TN == 256 && !M::ragged && !M::pairs), "halves: whole 256-column tiles");
   int m0, n0, kb, ke;
   bool solo;
   walk.locate(p, m0, n0, solo, kb, ke);
@@ -59,17 +75,17 @@ __device__ __forceinline__ void load_piece(const Walk& walk, int p, const CUtens
       } else if (solo || CLUSTER == 1) {  // a short pair, or no cluster: all of its own B, no multicast
         if constexpr (B_MN) {
           for (int j = 0; j < TN / 64 && 64 * j < nb; ++j)
-            detail::tma_load_2d(sb + j * BK * ROW, &map_b, n0 + 64 * j, k0, bar);
+            detail::tma_load_2d(sb + j * BK * ROW, &map_b, box_col<HALVES>(n0, n, j), k0, bar);
         } else {
           for (int r = 0; r < CLUSTER && r * (TN / CLUSTER) < nb; ++r)
-            detail::tma_load_2d(sb + r * (TB / CLUSTER), &map_b, k0, n0 + r * (TN / CLUSTER), bar);
+            detail::tma_load_2d(sb + r * (TB / CLUSTER), &map_b, k0, share_col<HALVES, TN / CLUSTER>(n0, n, r), bar);
         }
       } else if constexpr (B_MN) {  // this block's TN / 64 / CLUSTER boxes of BK k-rows x 64 n
         constexpr int per = TN / 64 / CLUSTER;
         for (int j = int(rank) * per; j < int(rank + 1) * per && 64 * j < nb; ++j)
-          detail::tma_load_2d_multicast(sb + j * BK * ROW, &map_b, n0 + 64 * j, k0, bar, all);
+          detail::tma_load_2d_multicast(sb + j * BK * ROW, &map_b, box_col<HALVES>(n0, n, j), k0, bar, all);
       } else if (!M::ragged || int(rank) * (TN / CLUSTER) < nb) {  // this block's TN / CLUSTER rows of n
-        detail::tma_load_2d_multicast(sb + rank * (TB / CLUSTER), &map_b, k0, n0 + int(rank) * (TN / CLUSTER),
+        detail::tma_load_2d_multicast(sb + rank * (TB / CLUSTER), &map_b, k0, share_col<HALVES, TN / CLUSTER>(n0, n, int(rank)),
                                       bar, all);
       }
     }
