@@ -11,7 +11,7 @@ that speaks DLPack or __cuda_array_interface__), without copies.
 The reference: docs/python.md in the repository.
 """
 
-from . import _arrays, _core, _rungs, dist
+from . import _arrays, _core, _epilogue, _rungs, dist
 from ._rungs import Error, Unsupported, VariantInfo
 
 __version__ = _rungs.__version__
@@ -33,8 +33,9 @@ __all__ = ["gemm", "gemv", "reduce_sum", "gemm_host", "scaled_mm", "linear", "va
            "Error", "Unsupported", "VariantInfo", "__version__"]
 
 
-def gemm(a, b, out=None, *, alpha=1.0, beta=0.0, variant="auto", math="fp32", stream=None):
-    """C = alpha * a @ b + beta * C on a CUDA device.
+def gemm(a, b, out=None, *, alpha=1.0, beta=0.0, variant="auto", math="fp32", stream=None, bias=None,
+         activation=None, gated=False, out_dtype=None):
+    """C = alpha * a @ b + beta * C on a CUDA device, with an optional epilogue.
 
     a (m x k) and b (k x n): 2-D arrays of one dtype (float32, float16, bfloat16) on one device,
     each a row-major view (unit column stride) or a transposed one (unit row stride, e.g. x.T).
@@ -43,7 +44,19 @@ def gemm(a, b, out=None, *, alpha=1.0, beta=0.0, variant="auto", math="fp32", st
     variant: a rung's name from rungs.variants("gemm"), or "auto". stream: None (the framework's
     current stream), an int handle, or a stream object (.cuda_stream, .ptr or __cuda_stream__).
     Returns out, or the new array.
+
+    The epilogue (docs/epilogue.md), with P = alpha * a @ b: C = act(P + bias) + beta * C; with
+    gated=True b has 2n columns (the gate's n, then the up projection's n) and
+    C = act(P[:, :n] + bias[:n]) * (P[:, n:] + bias[n:]) + beta * C. bias: n values (2n gated) of
+    the inputs' dtype; activation: None, "relu", "gelu" (tanh approximation) or "silu".
+    out_dtype=float8_e4m3fn (bfloat16 inputs, beta 0, no out=): returns (c, c_scales), c in e4m3
+    and c_scales float32 m x ceil(n/128), one per row and 128-column block (max |C| / 448).
     """
+    if _epilogue.wanted(bias, activation, gated, out_dtype):
+        if _route is not None and _route(a, b, out, bias):
+            return _torch_ops.gemm_epilogue(a, b, out, alpha, beta, variant, math, stream, bias, activation, gated,
+                                            out_dtype)
+        return _epilogue.gemm_impl(a, b, out, alpha, beta, variant, math, stream, bias, activation, gated, out_dtype)
     if stream is None and (type(a) is _Tensor or type(a) is _Parameter):
         c = _core.gemm_torch(a, b, out, alpha, beta, variant, math)
         if c is not None:

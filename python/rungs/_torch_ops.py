@@ -15,11 +15,12 @@ tensors that need gradients. Plain CUDA tensors in eager mode take the direct pa
 is the same real implementation without the dispatcher's per-call cost.
 """
 
-from typing import Optional
+from typing import Optional, Tuple
 
 import torch
 
 from . import _arrays, _core
+from . import _epilogue
 from . import _linear as _linear_mod
 
 _PLAIN = (torch.Tensor, torch.nn.Parameter)
@@ -217,6 +218,47 @@ if AVAILABLE:
         return x.new_empty(shape, dtype=dt)
 
 
+if AVAILABLE:
+    # -- gemm with an epilogue (no backward formula) -----------------------------------------
+
+    @torch.library.custom_op("rungs::gemm_epilogue", mutates_args=())
+    def _gemm_epilogue(a: Tensor, b: Tensor, bias: Optional[Tensor], activation: str, gated: bool, alpha: float,
+                       variant: str, math: str, stream: Optional[int]) -> Tensor:
+        return _epilogue.gemm_impl(a, b, None, alpha, 0.0, variant, math, stream, bias, activation, gated, None)
+
+    @_gemm_epilogue.register_fake
+    def _gemm_epilogue_fake(a, b, bias, activation, gated, alpha, variant, math, stream):
+        m, n, _ = _epilogue.validate(_meta(a), _meta(b), None if bias is None else _meta(bias), activation, gated,
+                                     None, variant, math)
+        return a.new_empty((m, n))
+
+    @torch.library.custom_op("rungs::gemm_epilogue_out", mutates_args=("out",))
+    def _gemm_epilogue_out(a: Tensor, b: Tensor, out: Tensor, bias: Optional[Tensor], activation: str, gated: bool,
+                           alpha: float, beta: float, variant: str, math: str, stream: Optional[int]) -> None:
+        _epilogue.gemm_impl(a, b, out, alpha, beta, variant, math, stream, bias, activation, gated, None)
+
+    @_gemm_epilogue_out.register_fake
+    def _gemm_epilogue_out_fake(a, b, out, bias, activation, gated, alpha, beta, variant, math, stream):
+        m, n, _ = _epilogue.validate(_meta(a), _meta(b), None if bias is None else _meta(bias), activation, gated,
+                                     None, variant, math)
+        if tuple(out.shape) != (m, n) or out.dtype != a.dtype:
+            raise ValueError(f"out: shape {tuple(out.shape)} {_name(out.dtype)}, the result is {m} x {n} "
+                             f"{_name(a.dtype)}")
+
+    @torch.library.custom_op("rungs::gemm_epilogue_fp8", mutates_args=())
+    def _gemm_epilogue_fp8(a: Tensor, b: Tensor, bias: Optional[Tensor], activation: str, gated: bool, alpha: float,
+                           variant: str, math: str, stream: Optional[int]) -> Tuple[Tensor, Tensor]:
+        return _epilogue.gemm_impl(a, b, None, alpha, 0.0, variant, math, stream, bias, activation, gated,
+                                   _epilogue.FP8_OUT)
+
+    @_gemm_epilogue_fp8.register_fake
+    def _gemm_epilogue_fp8_fake(a, b, bias, activation, gated, alpha, variant, math, stream):
+        m, n, _ = _epilogue.validate(_meta(a), _meta(b), None if bias is None else _meta(bias), activation, gated,
+                                     _epilogue.FP8_OUT, variant, math)
+        c_shape, s_shape = _epilogue.shapes(m, n)
+        return a.new_empty(c_shape, dtype=torch.float8_e4m3fn), a.new_empty(s_shape, dtype=torch.float32)
+
+
 # The entry points rungs.gemm and the others call when route() says so.
 
 def gemm(a, b, out, alpha, beta, variant, math, stream):
@@ -252,4 +294,28 @@ def scaled_mm(a, b, scale_a, scale_b, out, out_dtype, alpha, beta, variant, stre
     if out_dtype is not None and isinstance(out, torch.Tensor) and _core.dtype_name(out_dtype) != _name(out.dtype):
         raise ValueError(f"out: dtype {_name(out.dtype)}, out_dtype is {_core.dtype_name(out_dtype)}")
     torch.ops.rungs.scaled_mm_out(a, b, scale_a, scale_b, out, float(alpha), float(beta), variant, _stream(stream))
+    return out
+
+
+def gemm_epilogue(a, b, out, alpha, beta, variant, math, stream, bias, activation, gated, out_dtype):
+    act = "none" if activation is None else activation
+    if not isinstance(act, str):
+        raise ValueError(f"activation: {activation!r} (must be None, 'relu', 'gelu' or 'silu')")
+    if _core.dtype_name(out_dtype) not in (None, _name(a.dtype)):
+        if out is not None:
+            raise ValueError("out: with out_dtype=float8_e4m3fn rungs.gemm returns a new (c, c_scales)")
+        if beta != 0:
+            raise ValueError("beta: an fp8 output is quantized from the epilogue's result alone (beta must be 0)")
+        if _core.dtype_name(out_dtype) != _epilogue.FP8_OUT:
+            raise ValueError(f"out_dtype: {_core.dtype_name(out_dtype)}; rungs.gemm writes the inputs' dtype, or "
+                             "float8_e4m3fn with block scales")
+        return torch.ops.rungs.gemm_epilogue_fp8(a, b, bias, act, bool(gated), float(alpha), variant, math,
+                                                 _stream(stream))
+    if out is None:
+        if beta != 0:
+            raise ValueError(f"beta: {beta} needs out= (beta scales the C that out= holds)")
+        return torch.ops.rungs.gemm_epilogue(a, b, bias, act, bool(gated), float(alpha), variant, math,
+                                             _stream(stream))
+    torch.ops.rungs.gemm_epilogue_out(a, b, out, bias, act, bool(gated), float(alpha), float(beta), variant, math,
+                                      _stream(stream))
     return out

@@ -212,6 +212,57 @@ void check_scaled_mm(int a_dtype, int b_dtype, int c_dtype, int kind, std::strin
   });
 }
 
+rungs::Activation activation_of(int act) {
+  switch (act) {
+    case 0: return rungs::Activation::none;
+    case 1: return rungs::Activation::relu;
+    case 2: return rungs::Activation::gelu;
+    case 3: return rungs::Activation::silu;
+  }
+  throw rungs::Error("rungs: activation code " + std::to_string(act) + " (must be 0 none, 1 relu, 2 gelu or 3 silu)");
+}
+
+// gemm with an epilogue (rungs::Epilogue): bias (0: none), activation code, gated; fp8_out: C in
+// e4m3 with its block scales at `scales` (dtype must be kBF16).
+void gemm_epilogue(int dtype, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, uintptr_t a,
+                   int64_t lda, uintptr_t b, int64_t ldb, float beta, uintptr_t c, int64_t ldc, uintptr_t bias,
+                   int act, bool gated, bool fp8_out, uintptr_t scales, std::string variant, int math,
+                   uintptr_t stream, int device) {
+  rungs::Options o = options(std::move(variant), math, stream);
+  o.epilogue.bias = ptr_of<const void>(bias), o.epilogue.act = activation_of(act), o.epilogue.gated = gated;
+  DeviceScope scope(device);
+  if (fp8_out) {
+    if (dtype != kBF16) throw rungs::Error("rungs: gemm with an fp8 output takes bfloat16 inputs");
+    rungs::gemm(trans_of(ta), trans_of(tb), m, n, k, alpha, ptr_of<const __nv_bfloat16>(a), lda,
+                ptr_of<const __nv_bfloat16>(b), ldb, ptr_of<__nv_fp8_e4m3>(c), ldc, ptr_of<float>(scales), o);
+    return;
+  }
+  with_gemm_type(dtype, "gemm", [&](auto t) {
+    using T = decltype(t);
+    rungs::gemm(trans_of(ta), trans_of(tb), m, n, k, alpha, ptr_of<const T>(a), lda, ptr_of<const T>(b), ldb, beta,
+                ptr_of<T>(c), ldc, o);
+  });
+}
+
+// check_gemm's checks for a call with an epilogue (the library's, on an empty product): the
+// variant must apply epilogues; "auto" is checked as itself (it applies every one).
+void check_gemm_epilogue(int dtype, int math, int act, bool gated, bool fp8_out, std::string variant) {
+  rungs::Options o = options(std::move(variant), math, 0);
+  o.epilogue.act = activation_of(act), o.epilogue.gated = gated;
+  // A bias alone (its pointer is not read on an empty product) where nothing else makes it one.
+  if (o.epilogue.act == rungs::Activation::none && !gated) o.epilogue.bias = reinterpret_cast<const void*>(256);
+  if (fp8_out) {
+    rungs::gemm(rungs::Trans::N, rungs::Trans::T, 0, 1, 1, 1.0f, static_cast<const __nv_bfloat16*>(nullptr), 1,
+                static_cast<const __nv_bfloat16*>(nullptr), 1, static_cast<__nv_fp8_e4m3*>(nullptr), 1, nullptr, o);
+    return;
+  }
+  with_gemm_type(dtype, "gemm", [&](auto t) {
+    using T = decltype(t);
+    rungs::gemm(rungs::Trans::N, rungs::Trans::T, 0, 1, 1, 1.0f, static_cast<const T*>(nullptr), 1,
+                static_cast<const T*>(nullptr), 1, 0.0f, static_cast<T*>(nullptr), 1, o);
+  });
+}
+
 std::string resolve_scaled_mm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, int kind, int64_t lda, int64_t ldb,
                               std::string variant, int device) {
   const rungs::Options o = options(std::move(variant), 0, 0);
@@ -648,6 +699,8 @@ NB_MODULE(_rungs, m) {
   m.def("scaled_mm", &scaled_mm, no_gil);
   m.def("check_gemm", &check_gemm);
   m.def("check_scaled_mm", &check_scaled_mm);
+  m.def("gemm_epilogue", &gemm_epilogue, no_gil);
+  m.def("check_gemm_epilogue", &check_gemm_epilogue);
   m.def("resolve_scaled_mm", &resolve_scaled_mm, no_gil);
 #if defined(RUNGS_HAVE_DIST)
   m.attr("HAVE_DIST") = true;

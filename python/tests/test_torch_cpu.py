@@ -102,6 +102,50 @@ def test_gemv_and_reduce_on_meta_tensors():
         rungs.reduce_sum(meta(11, dtype=torch.float16))
 
 
+# -- the epilogue keywords (bias, activation, gated, out_dtype=float8_e4m3fn) ------------------------
+
+def test_epilogue_operators_registered():
+    for name in ("gemm_epilogue", "gemm_epilogue_out", "gemm_epilogue_fp8"):
+        assert hasattr(torch.ops.rungs, name), name
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+def test_epilogue_shapes_on_meta_tensors(dtype):
+    c = rungs.gemm(meta(5, 7, dtype=dtype), meta(7, 3, dtype=dtype), bias=meta(3, dtype=dtype), activation="gelu")
+    assert c.shape == (5, 3) and c.dtype == dtype
+    # gated: b's 2n columns give n; the weight stored (2n, k) passes as w.T
+    c = rungs.gemm(meta(5, 7, dtype=dtype), meta(600, 7, dtype=dtype).T, gated=True, activation="silu",
+                   bias=meta(600, dtype=dtype))
+    assert c.shape == (5, 300) and c.dtype == dtype
+    out = meta(5, 300, dtype=dtype)
+    assert rungs.gemm(meta(5, 7, dtype=dtype), meta(7, 600, dtype=dtype), out, beta=1.0, gated=True) is out
+
+
+def test_epilogue_fp8_output_on_meta_tensors():
+    c, s = rungs.gemm(meta(5, 7, dtype=torch.bfloat16), meta(600, 7, dtype=torch.bfloat16).T, gated=True,
+                      activation="silu", bias=meta(600), out_dtype=torch.float8_e4m3fn)
+    assert c.shape == (5, 300) and c.dtype == torch.float8_e4m3fn
+    assert s.shape == (5, 3) and s.dtype == torch.float32  # ceil(300 / 128) blocks a row
+
+
+def test_epilogue_checks_on_meta_tensors():
+    bf = torch.bfloat16
+    with pytest.raises(ValueError, match="^b: 7 columns; gated=True takes 2n"):
+        rungs.gemm(meta(5, 7, dtype=bf), meta(7, 7, dtype=bf), gated=True)
+    with pytest.raises(ValueError, match=r"^bias: shape \(3,\); a 1-D array of 6 values \(2n: gated\)"):
+        rungs.gemm(meta(5, 7, dtype=bf), meta(7, 6, dtype=bf), gated=True, bias=meta(3, dtype=bf))
+    with pytest.raises(ValueError, match="^bias: dtype float32; bfloat16"):
+        rungs.gemm(meta(5, 7, dtype=bf), meta(7, 6, dtype=bf), bias=meta(6))
+    with pytest.raises(ValueError, match="^bias: dtype bfloat16; float32 \\(float32 with an fp8 output"):
+        rungs.gemm(meta(5, 7, dtype=bf), meta(7, 6, dtype=bf), bias=meta(6, dtype=bf), out_dtype=torch.float8_e4m3fn)
+    with pytest.raises(ValueError, match="^activation: 'tanh'"):
+        rungs.gemm(meta(5, 7, dtype=bf), meta(7, 6, dtype=bf), activation="tanh")
+    with pytest.raises(ValueError, match="^out_dtype: float8_e4m3fn takes bfloat16 inputs"):
+        rungs.gemm(meta(5, 7, dtype=torch.float16), meta(7, 6, dtype=torch.float16), out_dtype=torch.float8_e4m3fn)
+    with pytest.raises(rungs.Unsupported, match="does not apply epilogues"):
+        rungs.gemm(meta(5, 7, dtype=bf), meta(7, 6, dtype=bf), activation="relu", variant="wgmma")
+
+
 # -- torch.compile: no graph break ------------------------------------------------------------------
 # The real operators need a GPU; on meta tensors the compiled graph runs the fake implementations,
 # which is what tracing uses. backend="aot_eager" also functionalizes the out= operators.
