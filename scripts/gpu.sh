@@ -72,9 +72,11 @@ add() { local v=$1 x=$2; [ -z "${!v}" ] && printf -v "$v" '%s' "$x" || printf -v
 if on gemm; then
   add memcheck_f 'Ladder/GemmRung.OddShapes*:Ladder/GemmRung.Padded*:Ladder/GemmRung.Misaligned*:Ladder/GemmRung.EmptyProduct*:TestTheTest.*:Warptile/WarptileConfig.*' ':'
   add racecheck_f 'Ladder/GemmRung.OddShapes*:Ladder/GemmRung.Misaligned*' ':'
+  # The epilogues (tests/gpu/test_gemm_epilogue.cpp): the plain kernel after a product, the fused part.
+  add memcheck_f 'Rungs/GemmEpilogue.*' ':'
+  add racecheck_f 'Rungs/GemmEpilogue.*' ':'
   # The tensor-core kinds (tests/gpu/test_gemm_tc.cpp); the ragged-edge tests (sized for the
   # sanitizers) reach the storer warps' hand-over, the narrow-tile deal and the short last row.
-  add memcheck_f 'Rungs/GemmEpilogue.*' ':'
   add memcheck_f 'Ladder/GemmTc.OddShapes*:Ladder/GemmTc.Padded*:Ladder/GemmTc.Misaligned*:Ladder/GemmTc.EmptyProduct*' ':'
   add racecheck_f 'Ladder/GemmTc.OddShapes*:Ladder/GemmTc.Misaligned*' ':'
   edges='Ladder/GemmTc.RaggedShapesAlignedRows*:Ladder/GemmTc.NarrowLastColumn*:Ladder/GemmTc.ShortLastRow*'
