@@ -133,6 +133,38 @@ struct Tally {
       std::cout << "[ NOT RUN  ] some cases (" << (tally).ran << " ran): " << (tally).not_run() << "\n"; \
   } while (0)
 
+// Device memory of n bytes (cudaMalloc), freed with it; its copies and poison check their calls.
+class Dev {
+ public:
+  explicit Dev(size_t bytes) : bytes_(bytes) { EXPECT_EQ(cudaSuccess, cudaMalloc(&p_, bytes ? bytes : 1)); }
+  ~Dev() { cudaFree(p_); }
+  Dev(const Dev&) = delete;
+  Dev& operator=(const Dev&) = delete;
+  template <typename T>
+  T* as() const {
+    return static_cast<T*>(p_);
+  }
+  void upload(const void* h) {
+    if (bytes_) {
+      EXPECT_EQ(cudaSuccess, cudaMemcpy(p_, h, bytes_, cudaMemcpyHostToDevice));
+    }
+  }
+  void download(void* h) const {
+    if (bytes_) {
+      EXPECT_EQ(cudaSuccess, cudaMemcpy(h, p_, bytes_, cudaMemcpyDeviceToHost));
+    }
+  }
+  void poison() {  // all bits set: NaN as float, __half, __nv_bfloat16 and e4m3
+    if (bytes_) {
+      EXPECT_EQ(cudaSuccess, cudaMemset(p_, 0xFF, bytes_));
+    }
+  }
+
+ private:
+  void* p_ = nullptr;
+  size_t bytes_;
+};
+
 // A call captured into a CUDA graph on `stream` in cudaStreamCaptureModeGlobal (the strictest mode:
 // a call unsafe during a capture, such as a synchronization or cudaMalloc, fails) and instantiated.
 // When the call throws rungs::Unsupported there is no graph and unsupported() says why; any other

@@ -40,6 +40,16 @@ double activate_ref(double x, Activation act) {
   return x;
 }
 
+EpiTolerances epilogue_tolerances(GemmKind kind, int64_t k, bool fp8_out) {
+  EpiTolerances t{0, 0, 0, 0};
+  const GemmKind out = c_kind(kind);  // fp8: bf16
+  t.gamma_p = kind == GemmKind::fp8 ? fp8_elementwise_gamma(k, true) : elementwise_gamma(k, kind);
+  t.eta_p = output_eta(out);
+  if (!fp8_out && is_16bit(out))
+    t.uo = out == GemmKind::f16 ? 1.0 / 2048 : 1.0 / 256, t.eta_o = output_eta(out);
+  return t;
+}
+
 EpiReference epilogue_reference(const GemmReference& p, int64_t n, bool gated, const std::vector<double>& bias,
                                 Activation act, double beta, const std::vector<float>& C0, int64_t ldc,
                                 double gamma_p, double eta_p, double uo, double eta_o) {

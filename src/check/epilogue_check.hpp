@@ -25,6 +25,15 @@ const char* activation_name(Activation act);  // "none", "relu", "gelu", "silu"
 // format included), carried through the bias's fp32 add, the activation (slope at most 1.13: gelu's
 // largest, silu's 1.10, relu's 1) and the gated product (|a| e_u + |u| e_a + e_a e_u), then fp32's
 // and the output format's rounding (uo |ref| + eta_o) and beta * C0's fp32 product.
+// The tolerances epilogue_reference takes for a product of `kind` (fp8: e4m3 operands, the product
+// in bf16 as the unfused chain keeps it) over k: gamma_p and eta_p, the product's element-wise
+// bound with its rounding to C's format (gemm_check.hpp); uo and eta_o, the output's rounding (none
+// for float, and for an fp8 output, whose rounding compare_epilogue_fp8 bounds).
+struct EpiTolerances {
+  double gamma_p, eta_p, uo, eta_o;
+};
+EpiTolerances epilogue_tolerances(GemmKind kind, int64_t k, bool fp8_out);
+
 struct EpiReference {
   std::vector<int64_t> rows;
   std::vector<double> e, ref, bound;  // rows.size() x n each; e without beta * C0

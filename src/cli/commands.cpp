@@ -319,16 +319,11 @@ class GemmEpiWorkload : public Workload {
     C_ = std::make_unique<DeviceBuffer>(c0_.size() * c_elem_, "C of " + what);
     blocks_ = (out_.n + 127) / 128;
     if (e.fp8_out) scales_ = std::make_unique<DeviceBuffer>(static_cast<size_t>(out_.m * blocks_) * 4, "c_scales of " + what);
-    double gamma_p = 0, eta_p = 0, uo = 0, eta_o = 0;
-    if (fp8())
-      gamma_p = check::fp8_elementwise_gamma(ps_.k, true), eta_p = check::output_eta(check::GemmKind::bf16);
-    else
-      gamma_p = check::elementwise_gamma(ps_.k, c.kind), eta_p = check::output_eta(check::c_kind(c.kind));
-    if (!e.fp8_out && ck_ != check::GemmKind::f32)
-      uo = ck_ == check::GemmKind::f16 ? 1.0 / 2048 : 1.0 / 256, eta_o = check::output_eta(ck_);
+    const check::EpiTolerances t = check::epilogue_tolerances(c.kind, ps_.k, e.fp8_out);
     ref_ = check::epilogue_reference(p, out_.n, e.gated, e.bias ? std::vector<double>(bias.begin(), bias.end())
                                                                : std::vector<double>{},
-                                     e.act, e.fp8_out ? 0.0 : out_.beta, c0_, out_.ldc, gamma_p, eta_p, uo, eta_o);
+                                     e.act, e.fp8_out ? 0.0 : out_.beta, c0_, out_.ldc, t.gamma_p, t.eta_p, t.uo,
+                                     t.eta_o);
     RUNGS_CUDA(cudaStreamSynchronize(ses.stream.get()));
   }
   Launch launch(const std::string& variant, cudaStream_t stream) const override {

@@ -135,28 +135,7 @@ void scale_lengths(Scaling kind, int64_t m, int64_t n, int64_t k, int64_t& na, i
   }
 }
 
-// scales.a or scales.b holds `count` floats: device memory, one allocation long enough.
-void check_scale_length(const char* arg, const float* p, int64_t count, Scaling kind) {
-  const size_t bytes = static_cast<size_t>(count) * sizeof(float);
-  switch (detail::device_range(p, bytes)) {
-    case detail::MemRange::inside:
-    case detail::MemRange::unknown: return;  // the driver could not say: valid memory is not rejected
-    case detail::MemRange::not_device: {
-      std::ostringstream os;
-      os << "rungs::gemm: invalid argument " << arg << " = " << static_cast<const void*>(p)
-         << " (must be device memory: the driver knows no device allocation holding it)";
-      throw Error(os.str());
-    }
-    case detail::MemRange::too_short: {
-      std::ostringstream os;
-      os << "rungs::gemm: invalid argument " << arg << " = " << static_cast<const void*>(p) << " (must hold " << count
-         << " floats for Scaling::" << scaling_name(kind) << " at this shape; its allocation ends sooner)";
-      throw Error(os.str());
-    }
-  }
-}
-
-// `arg` (bias or c_scales) holds `count` elements of `elem` bytes: device memory, one allocation
+// `arg` (bias, c_scales or a scale array) holds `count` elements of `elem` bytes: device memory, one allocation
 // long enough.
 void check_length(const char* arg, const void* p, int64_t count, size_t elem, const char* what) {
   switch (detail::device_range(p, static_cast<size_t>(count) * elem)) {
@@ -177,6 +156,25 @@ void check_length(const char* arg, const void* p, int64_t count, size_t elem, co
   }
 }
 
+// scales.a or scales.b holds `count` floats: device memory, one allocation long enough.
+void check_scale_length(const char* arg, const float* p, int64_t count, Scaling kind) {
+  check_length(arg, p, count, sizeof(float),
+               (std::string("floats for Scaling::") + scaling_name(kind) + " at this shape").c_str());
+}
+
+// An fp8 call's scale arguments, where they are read (m*n > 0, k > 0, alpha != 0): the kind, then
+// both pointers non-null.
+void check_scale_args(const Scales& scales, bool reads_ab) {
+  const Scaling kind = scales.kind;
+  if (kind != Scaling::tensor && kind != Scaling::outer && kind != Scaling::block128)
+    detail::fail_arg("gemm", "scales.kind", static_cast<int>(kind),
+                     "Scaling::tensor, Scaling::outer or Scaling::block128");
+  if (reads_ab && scales.a == nullptr)
+    detail::fail_arg("gemm", "scales.a", "nullptr", "a device pointer (k > 0, alpha != 0)");
+  if (reads_ab && scales.b == nullptr)
+    detail::fail_arg("gemm", "scales.b", "nullptr", "a device pointer (k > 0, alpha != 0)");
+}
+
 // The order of the checks: everything that needs no device first (math, shape, scale kind, null
 // pointers), so argument errors are reported on any machine; then the variant (auto asks the
 // device), the rung's fp8 entry, the m == 0 || n == 0 no-op, the sizes and the architecture; then
@@ -193,16 +191,10 @@ void gemm_fp8(sgemm::ArgsF8 a, const Options& opts) {
   check_math(opts.math, GemmType::fp8);
   detail::check_gemm_shape("gemm", a.ta, a.tb, a.m, a.n, a.k, a.lda, a.ldb, a.ldc);
   const Scaling kind = a.scales.kind;
-  if (kind != Scaling::tensor && kind != Scaling::outer && kind != Scaling::block128)
-    detail::fail_arg("gemm", "scales.kind", static_cast<int>(kind),
-                     "Scaling::tensor, Scaling::outer or Scaling::block128");
   // The scales are read exactly where A and B are (m*n > 0, k > 0, alpha != 0); elsewhere they may
   // be null, as A and B may.
   const bool reads_ab = a.m > 0 && a.n > 0 && a.k > 0 && a.alpha != 0.0f;
-  if (reads_ab && a.scales.a == nullptr)
-    detail::fail_arg("gemm", "scales.a", "nullptr", "a device pointer (k > 0, alpha != 0)");
-  if (reads_ab && a.scales.b == nullptr)
-    detail::fail_arg("gemm", "scales.b", "nullptr", "a device pointer (k > 0, alpha != 0)");
+  check_scale_args(a.scales, reads_ab);
   // Resolve the variant before the early returns so a bad name always throws.
   const std::string name = opts.variant == "auto"
                                ? resolve_gemm_variant(a.ta, a.tb, a.m, a.n, a.k, opts, GemmType::fp8, a.lda, a.ldb, kind)
@@ -307,16 +299,7 @@ void gemm_epi(sgemm::EpiCall c, const Options& opts) {
     detail::fail_arg("gemm", "opts.epilogue.bias", c.epi.bias, os.str());
   }
   const bool reads_ab = c.m > 0 && c.n > 0 && c.reads_ab();
-  if (c.type == GemmType::fp8) {
-    const Scaling kind = c.scales.kind;
-    if (kind != Scaling::tensor && kind != Scaling::outer && kind != Scaling::block128)
-      detail::fail_arg("gemm", "scales.kind", static_cast<int>(kind),
-                       "Scaling::tensor, Scaling::outer or Scaling::block128");
-    if (reads_ab && c.scales.a == nullptr)
-      detail::fail_arg("gemm", "scales.a", "nullptr", "a device pointer (k > 0, alpha != 0)");
-    if (reads_ab && c.scales.b == nullptr)
-      detail::fail_arg("gemm", "scales.b", "nullptr", "a device pointer (k > 0, alpha != 0)");
-  }
+  if (c.type == GemmType::fp8) check_scale_args(c.scales, reads_ab);
   const std::string name = opts.variant == "auto" ? sgemm::auto_epilogue_variant(c.type, opts.math) : opts.variant;
   const sgemm::Rung& rung = find_rung(name);
   if (!rung.epi)

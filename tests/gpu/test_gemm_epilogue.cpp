@@ -29,37 +29,6 @@ std::vector<std::string> epi_params() {
   return out;
 }
 
-class Dev {
- public:
-  explicit Dev(size_t bytes) : bytes_(bytes) { EXPECT_EQ(cudaSuccess, cudaMalloc(&p_, bytes ? bytes : 1)); }
-  ~Dev() { cudaFree(p_); }
-  Dev(const Dev&) = delete;
-  Dev& operator=(const Dev&) = delete;
-  template <typename T>
-  T* as() const {
-    return static_cast<T*>(p_);
-  }
-  void upload(const void* h) {
-    if (bytes_) {
-      EXPECT_EQ(cudaSuccess, cudaMemcpy(p_, h, bytes_, cudaMemcpyHostToDevice));
-    }
-  }
-  void download(void* h) const {
-    if (bytes_) {
-      EXPECT_EQ(cudaSuccess, cudaMemcpy(h, p_, bytes_, cudaMemcpyDeviceToHost));
-    }
-  }
-  void poison() {  // all bits set: NaN as float, __half, __nv_bfloat16 and e4m3
-    if (bytes_) {
-      EXPECT_EQ(cudaSuccess, cudaMemset(p_, 0xFF, bytes_));
-    }
-  }
-
- private:
-  void* p_ = nullptr;
-  size_t bytes_;
-};
-
 // The inputs' type (fp8: e4m3 x e4m3 with Scales) and C's: the input's own (bf16 for fp8), or e4m3
 // with block scales.
 enum class In { f32, f16, bf16, fp8 };
@@ -129,18 +98,10 @@ Outcome run_case(const std::string& variant, const Case& c, uint64_t seed) {
   for (int64_t i = 0; i < c.m; ++i)
     for (int64_t j = 0; j < c.n; ++j) c0[i * ldc + j] = u(rng);
   c0 = rounded(c0, ck);
-  // Error bounds: the product's (its format's rounding included), the output's rounding.
-  double gamma_p = 0, eta_p = 0, uo = 0, eta_o = 0;
-  if (c.in == In::fp8) {
-    gamma_p = check::fp8_elementwise_gamma(c.k, true), eta_p = check::output_eta(GemmKind::bf16);
-  } else {
-    gamma_p = check::elementwise_gamma(c.k, ck), eta_p = check::output_eta(ck);
-  }
-  if (!c.fp8_out && ck != GemmKind::f32)
-    uo = ck == GemmKind::f16 ? 1.0 / 2048 : 1.0 / 256, eta_o = check::output_eta(ck);
+  const check::EpiTolerances tol = check::epilogue_tolerances(c.in == In::fp8 ? GemmKind::fp8 : ck, c.k, c.fp8_out);
   const std::vector<double> bias_d(bias_f.begin(), bias_f.end());
   const check::EpiReference r = check::epilogue_reference(p, c.n, c.gated, bias_d, c.act, c.fp8_out ? 0.0 : c.beta,
-                                                          c0, ldc, gamma_p, eta_p, uo, eta_o);
+                                                          c0, ldc, tol.gamma_p, tol.eta_p, tol.uo, tol.eta_o);
   // Device buffers.
   const size_t in_elem = c.in == In::f32 ? 4 : c.in == In::fp8 ? 1 : 2;
   const size_t c_elem = c.fp8_out ? 1 : ck == GemmKind::f32 ? 4 : 2;

@@ -39,38 +39,6 @@ std::vector<std::string> fp8_params() {
   return out;
 }
 
-// Device memory of n bytes (cudaMalloc), freed with it.
-class Dev {
- public:
-  explicit Dev(size_t bytes) : bytes_(bytes) { EXPECT_EQ(cudaSuccess, cudaMalloc(&p_, bytes ? bytes : 1)); }
-  ~Dev() { cudaFree(p_); }
-  Dev(const Dev&) = delete;
-  Dev& operator=(const Dev&) = delete;
-  template <typename T>
-  T* as() const {
-    return static_cast<T*>(p_);
-  }
-  void upload(const void* h) {
-    if (bytes_) {
-      EXPECT_EQ(cudaSuccess, cudaMemcpy(p_, h, bytes_, cudaMemcpyHostToDevice));
-    }
-  }
-  void download(void* h) const {
-    if (bytes_) {
-      EXPECT_EQ(cudaSuccess, cudaMemcpy(h, p_, bytes_, cudaMemcpyDeviceToHost));
-    }
-  }
-  void poison() {  // all bits set: NaN as float and as __nv_bfloat16
-    if (bytes_) {
-      EXPECT_EQ(cudaSuccess, cudaMemset(p_, 0xFF, bytes_));
-    }
-  }
-
- private:
-  void* p_ = nullptr;
-  size_t bytes_;
-};
-
 struct Fp8Case {
   check::GemmShape s;
   Fp8Format fa = Fp8Format::e4m3, fb = Fp8Format::e4m3;
