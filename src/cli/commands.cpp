@@ -399,7 +399,8 @@ class GemmEpiWorkload : public Workload {
     return ms;
   }
   std::string resolve_auto() const override {
-    return sgemm::auto_epilogue_variant(check::gemm_type_of(case_.kind), check::math_of(case_.kind));
+    return sgemm::auto_epilogue_variant(check::gemm_type_of(case_.kind), check::math_of(case_.kind), out_.m,
+                                        case_.epi.gated, case_.epi.fp8_out);
   }
   // A and B once (B: 2n columns when gated), the bias, C written (and read when beta != 0), the
   // scales of fp8 inputs and of an fp8 output.

@@ -17,6 +17,7 @@
 // Prediction: the per-tile cost to ~4 thousand cycles, bf16 0.88x -> ~0.97x cuBLAS at 4096^3, ~1.03x
 // at 8192^3; measured: bf16 0.96-0.99 / 0.99-1.00 / 1.01-1.04x at 2048 / 4096 / 8192^3 (H100): held.
 #include "gemm/17_wgmma_tma_store.cuh"
+#include "gemm/ws/fused.cuh"
 
 namespace rungs::sgemm::wgmma_tma_store {
 
@@ -27,5 +28,11 @@ void run_bf16(const ArgsBF& a) { ws::run<Parts>(a, "wgmma_tma_store"); }
 void run_tf32(const Args& a) { ws::run<Parts>(a, "wgmma_tma_store"); }
 
 std::vector<std::string> parts() { return ws::part_names<Parts>(); }
+
+// Epilogues: rung 15's fused epilogue with C through the TMA stores (ws/fused.cuh, FusedTmaStore).
+void run_epi(const EpiCall& c) {
+  ws::run_fused<ws::Parts<ws::RoundRobin, ws::WholeTiles, ws::FusedTmaStore>,
+                ws::Parts<ws::RoundRobin, ws::HalvesOf<ws::WholeTiles>, ws::FusedTmaStore>>(c, "wgmma_tma_store");
+}
 
 }  // namespace rungs::sgemm::wgmma_tma_store

@@ -1,8 +1,8 @@
-// The epilogue as plain kernels (gemm/epilogue.hpp): one warp per row and 128-column block of C,
-// lane l on columns l, l + 32, l + 64, l + 96 of the block (every load and store of a warp 32
-// consecutive elements). An fp8 output's block scale is the warp's amax (NaN-propagating) over
-// its 128 values: the scale array's layout is the warp's. Bounded by DRAM: P read once (twice the
-// columns when gated), C written once (and read once with beta != 0).
+// The epilogue as plain kernels (gemm/epilogue.hpp): each thread takes 8 consecutive columns of a
+// row (16-byte loads and stores where P's and C's rows allow them, else element by element), a warp
+// 256 columns, half a warp one 128-column block: an fp8 output's block scale is the half warp's amax
+// (NaN-propagating) over its 128 values. Bounded by DRAM: P read once (twice the columns when gated),
+// C written once (and read once with beta != 0).
 #include "core/errors.hpp"
 #include "detail/activation.cuh"
 #include "detail/gemm_tile.cuh"
@@ -18,7 +18,8 @@ namespace rungs::sgemm::epilogue {
 
 namespace {
 
-constexpr int kBlock = 128;   // columns of one scale block (one warp)
+constexpr int kBlock = 128;   // columns of one scale block (half a warp)
+constexpr int kVec = 8;       // columns of one thread
 constexpr int kWarps = 8;     // warps per thread block
 
 struct Params {
@@ -32,6 +33,7 @@ struct Params {
   float beta;
   Activation act;
   bool gated;
+  bool vec_p, vec_c;  // P's (both halves') and C's rows take 16-byte accesses of 8 elements
 };
 
 template <typename T>
@@ -39,55 +41,113 @@ __device__ __forceinline__ float load(const void* p, int64_t i) {
   return static_cast<float>(static_cast<const T*>(p)[i]);
 }
 
+// v = 8 elements of a row from column c (all inside it): one 16-byte load for 16-bit T (two for
+// float) where vec, else one load each.
+template <typename T>
+__device__ __forceinline__ void load8(const void* base, int64_t i, bool vec, float (&v)[kVec]) {
+  const T* p = static_cast<const T*>(base) + i;
+  if (vec) {
+    constexpr int W = 16 / int(sizeof(T));  // elements per 16 bytes
+    alignas(16) T t[kVec];
+#pragma unroll
+    for (int q = 0; q < kVec / W; ++q) reinterpret_cast<uint4*>(t)[q] = reinterpret_cast<const uint4*>(p)[q];
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) v[j] = static_cast<float>(t[j]);
+  } else {
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) v[j] = static_cast<float>(p[j]);
+  }
+}
+template <typename T>
+__device__ __forceinline__ void store8(void* base, int64_t i, bool vec, const float (&v)[kVec]) {
+  T* p = static_cast<T*>(base) + i;
+  alignas(16) T t[kVec];
+#pragma unroll
+  for (int j = 0; j < kVec; ++j) t[j] = T(v[j]);
+  if (vec) {
+    if constexpr (sizeof(T) == 1) {
+      *reinterpret_cast<uint2*>(p) = *reinterpret_cast<const uint2*>(t);
+    } else {
+#pragma unroll
+      for (int q = 0; q < int(sizeof(T)) * kVec / 16; ++q) reinterpret_cast<uint4*>(p)[q] = reinterpret_cast<const uint4*>(t)[q];
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) p[j] = t[j];
+  }
+}
+
 template <typename TP, typename TB, typename TC>
 __global__ void __launch_bounds__(32 * kWarps) epilogue_kernel(const Params a) {
   constexpr bool FP8 = std::is_same_v<TC, __nv_fp8_e4m3>;
   const int lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps = a.m * a.blocks_n, stride = int64_t(gridDim.x) * kWarps;
+  const int64_t groups = detail::ceil_div(a.n, int64_t(2 * kBlock));  // 256-column groups of a row
+  const int64_t warps = a.m * groups, stride = int64_t(gridDim.x) * kWarps;
   for (int64_t w = int64_t(blockIdx.x) * kWarps + threadIdx.x / 32; w < warps; w += stride) {
-    const int64_t row = w / a.blocks_n, c0 = (w % a.blocks_n) * kBlock;
-    TC* c_row = static_cast<TC*>(a.C) + row * a.ldc;
-    float e[kBlock / 32];
-    float amax = 0.0f;
+    const int64_t row = w / groups, c = (w % groups) * 2 * kBlock + kVec * lane;  // this thread's first column
+    const bool whole = c + kVec <= a.n;  // all 8 columns inside C
+    float v[kVec], u[kVec] = {};
+    if (whole) {
+      if (a.P != nullptr) load8<TP>(a.P, row * a.ldp + c, a.vec_p, v);
+      if (a.P != nullptr && a.gated) load8<TP>(a.P, row * a.ldp + a.n + c, a.vec_p, u);
+    } else {
 #pragma unroll
-    for (int i = 0; i < kBlock / 32; ++i) {
-      const int64_t c = c0 + lane + 32 * i;
-      float v = 0.0f;
-      if (c < a.n) {
-        const int64_t p = row * a.ldp + c;
-        float x = a.P != nullptr ? load<TP>(a.P, p) : 0.0f;
-        if (a.bias != nullptr) x += load<TB>(a.bias, c);
-        v = detail::activate(x, a.act);
-        if (a.gated) {
-          float u = a.P != nullptr ? load<TP>(a.P, p + a.n) : 0.0f;
-          if (a.bias != nullptr) u += load<TB>(a.bias, a.n + c);
-          v *= u;
-        }
-        if constexpr (!FP8) {
-          if (a.beta != 0.0f) v += a.beta * static_cast<float>(c_row[c]);
-          c_row[c] = TC(v);
-        }
+      for (int j = 0; j < kVec; ++j) {
+        const bool in = c + j < a.n && a.P != nullptr;
+        v[j] = in ? load<TP>(a.P, row * a.ldp + c + j) : 0.0f;
+        u[j] = in && a.gated ? load<TP>(a.P, row * a.ldp + a.n + c + j) : 0.0f;
       }
-      e[i] = v;
-      amax = detail::max_nan(amax, fabsf(v));
     }
-    if constexpr (FP8) {
+    if (a.P == nullptr) {
 #pragma unroll
-      for (int o = 16; o > 0; o /= 2) amax = detail::max_nan(amax, __shfl_xor_sync(0xffffffffu, amax, o));
-      const float s = detail::e4m3_block_scale(amax);
+      for (int j = 0; j < kVec; ++j) v[j] = u[j] = 0.0f;
+    }
+    float e[kVec], amax = 0.0f, c0[kVec];
+    if (!FP8 && a.beta != 0.0f) {
+      if (whole) {
+        load8<TC>(a.C, row * a.ldc + c, a.vec_c, c0);
+      } else {
 #pragma unroll
-      for (int i = 0; i < kBlock / 32; ++i) {
-        const int64_t c = c0 + lane + 32 * i;
-        if (c < a.n) c_row[c] = __nv_fp8_e4m3(e[i] / s);
+        for (int j = 0; j < kVec; ++j) c0[j] = c + j < a.n ? load<TC>(a.C, row * a.ldc + c + j) : 0.0f;
       }
-      if (lane == 0) a.scales[row * a.blocks_n + c0 / kBlock] = s;
+    }
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) {
+      const bool in = c + j < a.n;
+      float x = v[j];
+      if (a.bias != nullptr && in) x += load<TB>(a.bias, c + j);
+      float r = detail::activate(x, a.act);
+      if (a.gated) {
+        float up = u[j];
+        if (a.bias != nullptr && in) up += load<TB>(a.bias, a.n + c + j);
+        r *= up;
+      }
+      if (!FP8 && a.beta != 0.0f) r += a.beta * c0[j];
+      e[j] = in ? r : 0.0f;
+      amax = detail::max_nan(amax, fabsf(e[j]));
+    }
+    float s = 1.0f;
+    if constexpr (FP8) {  // the half warp's 128 columns
+#pragma unroll
+      for (int o = 8; o > 0; o /= 2) amax = detail::max_nan(amax, __shfl_xor_sync(0xffffffffu, amax, o));
+      s = detail::e4m3_block_scale(amax);
+#pragma unroll
+      for (int j = 0; j < kVec; ++j) e[j] = e[j] / s;
+      if (lane % 16 == 0 && c < a.n) a.scales[row * a.blocks_n + c / kBlock] = s;
+    }
+    if (whole) {
+      store8<TC>(a.C, row * a.ldc + c, a.vec_c, e);
+    } else {
+      TC* out = static_cast<TC*>(a.C) + row * a.ldc;
+      for (int j = 0; j < kVec && c + j < a.n; ++j) out[c + j] = TC(e[j]);
     }
   }
 }
 
 template <typename TP, typename TB, typename TC>
 void launch(const Params& a, cudaStream_t stream) {
-  const int64_t blocks = detail::ceil_div(a.m * a.blocks_n, int64_t(kWarps));
+  const int64_t warps = a.m * detail::ceil_div(a.n, int64_t(2 * kBlock));
+  const int64_t blocks = detail::ceil_div(warps, int64_t(kWarps));
   const unsigned grid = static_cast<unsigned>(std::min<int64_t>(blocks, int64_t(1) << 20));
   epilogue_kernel<TP, TB, TC><<<grid, 32 * kWarps, 0, stream>>>(a);
   RUNGS_LAUNCHED();
@@ -97,8 +157,18 @@ void launch(const Params& a, cudaStream_t stream) {
 
 void apply(const EpiCall& c, const void* P, EpiOut p_type, int64_t ldp) {
   if (c.m == 0 || c.n == 0) return;
-  const Params a{P, ldp, c.epi.bias, c.C, c.ldc, c.c_scales, c.m, c.n, detail::ceil_div(c.n, int64_t(kBlock)),
-                 c.beta, c.epi.act, c.epi.gated};
+  // 16-byte accesses: the base and every row (and the up half, column n) on 16 bytes.
+  auto vec = [&](const void* p, int64_t ld, int elem, int64_t cols_off) {
+    return p != nullptr && reinterpret_cast<uintptr_t>(p) % 16 == 0 && (ld * elem) % 16 == 0 &&
+           (cols_off * elem) % 16 == 0;
+  };
+  const int p_elem = p_type == EpiOut::f32 ? 4 : 2;
+  const int c_elem = c.c_type == EpiOut::f32 ? 4 : c.c_type == EpiOut::e4m3 ? 1 : 2;
+  const bool vec_p = vec(P, ldp, p_elem, c.epi.gated ? c.n : 0);
+  const bool vec_c = c.c_type == EpiOut::e4m3 ? reinterpret_cast<uintptr_t>(c.C) % 8 == 0 && c.ldc % 8 == 0
+                                              : vec(c.C, c.ldc, c_elem, 0);
+  const Params a{P,    ldp,  c.epi.bias, c.C,         c.ldc, c.c_scales, c.m,  c.n, detail::ceil_div(c.n, int64_t(kBlock)),
+                 c.beta, c.epi.act, c.epi.gated, vec_p, vec_c};
   auto bad = [&] { throw Error("rungs: epilogue: no plain kernel for this product and output type"); };
   switch (c.c_type) {
     case EpiOut::f32:

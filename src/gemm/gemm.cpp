@@ -300,7 +300,10 @@ void gemm_epi(sgemm::EpiCall c, const Options& opts) {
   }
   const bool reads_ab = c.m > 0 && c.n > 0 && c.reads_ab();
   if (c.type == GemmType::fp8) check_scale_args(c.scales, reads_ab);
-  const std::string name = opts.variant == "auto" ? sgemm::auto_epilogue_variant(c.type, opts.math) : opts.variant;
+  const std::string name =
+      opts.variant == "auto"
+          ? sgemm::auto_epilogue_variant(c.type, opts.math, c.m, c.epi.gated, fp8_out)
+          : opts.variant;
   const sgemm::Rung& rung = find_rung(name);
   if (!rung.epi)
     detail::unsupported(rung.name, "does not apply epilogues (bias, activation, gated product, fp8 output): auto does");
@@ -333,7 +336,8 @@ void gemm_epi(sgemm::EpiCall c, const Options& opts) {
 std::string resolve_gemm_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, const Options& opts,
                                  GemmType type, int64_t lda, int64_t ldb, Scaling scaling) {
   if (opts.variant != "auto") return find_rung(opts.variant).name;
-  if (sgemm::epilogue::any(opts.epilogue)) return sgemm::auto_epilogue_variant(type, opts.math);
+  if (sgemm::epilogue::any(opts.epilogue))
+    return sgemm::auto_epilogue_variant(type, opts.math, m, opts.epilogue.gated, false);
   const int64_t elem = type == GemmType::f32 ? 4 : type == GemmType::fp8 ? 1 : 2;
   if (lda == 0) lda = ta == Trans::N ? k : m;
   if (ldb == 0) ldb = tb == Trans::N ? n : k;

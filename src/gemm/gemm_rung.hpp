@@ -198,6 +198,7 @@ void run_tf32(const Args&);
 void run_f16(const ArgsH&);
 void run_bf16(const ArgsBF&);
 std::vector<std::string> parts();
+void run_epi(const EpiCall&);  // f16 and bf16, the fused epilogue through TMA stores (ws/fused.cuh)
 }  // namespace wgmma_tma_store
 namespace wgmma_pingpong {                            // 18_wgmma_pingpong.cu (sm_90a)
 void run_f16(const ArgsH&);

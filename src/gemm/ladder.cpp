@@ -71,7 +71,7 @@ const std::vector<Rung>& ladder() {
        "rung 15 with its epilogue through shared memory and TMA stores, left in flight while the next tile "
        "runs (sm_90a); f16 bf16 tf32 (beta != 0 or an unaligned C: rung 15's direct stores)",
        90, false, nullptr, wgmma_tma_store::run_tf32, nullptr, wgmma_tma_store::run_f16, wgmma_tma_store::run_bf16, nullptr,
-       wgmma_tma_store::parts},
+       wgmma_tma_store::parts, wgmma_tma_store::run_epi},
       {"wgmma_pingpong", "wgmma_tma_store",
        "ping-pong consumers: each warpgroup owns whole 128x128 tiles and they take turns on the tensor cores, one's "
        "TMA-store epilogue under the other's MMAs (sm_90a); f16 bf16 any transpose",

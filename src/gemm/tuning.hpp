@@ -104,8 +104,10 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
                          Math math = Math::fp32, bool rows_aligned = true, Scaling scaling = Scaling::tensor,
                          double dram_gbs = 0.0);
 
-// The rung `auto` runs for a gemm with an epilogue (Options::epilogue, or an fp8 output): the one
-// rung that applies every epilogue to every input type it multiplies, cublas (the product, then the
-// epilogue's plain kernels).
-std::string auto_epilogue_variant(GemmType type, Math math);
+// The rung `auto` runs for a gemm with an epilogue (Options::epilogue, or an fp8 output; fp8_out
+// false where the caller does not know the output): the fused epilogue on wgmma_tma_store where it
+// measured faster than the unfused chain, else cublas (the product, then the epilogue's plain
+// kernels), the one rung that applies every epilogue to every input type. Asks the device's
+// compute capability only where the fused rung could take the call.
+std::string auto_epilogue_variant(GemmType type, Math math, int64_t m, bool gated, bool fp8_out);
 }  // namespace rungs::sgemm

@@ -239,7 +239,7 @@ TEST_P(GemmEpilogue, Fp8OutputFromBf16AndFp8) {
   run_all(cases);
 }
 
-// Transposes (gated nn reads B as k x 2n), an empty product (k = 0 and alpha = 0: the epilogue of
+// Transposes (gated nn reads B as k x 2n, in place or from a copy), an empty product (k = 0 and alpha = 0: the epilogue of
 // P = 0, act(bias) and the two biases' gated product) and a larger shape.
 TEST_P(GemmEpilogue, TransposesEmptyProductAndLargerShapes) {
   std::vector<Case> cases;
@@ -249,6 +249,12 @@ TEST_P(GemmEpilogue, TransposesEmptyProductAndLargerShapes) {
       c.ta = ta, c.tb = tb, c.act = Activation::silu, c.gated = true, c.bias = true, c.beta = 1.0f, c.k = 131;
       cases.push_back(c);
     }
+  // Gated nn with n a multiple of 64: the up half read in place (n = 300 above: from a copy).
+  for (int64_t n : {320, 384}) {
+    Case c;
+    c.tb = Trans::N, c.n = n, c.act = Activation::silu, c.gated = true, c.bias = true, c.k = 96;
+    cases.push_back(c);
+  }
   for (float alpha : {1.0f, 0.0f}) {
     Case c;
     c.act = Activation::gelu, c.gated = true, c.bias = true, c.alpha = alpha, c.k = alpha == 0.0f ? 64 : 0;
