@@ -109,5 +109,6 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
 // measured faster than the unfused chain, else cublas (the product, then the epilogue's plain
 // kernels), the one rung that applies every epilogue to every input type. Asks the device's
 // compute capability only where the fused rung could take the call.
-std::string auto_epilogue_variant(GemmType type, Math math, int64_t m, bool gated, bool fp8_out);
+std::string auto_epilogue_variant(GemmType type, Math math, Trans ta, Trans tb, int64_t m, bool rows_aligned,
+                                 bool fp8_out);
 }  // namespace rungs::sgemm
