@@ -83,7 +83,7 @@ def scaled_mm(a, b, scale_a, scale_b, *, out=None, out_dtype=None, alpha=1.0, be
 
 
 def linear(x, weight, bias=None, *, weight_scale=None, x_scale=None, out_dtype=None, variant="auto", math="fp32",
-           stream=None):
+           stream=None, activation=None, gated=False):
     """y = x @ weight.T + bias, torch.nn.functional.linear's semantics, on torch CUDA tensors.
 
     x (..., k), weight (n, k), bias (n) or None; y (..., n). float32 (math "fp32", "tf32",
@@ -93,7 +93,17 @@ def linear(x, weight, bias=None, *, weight_scale=None, x_scale=None, out_dtype=N
     x_scale= in the matching layout, or float (quantized to float8_e4m3fn here, per tensor, per
     row, or per row and 128 columns); out_dtype bfloat16 or float32 (default: x's dtype where it is
     one of those, else bfloat16); no gradients.
+
+    The epilogue keywords of rungs.gemm (docs/epilogue.md), for a weight of x's dtype:
+    activation None, "relu", "gelu" (tanh approximation) or "silu" on y; gated=True reads weight as
+    (2n, k), the gate's n rows then the up projection's n, bias as 2n values, and returns
+    act(x W_gate^T + b_gate) * (x W_up^T + b_up), (..., n); out_dtype=float8_e4m3fn (bfloat16 x)
+    returns (y, y_scales), y in e4m3 with one float32 scale per row and 128 columns (..., ceil(n/128)).
+    These run forward only: the result carries no gradient.
     """
+    if activation not in (None, "none") or gated or (
+            weight_scale is None and _core.dtype_name(out_dtype) == _epilogue.FP8_OUT):
+        return _linear_epilogue(x, weight, bias, weight_scale, out_dtype, variant, math, stream, activation, gated)
     if _linear is None or not isinstance(x, _Tensor):
         raise _arrays.ArgumentTypeError(f"x: {type(x).__qualname__} is not a torch tensor; rungs.linear takes torch "
                                         "tensors (rungs.gemm takes any array)")
@@ -144,6 +154,27 @@ def reduce_sum(x, *, variant="auto", stream=None):
     if _route is not None and _route(x):
         return _torch_ops.reduce_sum(x, variant, stream)
     return _core._reduce_impl(x, variant, stream)
+
+
+def _linear_epilogue(x, weight, bias, weight_scale, out_dtype, variant, math, stream, activation, gated):
+    """rungs.linear with an activation, the gated product or an fp8 output: rungs.gemm's epilogue on
+    x viewed as (M, k) and weight.T."""
+    if _linear is None or not isinstance(x, _Tensor) or not isinstance(weight, _Tensor):
+        raise _arrays.ArgumentTypeError("rungs.linear takes torch tensors (rungs.gemm takes any array)")
+    if weight_scale is not None:
+        raise ValueError("activation, gated: rungs.linear applies them to a weight of x's dtype (an fp8 weight "
+                         "takes its epilogue through rungs.gemm)")
+    if weight.dim() != 2 or x.dim() < 1 or x.shape[-1] != weight.shape[1]:
+        raise ValueError(f"x: shape {tuple(x.shape)}, weight: shape {tuple(weight.shape)}; linear takes x (..., k) "
+                         "and weight (n, k) (2n rows with gated)")
+    k = weight.shape[1]
+    r = gemm(x.reshape(-1, k), weight.T, variant=variant, math=math, stream=stream, bias=bias,
+             activation=activation, gated=gated, out_dtype=out_dtype)
+    lead = tuple(x.shape[:-1])
+    if isinstance(r, tuple):
+        c, s = r
+        return c.view(lead + (c.shape[-1],)), s.view(lead + (s.shape[-1],))
+    return r.view(lead + (r.shape[-1],))
 
 
 def gemm_host(a, b, out=None, *, alpha=1.0, beta=0.0, variant="auto", math="fp32"):

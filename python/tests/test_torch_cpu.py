@@ -128,6 +128,23 @@ def test_epilogue_fp8_output_on_meta_tensors():
     assert s.shape == (5, 3) and s.dtype == torch.float32  # ceil(300 / 128) blocks a row
 
 
+def test_linear_epilogue_keywords_on_meta_tensors():
+    bf = torch.bfloat16
+    y = rungs.linear(meta(2, 5, 7, dtype=bf), meta(600, 7, dtype=bf), meta(600, dtype=bf), activation="silu",
+                     gated=True)
+    assert y.shape == (2, 5, 300) and y.dtype == bf
+    y = rungs.linear(meta(5, 7, dtype=bf), meta(6, 7, dtype=bf), activation="gelu")
+    assert y.shape == (5, 6)
+    y, s = rungs.linear(meta(2, 5, 7, dtype=bf), meta(600, 7, dtype=bf), meta(600), activation="silu", gated=True,
+                        out_dtype=torch.float8_e4m3fn)
+    assert y.shape == (2, 5, 300) and y.dtype == torch.float8_e4m3fn
+    assert s.shape == (2, 5, 3) and s.dtype == torch.float32
+    with pytest.raises(ValueError, match="^b: 7 columns; gated=True takes 2n"):
+        rungs.linear(meta(5, 7, dtype=bf), meta(7, 7, dtype=bf), gated=True)
+    with pytest.raises(ValueError, match="^x: shape \\(5, 7\\), weight: shape \\(6, 8\\)"):
+        rungs.linear(meta(5, 7, dtype=bf), meta(6, 8, dtype=bf), activation="relu")
+
+
 def test_epilogue_checks_on_meta_tensors():
     bf = torch.bfloat16
     with pytest.raises(ValueError, match="^b: 7 columns; gated=True takes 2n"):
