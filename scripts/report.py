@@ -72,6 +72,7 @@ LADDER_TITLES = OrderedDict(
         ("gemm_tc", "gemm on tensor cores, TFLOP/s (x cuBLAS)"),
         ("decode", "gemm decode shapes (bf16, nt): time, GB/s, % of DRAM read (x cuBLAS)"),
         ("decode_fp8", "gemm decode shapes (fp8 e4m3 -> bf16, nt): time, GB/s, % of DRAM read (x cuBLASLt)"),
+        ("gemm_epilogue", "gemm with an epilogue (bias, activation, gated product, fp8 output): ms (x the unfused chain)"),
         ("gemv", "gemv: SGEMV (fp32), GB/s (x cuBLAS)"),
         ("reduce", "reduce: reduce_sum, GB/s (x CUB)"),
         ("gemm_host", "gemm_host: the host-to-host flow"),
@@ -81,17 +82,20 @@ LADDER_TITLES = OrderedDict(
 )
 # The pictures of each ladder section of the pages under docs/bench/ (file stem; the GPU's slug is appended).
 LADDER_PICTURES = {
-    "gemm": ["gemm"], "gemm_tc": ["gemm_tc", "fp8"], "decode": ["decode"], "gemv": ["gemv"], "reduce": ["reduce"],
+    "gemm": ["gemm"], "gemm_tc": ["gemm_tc", "fp8"], "decode": ["decode"], "gemm_epilogue": ["epilogue"],
+    "gemv": ["gemv"], "reduce": ["reduce"],
     "gemm_host": ["gemm_host"], "allgather_gemm": ["allgather_gemm"], "gemm_reducescatter": ["gemm_reducescatter"],
 }
 PICTURE_ALT = {
     "gemm": "The SGEMM ladder against cuBLAS", "gemm_tc": "The tensor-core ladder against cuBLAS",
     "fp8": "fp8 gemm TFLOP/s against cuBLASLt", "decode": "Decode shapes: % of the DRAM read rate, auto and the vendor",
+    "epilogue": "Fused epilogues against the unfused chain",
     "gemv": "The SGEMV ladder against cuBLAS", "reduce": "The reduction ladder against CUB",
     "gemm_host": "gemm_host against the naive flow and the floor", "allgather_gemm": "allgather_gemm's rungs against rung 1",
     "gemm_reducescatter": "gemm_reducescatter's rungs against rung 1",
 }
 DIST_OPS = ("allgather_gemm", "gemm_reducescatter")
+NOT_IN_HEADLINE = ("gemm_epilogue",)
 GEMM_VENDOR = {"f32": "cuBLAS (cublasSgemm)", "bf16": "cuBLAS (cublasGemmEx)", "f16": "cuBLAS (cublasGemmEx)",
                "tf32": "cuBLAS (cublasGemmEx, tf32)", "tf32x3": "cuBLAS (cublasSgemm, fp32)"}
 DATA_TAG = "rungs-report-data"
@@ -222,6 +226,8 @@ def headline_select(runs):
     the one of its newest run. Refuses (exits) if the selection were to hold two commits of one machine."""
     by_machine = {}
     for run in runs:
+        if all(p[0] in NOT_IN_HEADLINE for p in run.parts()):
+            continue  # parts the headline does not show: their run's commit does not decide the machine's
         by_machine.setdefault(run.machine, []).append(run)
     out = OrderedDict()
     for machine in sorted(by_machine):
@@ -561,12 +567,41 @@ def block_dist(run, rows):
     return "\n\n".join(parts)
 
 
+def epilogue_cases(rows):
+    """[(epilogue, dtype, (m, n, k))] of an epilogue run's rows, in the run's order."""
+    return list(OrderedDict(((r["epilogue"], r.get("dtype", "?"), (r["m"], r["n"], r["k"])), None) for r in rows))
+
+
+def block_gemm_epilogue(run, rows):
+    """Per epilogue and shape: the cublas rung's unfused chain (the product, then the plain kernel) and each
+    rung that fuses it, ms (x the chain, timed interleaved in the same run)."""
+    cases = epilogue_cases(rows)
+    variants = rung_order(rows)
+    by = {(base_variant(r), r["epilogue"], r.get("dtype"), (r["m"], r["n"], r["k"])): r for r in rows}
+    header = ["epilogue", "m x n x k (n: C's columns)"] + [
+        "cublas (the chain)" if v == "cublas" else ("auto" if v == "auto" else v) for v in variants]
+    body = []
+    for epi, dtype, shape in cases:
+        cells = [f"{epi} ({dtype}, {next(r['trans'] for r in rows if r['epilogue'] == epi)})", "x".join(map(str, shape))]
+        for v in variants:
+            r = by.get((v, epi, dtype, shape))
+            if r is None or not ok(r):
+                cells.append("-" if r is None else r.get("status", "-"))
+                continue
+            ms = f"{r['real_time']:.3f}"
+            label = r["variant"].split("=", 1)[1] + ": " if v == "auto" and "=" in r["variant"] else ""
+            cells.append(ms if r.get("baseline_rung") else f"{label}{ms} ({r['speedup_vs_baseline']:.2f}x)")
+        body.append(cells)
+    return md_table(header, body)
+
+
 BLOCKS = OrderedDict(
     [
         ("gemm", block_gemm),
         ("gemm_tc", block_gemm_tc),
         ("decode", block_decode),
         ("decode_fp8", block_decode),
+        ("gemm_epilogue", block_gemm_epilogue),
         ("gemv", block_gemv),
         ("reduce", block_reduce),
         ("gemm_host", block_gemm_host),
@@ -1056,6 +1091,40 @@ def picture_fp8(plt, path, title, rows):
     return True
 
 
+def picture_epilogue(plt, path, title, rows):
+    """Time of each rung that fuses the epilogue against the unfused chain (the cublas rung), one panel per
+    epilogue, one group per shape."""
+    good = [r for r in rows if ok(r)]
+    epis = list(OrderedDict((r["epilogue"], None) for r in good))
+    if not epis:
+        return False
+    fig, axes = plt.subplots(1, len(epis), figsize=(3.6 * len(epis), 3.0), squeeze=False)
+    data = {"title": title, "panels": []}
+    for ax, epi in zip(axes[0], epis):
+        er = [r for r in good if r["epilogue"] == epi]
+        shapes = shapes_of(er)
+        variants = [v for v in rung_order(er) if v != "auto"]
+        by = {(base_variant(r), (r["m"], r["n"], r["k"])): r for r in er}
+        series = []
+        for i, v in enumerate(variants):
+            vals = [by[(v, s)]["real_time"] if (v, s) in by else None for s in shapes]
+            texts = [None if (v, s) not in by else (f"{by[(v, s)]['real_time']:.3g}" if v == "cublas" else
+                                                    f"{by[(v, s)]['speedup_vs_baseline']:.2f}x") for s in shapes]
+            series.append(("the chain (cublas)" if v == "cublas" else v, VENDOR if v == "cublas" else PALETTE[i % 6],
+                           vals, texts))
+        grouped_bars(ax, [shape_title(s) for s in shapes], series, "ms", "{:.3g}")
+        ax.set_yscale("log")
+        ax.set_title(f"{epi} (bar labels: ms, x the chain)", loc="left")
+        ax.legend(fontsize=6.5, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3)
+        data["panels"].append({"epilogue": epi, "groups": [shape_title(s) for s in shapes],
+                               "series": [[n, [sig(v) for v in vals]] for n, _, vals, _ in series]})
+    fig.suptitle(title, fontsize=9, x=0.01, ha="left")
+    fig.tight_layout()
+    save(fig, path, data)
+    plt.close(fig)
+    return True
+
+
 def picture_decode(plt, path, title, parts):
     """% of the DRAM read rate per batch size m, auto and the vendor, one panel per weight matrix; a row per
     decode part (bf16, fp8 per scales' layout)."""
@@ -1286,6 +1355,7 @@ def pictures(selected, hsel, img_dir):
             ("gemm", "gemm", lambda p, l: picture_gemm(plt, p, f"SGEMM ladder (fp32, CUDA cores) on {name(l)}", rows_of(per, l))),
             ("gemm_tc", "gemm_tc", lambda p, l: picture_gemm_tc(plt, p, f"Tensor-core ladder on {name(l)}", rows_of(per, l))),
             ("fp8", "gemm_tc", lambda p, l: picture_fp8(plt, p, f"fp8 gemm (e4m3, nt, bf16 C) against cuBLASLt on {name(l)}", rows_of(per, l))),
+            ("epilogue", "gemm_epilogue", lambda p, l: picture_epilogue(plt, p, f"Fused epilogues against the unfused chain on {name(l)}", rows_of(per, l))),
             ("gemv", "gemv", lambda p, l: picture_gemv(plt, p, f"SGEMV ladder on {name(l)}", rows_of(per, l))),
             ("reduce", "reduce", lambda p, l: picture_reduce(plt, p, f"Reduction ladder on {name(l)}", rows_of(per, l))),
             ("gemm_host", "gemm_host", lambda p, l: picture_gemm_host(plt, p, f"gemm_host against the naive flow on {name(l)}", rows_of(per, l))),
@@ -1356,7 +1426,9 @@ INTRO = [
 def page_of(slug, ladder):
     """The generated page (relative to docs/) that holds one ladder's tables on one GPU: one page per GPU
     for its single-GPU ladders, one for the NCCL ladders of every GPU."""
-    return "bench/dist.md" if ladder in DIST_OPS else f"bench/{slug}.md"
+    if ladder in DIST_OPS:
+        return "bench/dist.md"
+    return f"bench/{slug}-epilogue.md" if ladder == "gemm_epilogue" else f"bench/{slug}.md"
 
 
 def ladder_link(slug, ladder, base=""):
@@ -1462,12 +1534,15 @@ def bench_pages(selected, hsel, images, py_runs=()):
                          f"{m.get('date', '?')}, `python scripts/bench_python.py`")
     written["BENCHMARKS.md"] = "\n".join(index) + "\n"
     for slug, per in selected.items():
-        lads = [l for l in single if ladder_runs(per, l)]
-        if not lads:
-            continue
-        out = [f"# Benchmarks: {devices_of(per)}", "", *INTRO, back, "", *run_lines(slug, per, lads)]
-        out += ladder_sections(slug, per, lads, images, 2)
-        written[f"bench/{slug}.md"] = "\n".join(out) + "\n"
+        pages_lads = OrderedDict()  # page -> its ladders (each GPU's page; its epilogue tables apart)
+        for l in single:
+            if ladder_runs(per, l):
+                pages_lads.setdefault(page_of(slug, l), []).append(l)
+        for page, lads in pages_lads.items():
+            what = " (gemm with an epilogue)" if lads == ["gemm_epilogue"] else ""
+            out = [f"# Benchmarks: {devices_of(per)}{what}", "", *INTRO, back, "", *run_lines(slug, per, lads)]
+            out += ladder_sections(slug, per, lads, images, 2)
+            written[page] = "\n".join(out) + "\n"
     if dist:
         out = ["# Benchmarks: the NCCL ladders", "", *INTRO, back, "",
                "allgather_gemm and gemm_reducescatter ([dist.md](../dist.md)): tensor-parallel gemm over NCCL on 2+ GPUs",
