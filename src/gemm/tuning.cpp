@@ -184,16 +184,23 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
 // decode shapes, the chain's product is a decode rung or cuBLAS at its full speed.
 constexpr int64_t kFusedMinM = 1024;
 
+bool epilogue_fusable(const EpiAutoCall& c) {
+  // docs/bench/h200-epilogue.md, bf16 nt at m = 1024-4096: wgmma_tma_store 1.10-1.12x the chain gated,
+  // 1.02-1.04x bias+silu; the chain faster with an fp8 output (0.90x) and at m = 16 (0.54-0.62x).
+  const bool half = c.type == GemmType::f16 || c.type == GemmType::bf16;
+  return half && !c.fp8_out && c.ta == Trans::N && c.tb == Trans::T && c.rows_aligned && c.m >= kFusedMinM;
+}
+
+std::string auto_epilogue_pick(const EpiAutoCall& c, const AutoDevice& d) {
+  return epilogue_fusable(c) && d.sm == 90 && d.sm90a ? "wgmma_tma_store" : "cublas";
+}
+
 std::string auto_epilogue_variant(GemmType type, Math math, Trans ta, Trans tb, int64_t m, bool rows_aligned,
                                  bool fp8_out) {
-  (void)math;
-  const bool half = type == GemmType::f16 || type == GemmType::bf16;
-  // docs/bench/h200.md epilogues, bf16 nt at m = 1024-4096: wgmma_tma_store 1.06-1.12x the chain
-  // gated, 1.02-1.04x bias+silu; the chain faster with an fp8 output and at m = 16.
-  if (half && !fp8_out && ta == Trans::N && tb == Trans::T && rows_aligned && m >= kFusedMinM &&
-      detail::built_for_sm90a() && detail::current_sm() == 90)
-    return "wgmma_tma_store";
-  return "cublas";
+  (void)math;  // f16 and bf16 only are fused
+  const EpiAutoCall c{type, ta, tb, m, rows_aligned, fp8_out};
+  if (!epilogue_fusable(c)) return "cublas";
+  return auto_epilogue_pick(c, AutoDevice{detail::current_sm(), detail::built_for_sm90a(), 0.0});
 }
 
 }  // namespace rungs::sgemm

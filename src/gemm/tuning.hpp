@@ -111,4 +111,14 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
 // compute capability only where the fused rung could take the call.
 std::string auto_epilogue_variant(GemmType type, Math math, Trans ta, Trans tb, int64_t m, bool rows_aligned,
                                  bool fp8_out);
+// The same as a pure function: the call as auto sees it, whether a fused rung could take it on some
+// device (auto_epilogue_variant asks the device nothing otherwise), and the rung on `device`.
+struct EpiAutoCall {
+  GemmType type;
+  Trans ta, tb;
+  int64_t m;
+  bool rows_aligned, fp8_out;
+};
+bool epilogue_fusable(const EpiAutoCall& call);
+std::string auto_epilogue_pick(const EpiAutoCall& call, const AutoDevice& device);
 }  // namespace rungs::sgemm

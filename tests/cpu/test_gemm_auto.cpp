@@ -356,5 +356,46 @@ TEST(GemmAuto, VariantIsTheTableOnThisBuild) {
   }
 }
 
+// With an epilogue: the fused rung (wgmma_tma_store) for f16/bf16 without an fp8 output, nt with
+// aligned rows, from m = 1024, on sm_90a; the chain (cublas) for everything else.
+TEST(GemmAuto, EpilogueRuleAtItsEdges) {
+  using sgemm::EpiAutoCall;
+  const EpiAutoCall fused{GemmType::bf16, Trans::N, Trans::T, 1024, true, false};
+  EXPECT_EQ(sgemm::auto_epilogue_pick(fused, kH200), "wgmma_tma_store");
+  EXPECT_EQ(sgemm::auto_epilogue_pick(fused, kH100), "wgmma_tma_store");
+  EpiAutoCall c = fused;
+  c.type = GemmType::f16;
+  EXPECT_EQ(sgemm::auto_epilogue_pick(c, kH200), "wgmma_tma_store");
+  auto chain = [&](EpiAutoCall x, const AutoDevice& d, const char* what) {
+    EXPECT_FALSE(sgemm::epilogue_fusable(x) && d.sm90a && d.sm == 90) << what;
+    EXPECT_EQ(sgemm::auto_epilogue_pick(x, d), "cublas") << what;
+  };
+  chain(fused, kSm90Plain, "sm_90 without sm_90a code");
+  chain(fused, kA100, "sm_80");
+  chain(fused, kSm100, "sm_100");
+  c = fused, c.m = 1023;
+  chain(c, kH200, "m = 1023");
+  c = fused, c.fp8_out = true;
+  chain(c, kH200, "fp8 output");
+  c = fused, c.rows_aligned = false;
+  chain(c, kH200, "odd ld");
+  for (Trans ta : {Trans::N, Trans::T})
+    for (Trans tb : {Trans::N, Trans::T})
+      if (ta != Trans::N || tb != Trans::T) {
+        c = fused, c.ta = ta, c.tb = tb;
+        chain(c, kH200, "not nt");
+      }
+  for (GemmType t : {GemmType::f32, GemmType::fp8}) {
+    c = fused, c.type = t;
+    chain(c, kH200, "f32 or fp8 inputs");
+  }
+  // Both rungs apply epilogues.
+  for (const char* name : {"wgmma_tma_store", "cublas"}) {
+    bool applies = false;
+    for (const auto& v : variants(Op::gemm)) applies = applies || (v.name == name && v.epilogue);
+    EXPECT_TRUE(applies) << name;
+  }
+}
+
 }  // namespace
 }  // namespace rungs::test
