@@ -5,7 +5,7 @@
 # (the main job: bench.json and bench-host.json, the input of scripts/report.py), `rungs profile`
 # (the SGEMM ladder at 4096^3 under Nsight Compute), `rungs tune gemm` and the Python package
 # (`pip install .` into build-py/venv, which sees the machine's torch, CuPy and JAX; its pytest
-# suite; scripts/bench_python.py). Results land under $OUT (default ./out); more than 7 files there
+# suite; scripts/bench_python.py; scripts/bench_epilogue_torch.py). Results land under $OUT (default ./out); more than 7 files there
 # are packed into $OUT/results.tar.gz, the summaries kept.
 # Usage: scripts/gpu.sh [stage ...]   stages: build test sanitize bench profile tune python
 # (default: build test sanitize bench)
@@ -377,19 +377,21 @@ if has tune; then
   build-gpu/rungs tune gemm --size 1024,2048,4096,8192 2>/dev/null | tee "$OUT/tune.txt" || status=1
 fi
 if has python; then
-  log "python: pip install . (build-py), pytest, bench_python.py"
+  log "python: pip install . (build-py), pytest, bench_python.py, bench_epilogue_torch.py"
   if [ -n "$py_build_pid" ]; then wait "$py_build_pid"; else python_build; fi ||
     { tail -30 "$OUT/python-build.log"; status=1; }
   build-py/venv/bin/python -m pytest -q -rs python/tests 2>&1 | tee "$OUT/pytest.txt" | tail -25
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   build-py/venv/bin/python scripts/bench_python.py --json "$OUT/bench-python.json" | tee "$OUT/bench-python.txt" ||
     status=1
+  build-py/venv/bin/python scripts/bench_epilogue_torch.py --json "$OUT/bench-epilogue-torch.json" |
+    tee "$OUT/bench-epilogue-torch.txt" || status=1
 fi
 # A remote runner may bring back only a few files (the device tool: 8): past 7, everything but the
 # summaries goes into one archive, results.tar.gz.
 mapfile -t outs < <(find "$OUT" -maxdepth 1 -type f ! -name results.tar.gz -printf '%f\n' | sort)
 if [ ${#outs[@]} -gt 7 ]; then
-  keep=" device.txt bench.txt bench.json bench-host.json bench-python.json profile.txt tests.log pytest.txt "
+  keep=" device.txt bench.txt bench.json bench-host.json bench-python.json bench-epilogue-torch.json profile.txt tests.log pytest.txt "
   (cd "$OUT" && tar czf results.tar.gz "${outs[@]}") && for f in "${outs[@]}"; do
     [[ "$keep" == *" $f "* ]] || rm -f "$OUT/$f"
   done
