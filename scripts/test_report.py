@@ -5,7 +5,8 @@ here (not measurements): the tables parse, every generated block is filled, ever
 carries the data it draws, BENCHMARKS.md is an index whose links (and the pages' links) reach a page and an
 anchor, each GPU's tables sit on its page and the NCCL ladders and Python on theirs, the newest run of a part
 wins, the headline holds one commit per machine and names a faster rung only beyond the run's noise,
-decode, fp8 and the NCCL ladders get headline rows, and a second run on the same JSON gives the same bytes;
+decode, fp8 and the NCCL ladders get headline rows, epilogue runs get their own page and do not move the
+headline's commit, and a second run on the same JSON gives the same bytes;
 --check passes on a tree it generated and fails where a page, a block or a picture's data differs, or a
 page is missing or left over. Last, on the repository itself: the committed README.md, docs/BENCHMARKS.md,
 docs/bench/, generated blocks and pictures match docs/runs/, every generated page is under 25 KB, and every
@@ -529,6 +530,38 @@ def test_python(tmp, root):
         check(body is None or "12.34 us" in body, "docs/python.md's python block holds the run")
 
 
+def test_epilogue(tmp, root):
+    """`rungs bench gemm --epilogue ...` rows (made-up times): their own page per GPU with a table per run and a
+    picture, linked from the index; a newer epilogue run leaves the headline's commit as it was."""
+    old = load(SAMPLES[0])
+    ctx = copy.deepcopy(old["context"])
+    ctx["git_commit"], ctx["date"] = "e9170de", "2999-01-01T00:00:00+00:00"
+    ctx["command_line"] = "rungs bench gemm --m 16,4096 --n 14336 --k 4096 --epilogue silu --gated --output epi.json"
+    rows = []
+    for m in (16, 4096):
+        chain = 0.05 + m * 3e-4
+        for variant, rung, ms in (("cublas", 11, chain), ("wgmma_tma_store", 17, chain / 1.1), ("auto=wgmma_tma_store", -1, chain / 1.1)):
+            rows.append({"name": f"gemm/{variant}/{m}x14336x4096/nt/bf16/silu+gated", "op": "gemm", "rung": rung,
+                         "variant": variant, "m": m, "n": 14336, "k": 4096, "trans": "nt", "dtype": "bf16",
+                         "epilogue": "silu+gated", "baseline_rung": variant == "cublas", "real_time": ms,
+                         "time_unit": "ms", "tflops": 1.0, "baseline": "cublas", "baseline_real_time": chain,
+                         "speedup_vs_baseline": chain / ms, "pass": True, "status": "ok"})
+    run_report(root, [write_json(tmp, "epi.json", {"context": ctx, "benchmarks": rows})] + SAMPLES)
+    page, bench = bench_page(root, "h100-epilogue"), read(root, "docs/BENCHMARKS.md")
+    check(page.startswith("# Benchmarks: NVIDIA H100 80GB HBM3 (gemm with an epilogue)\n"), "the epilogue page")
+    check("| epilogue | m x n x k (n: C's columns) | cublas (the chain) | wgmma_tma_store | auto |" in page,
+          "the epilogue table's header: the chain, each fusing rung, auto")
+    check("| silu+gated (bf16, nt) | 4096x14336x4096 | 1.279 | 1.163 (1.10x) | wgmma_tma_store: 1.163 (1.10x) |" in page,
+          "an epilogue row: the chain's ms, each rung's ms and x the chain, auto's rung")
+    check("](bench/h100-epilogue.md#gemm_epilogue-h100)" in bench, "the index links the epilogue page")
+    check("silu+gated" not in bench_page(root, "h100"), "the epilogue rows on their own page only")
+    head = block(read(root, "README.md"), "headline") or bench
+    check("e9170de" not in head.split("x = the baseline")[-1] and "commit fd866b0" in head,
+          "an epilogue run does not pick the headline's commit")
+    check(os.path.exists(os.path.join(root, "docs", "img", "epilogue-h100.svg")), "the epilogue picture")
+    check_report_links(root)
+
+
 def test_repository():
     """The doc check CI runs: the committed pages and pictures match docs/runs. Each generated page is under
     25 KB, and every link into or out of them (from README.md, CONTRIBUTING.md, docs/ and the probes'
@@ -561,6 +594,7 @@ def main():
         test_selection(tmp, make_root(tmp, "selection"))
         test_headline(tmp, make_root(tmp, "headline"))
         test_python(tmp, make_root(tmp, "python"))
+        test_epilogue(tmp, make_root(tmp, "epilogue"))
     test_repository()
     if failures:
         print(f"{len(failures)} check(s) failed")
