@@ -399,10 +399,9 @@ class GemmEpiWorkload : public Workload {
     return ms;
   }
   std::string resolve_auto() const override {
-    const int64_t elem = fp8() ? 1 : check::is_16bit(ck_) ? 2 : 4;
-    const bool rows_aligned = (ps_.lda * elem) % 16 == 0 && (ps_.ldb * elem) % 16 == 0;
-    return sgemm::auto_epilogue_variant(check::gemm_type_of(case_.kind), check::math_of(case_.kind), ps_.ta, ps_.tb,
-                                        out_.m, rows_aligned, case_.epi.fp8_out);
+    const GemmType type = check::gemm_type_of(case_.kind);
+    return sgemm::auto_epilogue_variant(type, check::math_of(case_.kind), ps_.ta, ps_.tb, out_.m,
+                                        sgemm::rows_aligned(type, ps_.lda, ps_.ldb), case_.epi.fp8_out);
   }
   // A and B once (B: 2n columns when gated), the bias, C written (and read when beta != 0), the
   // scales of fp8 inputs and of an fp8 output.

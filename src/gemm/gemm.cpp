@@ -273,12 +273,6 @@ const char* epi_type_name(sgemm::EpiOut t) {
 // the epilogue's: its activation, gated's ldb against 2n columns, an fp8 output's beta and
 // c_scales, the bias's alignment and length. k == 0 or alpha == 0 is no shortcut here: the product
 // is zero and the epilogue still applies (act(bias), the gated product of the two biases).
-// A's and B's rows on 16 bytes (what the Hopper rungs read in place).
-bool epi_rows_aligned(const sgemm::EpiCall& c) {
-  const int64_t elem = c.type == GemmType::f32 ? 4 : c.type == GemmType::fp8 ? 1 : 2;
-  return (c.lda * elem) % 16 == 0 && (c.ldb * elem) % 16 == 0;
-}
-
 void gemm_epi(sgemm::EpiCall c, const Options& opts) {
   check_math(opts.math, c.type);
   const Activation act = c.epi.act;
@@ -308,7 +302,7 @@ void gemm_epi(sgemm::EpiCall c, const Options& opts) {
   if (c.type == GemmType::fp8) check_scale_args(c.scales, reads_ab);
   const std::string name =
       opts.variant == "auto"
-          ? sgemm::auto_epilogue_variant(c.type, opts.math, c.ta, c.tb, c.m, epi_rows_aligned(c), fp8_out)
+          ? sgemm::auto_epilogue_variant(c.type, opts.math, c.ta, c.tb, c.m, sgemm::rows_aligned(c.type, c.lda, c.ldb), fp8_out)
           : opts.variant;
   const sgemm::Rung& rung = find_rung(name);
   if (!rung.epi)
@@ -342,10 +336,9 @@ void gemm_epi(sgemm::EpiCall c, const Options& opts) {
 std::string resolve_gemm_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, const Options& opts,
                                  GemmType type, int64_t lda, int64_t ldb, Scaling scaling) {
   if (opts.variant != "auto") return find_rung(opts.variant).name;
-  const int64_t elem = type == GemmType::f32 ? 4 : type == GemmType::fp8 ? 1 : 2;
   if (lda == 0) lda = ta == Trans::N ? k : m;
   if (ldb == 0) ldb = tb == Trans::N ? (opts.epilogue.gated ? 2 * n : n) : k;
-  const bool rows_aligned = (lda * elem) % 16 == 0 && (ldb * elem) % 16 == 0;
+  const bool rows_aligned = sgemm::rows_aligned(type, lda, ldb);
   if (sgemm::epilogue::any(opts.epilogue))
     return sgemm::auto_epilogue_variant(type, opts.math, ta, tb, m, rows_aligned, false);
   return sgemm::auto_variant(ta, tb, m, n, k, detail::current_sm(), type, opts.math, rows_aligned, scaling,

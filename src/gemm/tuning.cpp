@@ -184,6 +184,11 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
 // decode shapes, the chain's product is a decode rung or cuBLAS at its full speed.
 constexpr int64_t kFusedMinM = 1024;
 
+bool rows_aligned(GemmType type, int64_t lda, int64_t ldb) {
+  const int64_t elem = type == GemmType::f32 ? 4 : type == GemmType::fp8 ? 1 : 2;
+  return (lda * elem) % 16 == 0 && (ldb * elem) % 16 == 0;
+}
+
 bool epilogue_fusable(const EpiAutoCall& c) {
   // docs/bench/h200-epilogue.md, bf16 nt at m = 1024-4096: wgmma_tma_store 1.10-1.12x the chain gated,
   // 1.02-1.04x bias+silu; the chain faster with an fp8 output (0.90x) and at m = 16 (0.54-0.62x).

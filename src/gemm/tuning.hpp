@@ -104,6 +104,10 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
                          Math math = Math::fp32, bool rows_aligned = true, Scaling scaling = Scaling::tensor,
                          double dram_gbs = 0.0);
 
+// Whether every row of A and B (row strides lda, ldb in elements of the call's type) starts on 16
+// bytes: AutoCall::rows_aligned and the epilogue rule's.
+bool rows_aligned(GemmType type, int64_t lda, int64_t ldb);
+
 // The rung `auto` runs for a gemm with an epilogue (Options::epilogue, or an fp8 output; fp8_out
 // false where the caller does not know the output): the fused epilogue on wgmma_tma_store where it
 // measured faster than the unfused chain, else cublas (the product, then the epilogue's plain
