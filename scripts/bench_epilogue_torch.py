@@ -16,15 +16,14 @@ per case: both medians (ms) and torch / rungs; --json writes them with the devic
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
 from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 
 import rungs
+from bench_python import commit  # scripts/ is on the path when this script runs
 
 E4M3_MAX = 448.0
 
@@ -72,16 +71,6 @@ def close(got, want, what, rtol):
     err = ((got.float() - want.float()).norm() / want.float().norm().clamp_min(1e-30)).item()
     if not err <= rtol:
         raise SystemExit(f"bench_epilogue_torch: {what}: relative error {err:.3g} against torch's (tolerance {rtol})")
-
-
-def commit():
-    if os.environ.get("RUNGS_GIT_COMMIT"):
-        return os.environ["RUNGS_GIT_COMMIT"]
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                              cwd=Path(__file__).resolve().parent, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def cases(m, n, k):
