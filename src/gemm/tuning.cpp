@@ -180,8 +180,8 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
   return auto_rule(call, AutoDevice{sm, detail::built_for_sm90a(), dram_gbs}).rung;
 }
 
-// The fused rung needs rows enough for whole 128-row tiles to fill the SMs; below, and for the
-// decode shapes, the chain's product is a decode rung or cuBLAS at its full speed.
+// The fused rung needs rows enough for whole 128-row tiles to fill the SMs; below, the chain's
+// product (cuBLAS) runs at its full speed and the fused rung's tiles are mostly empty.
 constexpr int64_t kFusedMinM = 1024;
 
 bool rows_aligned(GemmType type, int64_t lda, int64_t ldb) {
@@ -200,9 +200,7 @@ std::string auto_epilogue_pick(const EpiAutoCall& c, const AutoDevice& d) {
   return epilogue_fusable(c) && d.sm == 90 && d.sm90a ? "wgmma_tma_store" : "cublas";
 }
 
-std::string auto_epilogue_variant(GemmType type, Math math, Trans ta, Trans tb, int64_t m, bool rows_aligned,
-                                 bool fp8_out) {
-  (void)math;  // f16 and bf16 only are fused
+std::string auto_epilogue_variant(GemmType type, Trans ta, Trans tb, int64_t m, bool rows_aligned, bool fp8_out) {
   const EpiAutoCall c{type, ta, tb, m, rows_aligned, fp8_out};
   if (!epilogue_fusable(c)) return "cublas";
   return auto_epilogue_pick(c, AutoDevice{detail::current_sm(), detail::built_for_sm90a(), 0.0});

@@ -113,8 +113,7 @@ bool rows_aligned(GemmType type, int64_t lda, int64_t ldb);
 // measured faster than the unfused chain, else cublas (the product, then the epilogue's plain
 // kernels), the one rung that applies every epilogue to every input type. Asks the device's
 // compute capability only where the fused rung could take the call.
-std::string auto_epilogue_variant(GemmType type, Math math, Trans ta, Trans tb, int64_t m, bool rows_aligned,
-                                 bool fp8_out);
+std::string auto_epilogue_variant(GemmType type, Trans ta, Trans tb, int64_t m, bool rows_aligned, bool fp8_out);
 // The same as a pure function: the call as auto sees it, whether a fused rung could take it on some
 // device (auto_epilogue_variant asks the device nothing otherwise), and the rung on `device`.
 struct EpiAutoCall {
