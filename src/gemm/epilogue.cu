@@ -80,6 +80,9 @@ __device__ __forceinline__ void store8(void* base, int64_t i, bool vec, const fl
 template <typename TP, typename TB, typename TC>
 __global__ void __launch_bounds__(32 * kWarps) epilogue_kernel(const Params a) {
   constexpr bool FP8 = std::is_same_v<TC, __nv_fp8_e4m3>;
+  // 16-bit and fp8 outputs: the fused part's fast activation (its few ulp of fp32 vanish in C's
+  // rounding); an fp32 C keeps the precise expf and division.
+  constexpr bool FAST = !std::is_same_v<TC, float>;
   const int lane = static_cast<int>(threadIdx.x % 32);
   const int64_t groups = detail::ceil_div(a.n, int64_t(2 * kBlock));  // 256-column groups of a row
   const int64_t warps = a.m * groups, stride = int64_t(gridDim.x) * kWarps;
@@ -116,7 +119,7 @@ __global__ void __launch_bounds__(32 * kWarps) epilogue_kernel(const Params a) {
       const bool in = c + j < a.n;
       float x = v[j];
       if (a.bias != nullptr && in) x += load<TB>(a.bias, c + j);
-      float r = detail::activate(x, a.act);
+      float r = FAST ? detail::activate_fast(x, a.act) : detail::activate(x, a.act);
       if (a.gated) {
         float up = u[j];
         if (a.bias != nullptr && in) up += load<TB>(a.bias, a.n + c + j);
@@ -131,8 +134,9 @@ __global__ void __launch_bounds__(32 * kWarps) epilogue_kernel(const Params a) {
 #pragma unroll
       for (int o = 8; o > 0; o /= 2) amax = detail::max_nan(amax, __shfl_xor_sync(0xffffffffu, amax, o));
       s = detail::e4m3_block_scale(amax);
+      const float inv = 1.0f / s;  // as the fused part: one division a block, not one an output
 #pragma unroll
-      for (int j = 0; j < kVec; ++j) e[j] = e[j] / s;
+      for (int j = 0; j < kVec; ++j) e[j] *= inv;
       if (lane % 16 == 0 && c < a.n) a.scales[row * a.blocks_n + c / kBlock] = s;
     }
     if (whole) {

@@ -221,6 +221,7 @@ namespace wgmma_overlap {                             // 21_wgmma_overlap.cu (sm
 void run_f16(const ArgsH&);
 void run_bf16(const ArgsBF&);
 std::vector<std::string> parts();
+void run_epi(const EpiCall&);  // f16 and bf16, the fused epilogue under the next tile's MMAs
 }  // namespace wgmma_overlap
 namespace wgmma_deal {                                // 22_wgmma_deal.cu (sm_90a)
 void run_tf32(const Args&);

@@ -91,7 +91,7 @@ const std::vector<Rung>& ladder() {
        "rung 17 with each tile's epilogue under the next tile's MMAs: C packed to 16 bits in registers, its "
        "shared-memory fill and TMA stores issued after the next tile's first two k tiles' MMAs (sm_90a); f16 bf16",
        90, false, nullptr, nullptr, nullptr, wgmma_overlap::run_f16, wgmma_overlap::run_bf16, nullptr,
-       wgmma_overlap::parts},
+       wgmma_overlap::parts, wgmma_overlap::run_epi},
       {"wgmma_deal", "wgmma_ragged",
        "rung 20 with its ragged edges dealt: a narrow last tile column (<= 64 columns) dealt two tiles each to the "
        "clusters with one full tile fewer, run last; a short last tile row (odd tile rows) paired side by side "

@@ -42,6 +42,7 @@ struct Case {
   float alpha = 1.0f, beta = 0.0f;
   Trans ta = Trans::N, tb = Trans::T;
   int64_t m = 67, n = 300, k = 160;
+  int64_t ldc_pad = 3;  // ldc = n + ldc_pad (3: C's rows off 16 bytes, so no TMA stores)
   Scaling scaling = Scaling::tensor;
 };
 
@@ -72,7 +73,7 @@ struct Outcome {
 
 Outcome run_case(const std::string& variant, const Case& c, uint64_t seed) {
   Outcome o;
-  const int64_t np = c.gated ? 2 * c.n : c.n, ldc = c.n + 3;
+  const int64_t np = c.gated ? 2 * c.n : c.n, ldc = c.n + c.ldc_pad;
   if (exceeds_test_limit(static_cast<double>(c.m) * np * c.k)) return o.filtered = true, o;
   check::GemmShape ps;  // the product: m x np, beta 0
   ps.ta = c.ta, ps.tb = c.tb, ps.m = c.m, ps.n = np, ps.k = c.k, ps.alpha = c.alpha;
@@ -267,6 +268,30 @@ TEST_P(GemmEpilogue, TransposesEmptyProductAndLargerShapes) {
   cases.push_back(big);
   big.fp8_out = true;
   cases.push_back(big);
+  run_all(cases);
+}
+
+// C's rows on 16 bytes, so C goes out by TMA where the rung stores that way (n * 2 bytes a multiple
+// of 16, or not: the last tile column then stores directly), and more tiles than the persistent
+// rungs have blocks (2100 rows: 9 cluster rows of 2 x 128, 81 or more cluster tiles against the
+// H200's 66 clusters), so a tile's epilogue also runs under the next tile's mainloop (rung 21); k of
+// 1, 4, 6 and 9 k tiles against that epilogue's 16 steps a tile (8 gated): all of them, or the steps
+// a short mainloop leaves, run after it. Then the same at sizes the sanitizers run, and beta != 0 with such rows.
+TEST_P(GemmEpilogue, TmaStoredAndManyTilesABlock) {
+  std::vector<Case> cases;
+  auto add = [&](In in, Activation act, bool gated, bool bias, int64_t m, int64_t n, int64_t k, int64_t pad) {
+    Case c;
+    c.in = in, c.act = act, c.gated = gated, c.bias = bias, c.m = m, c.n = n, c.k = k, c.ldc_pad = pad;
+    cases.push_back(c);
+  };
+  add(In::bf16, Activation::silu, false, true, 2100, 2056, 200, 8);
+  add(In::f16, Activation::relu, false, false, 2100, 2056, 64, 8);
+  add(In::bf16, Activation::gelu, true, true, 2100, 1100, 328, 4);
+  add(In::bf16, Activation::silu, true, true, 2100, 1024, 520, 8);
+  add(In::bf16, Activation::silu, false, true, 40, 296, 160, 8);
+  add(In::f16, Activation::gelu, true, true, 40, 296, 160, 8);
+  add(In::bf16, Activation::none, false, true, 300, 512, 96, 8);
+  cases.back().beta = 1.0f;
   run_all(cases);
 }
 

@@ -146,6 +146,14 @@ __device__ __forceinline__ uint32_t pack2(float v0, float v1) {
   }
 }
 
+// The two floats of a pack2 word (exact).
+template <typename T>
+__device__ __forceinline__ float2 unpack2(uint32_t w) {
+  static_assert(sizeof(T) == 2, "16-bit T");
+  if constexpr (std::is_same_v<T, __half>) return __half22float2(*reinterpret_cast<const __half2*>(&w));
+  else return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&w));
+}
+
 // Chunk c of a warpgroup's 64 x N accumulator into shared memory at `base` (1024-aligned, 16 KB):
 // alpha applied, converted to T, laid out as for_chunk_pairs says. The caller syncs the
 // warpgroup around it.
