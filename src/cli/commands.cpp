@@ -401,7 +401,7 @@ class GemmEpiWorkload : public Workload {
   std::string resolve_auto() const override {
     const GemmType type = check::gemm_type_of(case_.kind);
     return sgemm::auto_epilogue_variant(type, ps_.ta, ps_.tb, out_.m, sgemm::rows_aligned(type, ps_.lda, ps_.ldb),
-                                        case_.epi.fp8_out);
+                                        case_.epi.fp8_out, case_.epi.gated);
   }
   // A and B once (B: 2n columns when gated), the bias, C written (and read when beta != 0), the
   // scales of fp8 inputs and of an fp8 output.

@@ -302,7 +302,8 @@ void gemm_epi(sgemm::EpiCall c, const Options& opts) {
   if (c.type == GemmType::fp8) check_scale_args(c.scales, reads_ab);
   const std::string name =
       opts.variant == "auto"
-          ? sgemm::auto_epilogue_variant(c.type, c.ta, c.tb, c.m, sgemm::rows_aligned(c.type, c.lda, c.ldb), fp8_out)
+          ? sgemm::auto_epilogue_variant(c.type, c.ta, c.tb, c.m, sgemm::rows_aligned(c.type, c.lda, c.ldb), fp8_out,
+                                        c.epi.gated)
           : opts.variant;
   const sgemm::Rung& rung = find_rung(name);
   if (!rung.epi)
@@ -340,7 +341,7 @@ std::string resolve_gemm_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64
   if (ldb == 0) ldb = tb == Trans::N ? (opts.epilogue.gated ? 2 * n : n) : k;
   const bool rows_aligned = sgemm::rows_aligned(type, lda, ldb);
   if (sgemm::epilogue::any(opts.epilogue))
-    return sgemm::auto_epilogue_variant(type, ta, tb, m, rows_aligned, false);
+    return sgemm::auto_epilogue_variant(type, ta, tb, m, rows_aligned, false, opts.epilogue.gated);
   return sgemm::auto_variant(ta, tb, m, n, k, detail::current_sm(), type, opts.math, rows_aligned, scaling,
                              detail::dram_peak_gbs());
 }

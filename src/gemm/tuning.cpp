@@ -190,18 +190,23 @@ bool rows_aligned(GemmType type, int64_t lda, int64_t ldb) {
 }
 
 bool epilogue_fusable(const EpiAutoCall& c) {
-  // docs/bench/h200-epilogue.md, bf16 nt at m = 1024-4096: wgmma_tma_store 1.10-1.12x the chain gated,
-  // 1.02-1.04x bias+silu; the chain faster with an fp8 output (0.90x) and at m = 16 (0.54-0.62x).
+  // docs/bench/h200-epilogue.md, bf16 nt at m = 1024-4096: the fused rungs 1.08-1.12x the chain gated,
+  // 1.03-1.07x bias+silu; the chain faster with an fp8 output (0.90x) and at m = 16 (0.54-0.62x).
   const bool half = c.type == GemmType::f16 || c.type == GemmType::bf16;
   return half && !c.fp8_out && c.ta == Trans::N && c.tb == Trans::T && c.rows_aligned && c.m >= kFusedMinM;
 }
 
 std::string auto_epilogue_pick(const EpiAutoCall& c, const AutoDevice& d) {
-  return epilogue_fusable(c) && d.sm == 90 && d.sm90a ? "wgmma_tma_store" : "cublas";
+  if (!epilogue_fusable(c) || d.sm != 90 || !d.sm90a) return "cublas";
+  // docs/bench/h200-epilogue.md, 4096 x 28672 bias+silu: wgmma_overlap 1.03x wgmma_tma_store (equal at
+  // m = 1024); gated silu: wgmma_tma_store 1.04x wgmma_overlap (the overlap's tile-end fill costs more
+  // than the halved math it hides).
+  return c.gated ? "wgmma_tma_store" : "wgmma_overlap";
 }
 
-std::string auto_epilogue_variant(GemmType type, Trans ta, Trans tb, int64_t m, bool rows_aligned, bool fp8_out) {
-  const EpiAutoCall c{type, ta, tb, m, rows_aligned, fp8_out};
+std::string auto_epilogue_variant(GemmType type, Trans ta, Trans tb, int64_t m, bool rows_aligned, bool fp8_out,
+                                  bool gated) {
+  const EpiAutoCall c{type, ta, tb, m, rows_aligned, fp8_out, gated};
   if (!epilogue_fusable(c)) return "cublas";
   return auto_epilogue_pick(c, AutoDevice{detail::current_sm(), detail::built_for_sm90a(), 0.0});
 }

@@ -109,18 +109,20 @@ std::string auto_variant(Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, in
 bool rows_aligned(GemmType type, int64_t lda, int64_t ldb);
 
 // The rung `auto` runs for a gemm with an epilogue (Options::epilogue, or an fp8 output; fp8_out
-// false where the caller does not know the output): the fused epilogue on wgmma_tma_store where it
-// measured faster than the unfused chain, else cublas (the product, then the epilogue's plain
-// kernels), the one rung that applies every epilogue to every input type. Asks the device's
-// compute capability only where the fused rung could take the call.
-std::string auto_epilogue_variant(GemmType type, Trans ta, Trans tb, int64_t m, bool rows_aligned, bool fp8_out);
+// false where the caller does not know the output): a fused epilogue where it measured faster than
+// the unfused chain (wgmma_overlap, the math under the next tile's MMAs; gated: wgmma_tma_store),
+// else cublas (the product, then the epilogue's plain kernels), the one rung that applies every
+// epilogue to every input type. Asks the device's compute capability only where a fused rung could
+// take the call.
+std::string auto_epilogue_variant(GemmType type, Trans ta, Trans tb, int64_t m, bool rows_aligned, bool fp8_out,
+                                  bool gated);
 // The same as a pure function: the call as auto sees it, whether a fused rung could take it on some
 // device (auto_epilogue_variant asks the device nothing otherwise), and the rung on `device`.
 struct EpiAutoCall {
   GemmType type;
   Trans ta, tb;
   int64_t m;
-  bool rows_aligned, fp8_out;
+  bool rows_aligned, fp8_out, gated;
 };
 bool epilogue_fusable(const EpiAutoCall& call);
 std::string auto_epilogue_pick(const EpiAutoCall& call, const AutoDevice& device);

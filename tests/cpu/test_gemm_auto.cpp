@@ -356,15 +356,17 @@ TEST(GemmAuto, VariantIsTheTableOnThisBuild) {
   }
 }
 
-// With an epilogue: the fused rung (wgmma_tma_store) for f16/bf16 without an fp8 output, nt with
-// aligned rows, from m = 1024, on sm_90a; the chain (cublas) for everything else.
+// With an epilogue: a fused rung for f16/bf16 without an fp8 output, nt with aligned rows, from
+// m = 1024, on sm_90a (wgmma_overlap; gated: wgmma_tma_store); the chain (cublas) for everything else.
 TEST(GemmAuto, EpilogueRuleAtItsEdges) {
   using sgemm::EpiAutoCall;
-  const EpiAutoCall fused{GemmType::bf16, Trans::N, Trans::T, 1024, true, false};
-  EXPECT_EQ(sgemm::auto_epilogue_pick(fused, kH200), "wgmma_tma_store");
-  EXPECT_EQ(sgemm::auto_epilogue_pick(fused, kH100), "wgmma_tma_store");
+  const EpiAutoCall fused{GemmType::bf16, Trans::N, Trans::T, 1024, true, false, false};
+  EXPECT_EQ(sgemm::auto_epilogue_pick(fused, kH200), "wgmma_overlap");
+  EXPECT_EQ(sgemm::auto_epilogue_pick(fused, kH100), "wgmma_overlap");
   EpiAutoCall c = fused;
   c.type = GemmType::f16;
+  EXPECT_EQ(sgemm::auto_epilogue_pick(c, kH200), "wgmma_overlap");
+  c.gated = true;
   EXPECT_EQ(sgemm::auto_epilogue_pick(c, kH200), "wgmma_tma_store");
   auto chain = [&](EpiAutoCall x, const AutoDevice& d, const char* what) {
     EXPECT_FALSE(sgemm::epilogue_fusable(x) && d.sm90a && d.sm == 90) << what;
@@ -389,8 +391,8 @@ TEST(GemmAuto, EpilogueRuleAtItsEdges) {
     c = fused, c.type = t;
     chain(c, kH200, "f32 or fp8 inputs");
   }
-  // Both rungs apply epilogues.
-  for (const char* name : {"wgmma_tma_store", "cublas"}) {
+  // Every rung it picks applies epilogues.
+  for (const char* name : {"wgmma_overlap", "wgmma_tma_store", "cublas"}) {
     bool applies = false;
     for (const auto& v : variants(Op::gemm)) applies = applies || (v.name == name && v.epilogue);
     EXPECT_TRUE(applies) << name;
