@@ -214,7 +214,13 @@ python_build() {
         >"$(build-py/venv/bin/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/machine-site.pth" ||
       return 1
   fi
-  build-py/venv/bin/python -m pip install -q --no-build-isolation --no-deps -Cbuild-dir=build-py/build . \
+  # Device code for this machine's GPU only (a wheel's default is five architectures, several times
+  # the compile time): sm_90a on Hopper, else the GPU's own.
+  local cap
+  cap=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d '. ')
+  [ "$cap" = 90 ] && cap=90a
+  RUNGS_CUDA_ARCHITECTURES=${RUNGS_CUDA_ARCHITECTURES:-${cap:-90a}} \
+    build-py/venv/bin/python -m pip install -q --no-build-isolation --no-deps -Cbuild-dir=build-py/build . \
     >"$OUT/python-build.log" 2>&1
 }
 py_build_pid=""
@@ -222,7 +228,10 @@ if has python && { has test || has sanitize; }; then
   python_build & py_build_pid=$!
 fi
 
-if has build || [ ! -x build-gpu/rungs ]; then
+# The CLI and test build (build-gpu): asked for, or missing where a stage runs it (python alone
+# needs only the package's own build).
+needs_cli() { has test || has sanitize || has bench || has profile || has tune; }
+if has build || { [ ! -x build-gpu/rungs ] && needs_cli; }; then
   log "build"
   cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release >"$OUT/build.log" 2>&1 &&
     cmake --build build-gpu -j"$(nproc)" >>"$OUT/build.log" 2>&1 || { tail -50 "$OUT/build.log"; exit 1; }
