@@ -332,6 +332,18 @@ const std::vector<Flag>& flags() {
        [](ParseState& p, const Flag& f, const std::string& v) { p.a.output = non_empty(v, f, "file name"); }},
       {"--quiet", nullptr, kShaped, G::output, "no progress lines on stderr", store_switch<&Args::quiet>},
       {"--help", nullptr, kAll, G::output, "this help", nullptr},
+      // bench chain.
+      {"--model", "LIST", bit(Command::bench), G::chain,
+       "llama3-8b (32 layers and lm_head: 129 products, 15.0 GB of bf16 weights), llama3-70b (8 of its 80 layers "
+       "and lm_head: 33 products, 15.8 GB) or all (default llama3-8b)",
+       [](ParseState& p, const Flag& f, const std::string& v) {
+         for (const std::string& w : split(v, ',')) {
+           if (w == "all") p.a.models = {"llama3-8b", "llama3-70b"};
+           else if (w == "llama3-8b" || w == "llama3-70b") p.a.models.push_back(w);
+           else fail(std::string(f.name) + ": " + quoted(w) + " is not llama3-8b, llama3-70b or all");
+         }
+       },
+       "chain"},
       // bench gemm_host.
       {"--memory", "LIST", bit(Command::bench), G::gemm_host, "pinned, pageable or all (default all)",
        [](ParseState& p, const Flag& f, const std::string& v) {
@@ -688,7 +700,7 @@ Args parse_args(const std::vector<std::string>& argv) {
                           a.command == Command::verify || a.command == Command::tune || a.command == Command::profile;
     if (!takes_op || positional_seen)
       fail("unexpected argument " + quoted(tok) + " for 'rungs " + cmd + "' (see rungs " + cmd + " --help)");
-    bool known = tok == "gemm_host" && a.command == Command::bench;
+    bool known = (tok == "gemm_host" || tok == "chain") && a.command == Command::bench;
     for (const char* op : kOps) known = known || tok == op;
     if (is_dist_op(tok)) {
       if (a.command != Command::bench && a.command != Command::list)
@@ -698,7 +710,8 @@ Args parse_args(const std::vector<std::string>& argv) {
     }
     if (!known)
       fail("unknown operation " + quoted(tok) +
-           " (operations: gemm, gemv, reduce; bench also takes gemm_host, allgather_gemm and gemm_reducescatter)");
+           " (operations: gemm, gemv, reduce; bench also takes gemm_host, chain, allgather_gemm and "
+           "gemm_reducescatter)");
     a.op = tok;
     positional_seen = true;
   }
@@ -718,6 +731,20 @@ Args parse_args(const std::vector<std::string>& argv) {
   if (is_dist_op(a.op)) {
     if (!st.trans.empty()) fail("--trans does not apply to " + a.op + " (A and B are stored as they are multiplied)");
     if (!st.dtype.empty()) fail("--dtype does not apply to " + a.op + " (bench times bf16)");
+  }
+  if (a.op == "chain") {  // the model sets each product's n and k (W stored n x k, nt); --m the batch
+    if (!st.size.empty() || !st.n.empty() || !st.k.empty() || !st.trans.empty() || !a.workloads.empty() || a.epi.on)
+      fail("bench chain takes --model, --m and --dtype: the model gives each product's n and k (nt)");
+    if (a.scaling_given) fail("--scaling: bench chain's fp8 products use outer scales");
+    if (!st.m.empty())
+      for (int64_t m : parse_size_list(st.m, "--m", 4096)) a.shapes.push_back({m, 0, 0});
+    if (!st.dtype.empty())
+      for (check::GemmKind kind : parse_gemm_kind_list(st.dtype, "--dtype")) {
+        if (kind != check::GemmKind::bf16 && kind != check::GemmKind::fp8)
+          fail(std::string("--dtype: bench chain times bf16 or fp8 (got ") + check::gemm_kind_name(kind) + ")");
+        a.gemm_kinds.push_back(kind);
+      }
+    return a;
   }
   if (a.command == Command::tune) {
     if (a.op.empty()) a.op = "gemm";

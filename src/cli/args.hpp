@@ -105,6 +105,7 @@ struct Args {
   int host_threads = 0;              // bench gemm_host: staging threads, the caller included (0 = the library's)
   int world = 0;                     // bench allgather_gemm / gemm_reducescatter: ranks (0 = every visible GPU)
   int pieces = 0;                    // bench allgather_gemm / gemm_reducescatter: forced pieces (0 = the rule)
+  std::vector<std::string> models;   // bench chain: the models whose decode chain runs (empty = llama3-8b)
   std::string ncu;                   // profile: the ncu executable (empty = search for it)
   bool profile_child = false;        // profile: this process is the one ncu profiles (internal)
   std::vector<std::string> argv;     // the command line as given (for the JSON context)
@@ -177,7 +178,7 @@ constexpr unsigned kProblemCommands = command_bit(Command::bench) | command_bit(
 
 // Every flag of the command line, described once: flags() drives parse_args, every command's
 // --help and the top-level summary.
-enum class FlagGroup { shapes, rungs, timing, data, output, gemm_host, profiler, internal };
+enum class FlagGroup { shapes, rungs, timing, data, output, gemm_host, chain, profiler, internal };
 struct ParseState;  // the parser's state while it reads the flags (args.cpp)
 struct Flag {
   const char* name;     // "--size"

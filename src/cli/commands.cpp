@@ -5,6 +5,7 @@
 #include "check/epilogue_check.hpp"
 #include "check/gemm_check.hpp"
 #include "cli/bench_dist.hpp"
+#include "cli/bench_chain.hpp"
 #include "cli/bench_host.hpp"
 #include "cli/buffers.hpp"
 #include "check/gemv_check.hpp"
@@ -772,6 +773,7 @@ void write_results(const Args& a, const Context& ctx, const std::vector<Result>&
 
 int cmd_run(const Args& a, const std::string& argv0, std::ostream& out, std::ostream& err) {
   if (a.op == "gemm_host") return cmd_bench_host(a, argv0, out, err);
+  if (a.op == "chain") return cmd_bench_chain(a, argv0, out, err);
   if (is_dist_op(a.op)) return cmd_bench_dist(a, argv0, out, err);
   // Everything that can be checked without the GPU first.
   const std::vector<std::string> ops = a.command == Command::tune ? std::vector<std::string>{"gemm"} : ops_to_run(a);

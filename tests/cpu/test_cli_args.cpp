@@ -2,6 +2,7 @@
 // errors that name the bad flag. No GPU: the parser is a pure function.
 #include "cli/args.hpp"
 #include "cli_errors.hpp"
+#include "cli/bench_chain.hpp"
 #include "cli/bench_host.hpp"
 #include "cli/commands.hpp"
 
@@ -546,6 +547,51 @@ TEST(CliArgs, BenchDist) {
             std::string::npos);
   EXPECT_NE(parse_error({"bench", "allgather_gemm", "--pieces", "0"}).find("--pieces: 0 is out of range"),
             std::string::npos);
+}
+
+// bench chain: --model, --m (the batch) and --dtype bf16/fp8; the model fixes every n and k.
+TEST(CliArgs, BenchChain) {
+  const Args a = parse_args({"bench", "chain", "--model", "all", "--m", "1,16", "--dtype", "bf16,fp8"});
+  EXPECT_EQ(a.op, "chain");
+  EXPECT_EQ(a.models, (std::vector<std::string>{"llama3-8b", "llama3-70b"}));
+  ASSERT_EQ(a.shapes.size(), 2u);
+  EXPECT_EQ(a.shapes[1].m, 16);
+  EXPECT_EQ(a.gemm_kinds, (std::vector<check::GemmKind>{check::GemmKind::bf16, check::GemmKind::fp8}));
+  const Args d = parse_args({"bench", "chain"});
+  EXPECT_TRUE(d.models.empty() && d.shapes.empty() && d.gemm_kinds.empty());
+  auto has = [](const std::string& error, const char* what) {
+    EXPECT_NE(error.find(what), std::string::npos) << error;
+  };
+  has(parse_error({"bench", "chain", "--n", "4096"}), "bench chain takes --model, --m and --dtype");
+  has(parse_error({"bench", "chain", "--trans", "nt"}), "bench chain takes --model, --m and --dtype");
+  has(parse_error({"bench", "chain", "--dtype", "f32"}), "bench chain times bf16 or fp8 (got f32)");
+  has(parse_error({"bench", "chain", "--model", "llama2"}), "--model: 'llama2' is not llama3-8b, llama3-70b or all");
+  has(parse_error({"bench", "gemm", "--model", "llama3-8b"}), "--model applies to rungs bench chain only");
+  has(parse_error({"bench", "chain", "--dtype", "fp8", "--scaling", "block128"}), "fp8 products use outer scales");
+  has(parse_error({"bench", "chain", "--m", "5000"}), "--m");
+  has(parse_error({"verify", "chain"}), "unknown operation 'chain'");
+}
+
+// The chains' products: Llama-3.1-8B's 129 (15.0 GB of bf16 weights) and 70B's 33 (15.8 GB); each
+// product's k at most the n of the one before, so C of one can be the A of the next.
+TEST(BenchChain, ModelProducts) {
+  auto weights = [](const std::vector<ChainProduct>& ps) {
+    double params = 0;
+    for (const ChainProduct& p : ps) params += double(p.n) * double(p.k);
+    return params;
+  };
+  const std::vector<ChainProduct> small = chain_products("llama3-8b"), large = chain_products("llama3-70b");
+  EXPECT_EQ(small.size(), 129u);
+  EXPECT_EQ(weights(small), 7504658432.0);
+  EXPECT_EQ(large.size(), 33u);
+  EXPECT_EQ(weights(large), 7895777280.0);
+  for (const auto* ps : {&small, &large}) {
+    EXPECT_EQ(ps->back().name, "lm_head");
+    EXPECT_EQ(ps->back().n, 128256);
+    for (size_t i = 1; i < ps->size(); ++i) EXPECT_LE((*ps)[i].k, (*ps)[i - 1].n) << (*ps)[i].name;
+  }
+  EXPECT_EQ(chain_models(), (std::vector<std::string>{"llama3-8b", "llama3-70b"}));
+  EXPECT_THROW((void)chain_products("gpt2"), CliError);
 }
 
 TEST(CliArgs, BenchGemmHost) {
