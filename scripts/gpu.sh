@@ -31,6 +31,7 @@
 #                                     check then shows what ran instead of requiring every rung
 #   RUNGS_GIT_COMMIT=<sha>            the commit to record (default: git rev-parse in this tree)
 #   RUNGS_SANITIZE_FILTER=<gtest filter>  sanitize these tests only (memcheck and racecheck)
+#   RUNGS_SANITIZE_MAX_MNK=<n>        the largest case (m*n*k) the sanitizers run (default 2^22)
 #   RUNGS_MEMCHECK_FILTER, RUNGS_RACECHECK_FILTER  the same for one tool (before RUNGS_SANITIZE_FILTER)
 #   RUNGS_BENCH_ARGS="<args>[;<args>...]" bench: `rungs bench <args>` per item instead of the main job,
 #                                     item i's JSON in bench-part<i>.json
@@ -283,8 +284,10 @@ elif has test; then
 fi
 
 if has sanitize; then
-  # Small shapes only (RUNGS_TEST_MAX_MNK): the sanitizers slow kernels down by 10-100x.
-  export RUNGS_TEST_MAX_MNK=$((1 << 22))
+  # Small shapes only (RUNGS_TEST_MAX_MNK): the sanitizers slow kernels down by 10-100x (racecheck
+  # more on the CUDA-core rungs' shared-memory tiles: blocktile_2d's odd shapes ran over 5 minutes
+  # at 2^22; RUNGS_SANITIZE_MAX_MNK lowers the limit for such a run).
+  export RUNGS_TEST_MAX_MNK=${RUNGS_SANITIZE_MAX_MNK:-$((1 << 22))}
   # sanitize TOOL FILTER DEFAULT [ARGS...]: the GPU tests of FILTER under compute-sanitizer TOOL
   # (none: skip), then the every-rung check where FILTER is the ladders' DEFAULT (a filter given
   # through RUNGS_*_FILTER picks tests on purpose: the rungs it ran are shown, not held to all).
