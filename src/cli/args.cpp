@@ -735,7 +735,6 @@ Args parse_args(const std::vector<std::string>& argv) {
   if (a.op == "chain") {  // the model sets each product's n and k (W stored n x k, nt); --m the batch
     if (!st.size.empty() || !st.n.empty() || !st.k.empty() || !st.trans.empty() || !a.workloads.empty() || a.epi.on)
       fail("bench chain takes --model, --m and --dtype: the model gives each product's n and k (nt)");
-    if (a.scaling_given) fail("--scaling: bench chain's fp8 products use outer scales");
     if (!st.m.empty())
       for (int64_t m : parse_size_list(st.m, "--m", 4096)) a.shapes.push_back({m, 0, 0});
     if (!st.dtype.empty())

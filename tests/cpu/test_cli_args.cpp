@@ -567,7 +567,7 @@ TEST(CliArgs, BenchChain) {
   has(parse_error({"bench", "chain", "--dtype", "f32"}), "bench chain times bf16 or fp8 (got f32)");
   has(parse_error({"bench", "chain", "--model", "llama2"}), "--model: 'llama2' is not llama3-8b, llama3-70b or all");
   has(parse_error({"bench", "gemm", "--model", "llama3-8b"}), "--model applies to rungs bench chain only");
-  has(parse_error({"bench", "chain", "--dtype", "fp8", "--scaling", "block128"}), "fp8 products use outer scales");
+  has(parse_error({"bench", "chain", "--dtype", "fp8", "--scaling", "block128"}), "--scaling applies to rungs bench gemm only");
   has(parse_error({"bench", "chain", "--m", "5000"}), "--m");
   has(parse_error({"verify", "chain"}), "unknown operation 'chain'");
 }
