@@ -198,9 +198,9 @@ bool epilogue_fusable(const EpiAutoCall& c) {
 
 std::string auto_epilogue_pick(const EpiAutoCall& c, const AutoDevice& d) {
   if (!epilogue_fusable(c) || d.sm != 90 || !d.sm90a) return "cublas";
-  // docs/bench/h200-epilogue.md, 4096 x 28672 bias+silu: wgmma_overlap 1.03x wgmma_tma_store (equal at
-  // m = 1024); gated silu: wgmma_tma_store 1.04x wgmma_overlap (the overlap's tile-end fill costs more
-  // than the halved math it hides).
+  // docs/epilogue.md, "What auto picks": 4096 x 28672 bias+silu, wgmma_overlap 1.03x wgmma_tma_store
+  // (equal at m = 1024); gated silu, wgmma_tma_store 1.04x wgmma_overlap (the overlap's tile-end fill
+  // costs more than the halved math it hides).
   return c.gated ? "wgmma_tma_store" : "wgmma_overlap";
 }
 
