@@ -21,6 +21,7 @@ namespace {
 constexpr int kBlock = 128;   // columns of one scale block (half a warp)
 constexpr int kVec = 8;       // columns of one thread
 constexpr int kWarps = 8;     // warps per thread block
+constexpr int kItems = 2;     // work items a thread (the loads of all of them in flight at once)
 
 struct Params {
   const void* P;
@@ -86,64 +87,69 @@ __global__ void __launch_bounds__(32 * kWarps) epilogue_kernel(const Params a) {
   const int lane = static_cast<int>(threadIdx.x % 32);
   const int64_t groups = detail::ceil_div(a.n, int64_t(2 * kBlock));  // 256-column groups of a row
   const int64_t warps = a.m * groups, stride = int64_t(gridDim.x) * kWarps;
-  for (int64_t w = int64_t(blockIdx.x) * kWarps + threadIdx.x / 32; w < warps; w += stride) {
-    const int64_t row = w / groups, c = (w % groups) * 2 * kBlock + kVec * lane;  // this thread's first column
-    const bool whole = c + kVec <= a.n;  // all 8 columns inside C
-    float v[kVec], u[kVec] = {};
-    if (whole) {
-      if (a.P != nullptr) load8<TP>(a.P, row * a.ldp + c, a.vec_p, v);
-      if (a.P != nullptr && a.gated) load8<TP>(a.P, row * a.ldp + a.n + c, a.vec_p, u);
-    } else {
+  // kItems work items (8 columns of a row) a thread: all their loads in flight before any math.
+  for (int64_t w0 = int64_t(blockIdx.x) * kWarps + threadIdx.x / 32; w0 < warps; w0 += kItems * stride) {
+    float v[kItems][kVec], u[kItems][kVec], c0[kItems][kVec];
+    int64_t row[kItems], c[kItems];
+    bool live[kItems], whole[kItems];
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      const int64_t w = w0 + i * stride;
+      live[i] = w < warps;  // warp-uniform
+      row[i] = live[i] ? w / groups : 0;
+      c[i] = (live[i] ? w % groups : 0) * 2 * kBlock + kVec * lane;  // this thread's first column
+      whole[i] = live[i] && c[i] + kVec <= a.n;  // all 8 columns inside C
+      const bool p = live[i] && a.P != nullptr;
+#pragma unroll
+      for (int j = 0; j < kVec; ++j) v[i][j] = u[i][j] = c0[i][j] = 0.0f;
+      if (whole[i]) {
+        if (p) load8<TP>(a.P, row[i] * a.ldp + c[i], a.vec_p, v[i]);
+        if (p && a.gated) load8<TP>(a.P, row[i] * a.ldp + a.n + c[i], a.vec_p, u[i]);
+        if (!FP8 && a.beta != 0.0f) load8<TC>(a.C, row[i] * a.ldc + c[i], a.vec_c, c0[i]);
+      } else if (live[i]) {
+#pragma unroll
+        for (int j = 0; j < kVec; ++j) {
+          if (c[i] + j >= a.n) continue;
+          if (p) v[i][j] = load<TP>(a.P, row[i] * a.ldp + c[i] + j);
+          if (p && a.gated) u[i][j] = load<TP>(a.P, row[i] * a.ldp + a.n + c[i] + j);
+          if (!FP8 && a.beta != 0.0f) c0[i][j] = load<TC>(a.C, row[i] * a.ldc + c[i] + j);
+        }
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      if (!live[i]) continue;
+      float e[kVec], amax = 0.0f;
 #pragma unroll
       for (int j = 0; j < kVec; ++j) {
-        const bool in = c + j < a.n && a.P != nullptr;
-        v[j] = in ? load<TP>(a.P, row * a.ldp + c + j) : 0.0f;
-        u[j] = in && a.gated ? load<TP>(a.P, row * a.ldp + a.n + c + j) : 0.0f;
+        const bool in = c[i] + j < a.n;
+        float x = v[i][j];
+        if (a.bias != nullptr && in) x += load<TB>(a.bias, c[i] + j);
+        float r = FAST ? detail::activate_fast(x, a.act) : detail::activate(x, a.act);
+        if (a.gated) {
+          float up = u[i][j];
+          if (a.bias != nullptr && in) up += load<TB>(a.bias, a.n + c[i] + j);
+          r *= up;
+        }
+        if (!FP8 && a.beta != 0.0f) r += a.beta * c0[i][j];
+        e[j] = in ? r : 0.0f;
+        amax = detail::max_nan(amax, fabsf(e[j]));
       }
-    }
-    if (a.P == nullptr) {
+      if constexpr (FP8) {  // the half warp's 128 columns
 #pragma unroll
-      for (int j = 0; j < kVec; ++j) v[j] = u[j] = 0.0f;
-    }
-    float e[kVec], amax = 0.0f, c0[kVec];
-    if (!FP8 && a.beta != 0.0f) {
-      if (whole) {
-        load8<TC>(a.C, row * a.ldc + c, a.vec_c, c0);
+        for (int o = 8; o > 0; o /= 2) amax = detail::max_nan(amax, __shfl_xor_sync(0xffffffffu, amax, o));
+        const float s = detail::e4m3_block_scale(amax);
+        const float inv = 1.0f / s;  // as the fused part: one division a block, not one an output
+#pragma unroll
+        for (int j = 0; j < kVec; ++j) e[j] *= inv;
+        if (lane % 16 == 0 && c[i] < a.n) a.scales[row[i] * a.blocks_n + c[i] / kBlock] = s;
+      }
+      if (whole[i]) {
+        store8<TC>(a.C, row[i] * a.ldc + c[i], a.vec_c, e);
       } else {
-#pragma unroll
-        for (int j = 0; j < kVec; ++j) c0[j] = c + j < a.n ? load<TC>(a.C, row * a.ldc + c + j) : 0.0f;
+        TC* out = static_cast<TC*>(a.C) + row[i] * a.ldc;
+        for (int j = 0; j < kVec && c[i] + j < a.n; ++j) out[c[i] + j] = TC(e[j]);
       }
-    }
-#pragma unroll
-    for (int j = 0; j < kVec; ++j) {
-      const bool in = c + j < a.n;
-      float x = v[j];
-      if (a.bias != nullptr && in) x += load<TB>(a.bias, c + j);
-      float r = FAST ? detail::activate_fast(x, a.act) : detail::activate(x, a.act);
-      if (a.gated) {
-        float up = u[j];
-        if (a.bias != nullptr && in) up += load<TB>(a.bias, a.n + c + j);
-        r *= up;
-      }
-      if (!FP8 && a.beta != 0.0f) r += a.beta * c0[j];
-      e[j] = in ? r : 0.0f;
-      amax = detail::max_nan(amax, fabsf(e[j]));
-    }
-    float s = 1.0f;
-    if constexpr (FP8) {  // the half warp's 128 columns
-#pragma unroll
-      for (int o = 8; o > 0; o /= 2) amax = detail::max_nan(amax, __shfl_xor_sync(0xffffffffu, amax, o));
-      s = detail::e4m3_block_scale(amax);
-      const float inv = 1.0f / s;  // as the fused part: one division a block, not one an output
-#pragma unroll
-      for (int j = 0; j < kVec; ++j) e[j] *= inv;
-      if (lane % 16 == 0 && c < a.n) a.scales[row * a.blocks_n + c / kBlock] = s;
-    }
-    if (whole) {
-      store8<TC>(a.C, row * a.ldc + c, a.vec_c, e);
-    } else {
-      TC* out = static_cast<TC*>(a.C) + row * a.ldc;
-      for (int j = 0; j < kVec && c + j < a.n; ++j) out[c + j] = TC(e[j]);
     }
   }
 }
@@ -151,7 +157,7 @@ __global__ void __launch_bounds__(32 * kWarps) epilogue_kernel(const Params a) {
 template <typename TP, typename TB, typename TC>
 void launch(const Params& a, cudaStream_t stream) {
   const int64_t warps = a.m * detail::ceil_div(a.n, int64_t(2 * kBlock));
-  const int64_t blocks = detail::ceil_div(warps, int64_t(kWarps));
+  const int64_t blocks = detail::ceil_div(warps, int64_t(kWarps * kItems));
   const unsigned grid = static_cast<unsigned>(std::min<int64_t>(blocks, int64_t(1) << 20));
   epilogue_kernel<TP, TB, TC><<<grid, 32 * kWarps, 0, stream>>>(a);
   RUNGS_LAUNCHED();
